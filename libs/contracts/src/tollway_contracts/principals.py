@@ -1,0 +1,72 @@
+"""The principals snapshot the edge loads, and its invalidations.
+
+The quota service owns the ``catalog`` schema. Its migrations create the two
+views below with exactly these columns; the edge reads only them (read-only
+role is enough), never the tables behind them. This is the whole contract
+between quota and edge for principals.
+
+``catalog.edge_principals`` — one row per API key, including revoked ones:
+
+======================  ============  =============================================
+column                  type          meaning
+======================  ============  =============================================
+key_id                  text          public key id (``tw_<key_id>_...``)
+secret_hash             text          hex HMAC-SHA256, see ``tollway_contracts.keys``
+tenant_id               text          owning tenant
+team_id                 text          owning team (nullable)
+user_id                 text          owning user (nullable)
+allowed_models          text[]        model allow-list; NULL = every catalogue model
+revoked                 boolean       true once revoked (never un-revoked)
+expires_at              timestamptz   null = never
+redaction_policy        jsonb         effective policy (key's, else team's); null = off
+limits                  jsonb         effective limits per scope; null = none
+version                 bigint        principals version of the row's last change
+======================  ============  =============================================
+
+``catalog.principals_version`` — one row, one column ``version bigint``: the
+highest version of any change. Every admin change bumps it in the same
+transaction as the change.
+
+After committing a change, quota publishes :class:`Invalidation` JSON on the
+Valkey channel :data:`INVALIDATION_CHANNEL`. An edge that receives it (or sees
+a higher ``principals_version`` in its periodic check) loads the rows with
+``version > its own`` and applies them; both paths converge, so a lost
+message only delays a change until the next periodic check.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+INVALIDATION_CHANNEL = "tw:principals:invalidate"
+
+SNAPSHOT_QUERY = """
+SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
+       revoked, expires_at, redaction_policy, limits, version
+FROM catalog.edge_principals
+WHERE version > $1
+"""
+
+KEY_QUERY = """
+SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
+       revoked, expires_at, redaction_policy, limits, version
+FROM catalog.edge_principals
+WHERE key_id = $1
+"""
+
+VERSION_QUERY = "SELECT version FROM catalog.principals_version"
+
+
+class Invalidation(BaseModel):
+    """Published on :data:`INVALIDATION_CHANNEL` after a committed change.
+
+    Attributes:
+        version: the principals version the change produced.
+        key_ids: the keys affected, when known (a hint; edges reload by
+            version regardless).
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    version: int
+    key_ids: list[str] | None = None

@@ -1,0 +1,145 @@
+"""Unit tests of the contracts: examples validate, schemas don't drift, money is exact."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from tollway_contracts import keys
+from tollway_contracts.catalogue import Catalogue, Prices, load_catalogue
+from tollway_contracts.events import UsageEvent, format_ts, parse_usage_event
+from tollway_contracts.pricing import cost_micro_usd
+from tollway_contracts.schema_export import SCHEMA_DIR, render, schemas
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples" / "usage").glob("*.json"))
+REPO = ROOT.parents[1]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_every_example_is_a_valid_strict_event(path: Path) -> None:
+    data = json.loads(path.read_text())
+    event = UsageEvent.model_validate(data)
+    # Round trip through the wire format keeps every field.
+    again = parse_usage_event(event.to_json())
+    assert again.model_dump() == event.model_dump()
+
+
+def test_examples_exist_for_each_type() -> None:
+    types = {json.loads(p.read_text())["type"] for p in EXAMPLES}
+    assert types == {"started", "completed", "failed"}
+
+
+def test_committed_schemas_match_models() -> None:
+    for name, schema in schemas().items():
+        assert (SCHEMA_DIR / name).read_bytes() == render(schema), (
+            f"{name} is stale: run python -m tollway_contracts.schema_export"
+        )
+
+
+def _event(**over):
+    base = dict(
+        type="completed",
+        request_id=uuid.uuid4(),
+        tenant_id="t",
+        key_id="k" * 12,
+        ts_start=datetime(2026, 11, 30, 23, 59, 59, 999999, tzinfo=UTC),
+        ts_end=datetime(2026, 12, 1, tzinfo=UTC),
+        model="m",
+        prompt_tokens=1,
+        completion_tokens=2,
+    )
+    base.update(over)
+    return UsageEvent(**base)
+
+
+def test_producer_is_strict_about_unknown_fields_and_types() -> None:
+    with pytest.raises(ValidationError):
+        _event(surprise=1)
+    with pytest.raises(ValidationError):
+        _event(prompt_tokens=-1)
+    with pytest.raises(ValidationError):
+        _event(ts_start=datetime(2026, 1, 1))  # naive
+    with pytest.raises(ValidationError):
+        _event(type="started")  # tokens on started
+
+
+def test_consumer_is_tolerant_of_unknown_fields() -> None:
+    raw = json.loads(_event().to_json())
+    raw["added_in_a_later_release"] = {"x": 1}
+    assert parse_usage_event(json.dumps(raw)).prompt_tokens == 1
+
+
+def test_consumer_rejects_other_schema_versions_and_non_objects() -> None:
+    raw = json.loads(_event().to_json())
+    raw["schema_version"] = 2
+    with pytest.raises(ValueError):
+        parse_usage_event(json.dumps(raw))
+    with pytest.raises(ValueError):
+        parse_usage_event(b"[1, 2]")
+    with pytest.raises(ValueError):
+        parse_usage_event(b"{not json")
+
+
+def test_timestamps_are_utc_rfc3339_with_microseconds() -> None:
+    plus2 = timezone(timedelta(hours=2))
+    event = _event(ts_start=datetime(2026, 12, 1, 1, 0, 0, 5, tzinfo=plus2))
+    wire = json.loads(event.to_json())
+    assert wire["ts_start"] == "2026-11-30T23:00:00.000005Z"
+    assert format_ts(datetime(2026, 1, 1, tzinfo=UTC)) == "2026-01-01T00:00:00.000000Z"
+
+
+def test_cost_rounds_up_once_per_call_in_integers() -> None:
+    prices = Prices(input=150_000, cached_input=75_000, output=600_000)
+    # 1 uncached prompt token = 0.15 micro-USD -> rounds up to 1.
+    assert cost_micro_usd(prices, prompt_tokens=1, completion_tokens=0) == 1
+    # 120 prompt (64 cached), 48 completion:
+    # 56*150000 + 64*75000 + 48*600000 = 8_400_000 + 4_800_000 + 28_800_000 = 42_000_000 -> 42
+    assert cost_micro_usd(prices, prompt_tokens=120, completion_tokens=48, cached_tokens=64) == 42
+    assert cost_micro_usd(prices, prompt_tokens=0, completion_tokens=0) == 0
+    # cached price falls back to input price
+    assert cost_micro_usd(Prices(input=1_000_000, output=0), prompt_tokens=3, completion_tokens=9, cached_tokens=3) == 3
+    with pytest.raises(ValueError):
+        cost_micro_usd(prices, prompt_tokens=1, completion_tokens=0, cached_tokens=2)
+
+
+def test_key_round_trip_and_constant_time_verify() -> None:
+    full, parsed = keys.new_key()
+    assert keys.parse_key(full) == parsed
+    assert full.startswith("tw_") and len(parsed.key_id) == 12 and len(parsed.secret) == 32
+    pepper = b"pepper"
+    stored = keys.hash_secret(pepper, parsed.key_id, parsed.secret)
+    assert keys.verify_secret(pepper, parsed.key_id, parsed.secret, stored)
+    assert not keys.verify_secret(b"other", parsed.key_id, parsed.secret, stored)
+    assert not keys.verify_secret(pepper, "x" * 12, parsed.secret, stored)
+    for bad in ("", "tw_", "sk-abc", full + "x", full.replace("tw_", "tx_"), full.upper()):
+        assert keys.parse_key(bad) is None
+
+
+def test_catalogue_rejects_unknown_provider_and_negative_price() -> None:
+    good = {
+        "providers": {"p": {"base_url": "http://127.0.0.1:9000/v1"}},
+        "models": {"m": {"routes": [{"provider": "p", "upstream_model": "u"}],
+                          "prices": {"input": 1, "output": 2}}},
+    }
+    assert Catalogue.model_validate(good).models["m"].prices.output == 2
+    bad = json.loads(json.dumps(good))
+    bad["models"]["m"]["routes"][0]["provider"] = "nope"
+    with pytest.raises(ValidationError):
+        Catalogue.model_validate(bad)
+    bad = json.loads(json.dumps(good))
+    bad["models"]["m"]["prices"]["input"] = -1
+    with pytest.raises(ValidationError):
+        Catalogue.model_validate(bad)
+
+
+def test_local_catalogue_file_is_valid() -> None:
+    cat = load_catalogue(REPO / "infra" / "catalogue.yaml")
+    assert cat.models, "the local catalogue defines models"

@@ -1,0 +1,1 @@
+"""Tollway's shared runtime kit (settings base, logging, health, limits)."""

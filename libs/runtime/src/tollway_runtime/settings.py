@@ -1,0 +1,75 @@
+"""Settings base shared by every service (pydantic-settings).
+
+Each service defines ONE settings class deriving from :class:`ServiceSettings`
+with its own env prefix (``TOLLWAY_EDGE_``, ``TOLLWAY_LEDGER_``, ...). The
+connection settings every service shares are read from un-prefixed
+``TOLLWAY_*`` names, so one env file configures the whole stack:
+
+- ``TOLLWAY_POSTGRES_DSN``  e.g. ``postgresql://tollway:tollway@127.0.0.1:5432/tollway``
+- ``TOLLWAY_VALKEY_URL``    e.g. ``redis://127.0.0.1:6379/0``
+- ``TOLLWAY_KAFKA_BOOTSTRAP_SERVERS`` e.g. ``127.0.0.1:9092``
+- ``TOLLWAY_ADMIN_TOKEN``, ``TOLLWAY_KEY_PEPPER``, ``TOLLWAY_CATALOGUE_PATH``
+- ``TOLLWAY_LOG_LEVEL``, ``TOLLWAY_LOG_FORMAT`` (``json`` | ``console`` | ``auto``)
+
+No module outside a service's ``settings.py`` reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def shared(name: str, **kwargs):  # noqa: ANN003, ANN201 - thin Field wrapper
+    """A field read from the un-prefixed ``TOLLWAY_<NAME>`` variable."""
+    env = f"TOLLWAY_{name.upper()}"
+    return Field(validation_alias=AliasChoices(env, name), **kwargs)
+
+
+class ServiceSettings(BaseSettings):
+    """Fields common to all services; subclass and set ``env_prefix``.
+
+    Raises:
+        pydantic.ValidationError: on a missing or malformed value, before
+            anything starts (``--check-config`` exits non-zero with it).
+    """
+
+    model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
+
+    log_level: str = shared("log_level", default="INFO")
+    log_format: Literal["json", "console", "auto"] = shared("log_format", default="auto")
+    host: str = "127.0.0.1"
+
+
+class PostgresSettings(BaseSettings):
+    """Mixin: the Postgres DSN."""
+
+    postgres_dsn: str = shared(
+        "postgres_dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway"
+    )
+
+
+class ValkeySettings(BaseSettings):
+    """Mixin: the Valkey (Redis protocol) URL."""
+
+    valkey_url: str = shared("valkey_url", default="redis://127.0.0.1:6379/0")
+
+
+class KafkaSettings(BaseSettings):
+    """Mixin: Kafka bootstrap servers (comma-separated host:port)."""
+
+    kafka_bootstrap_servers: str = shared("kafka_bootstrap_servers", default="127.0.0.1:9092")
+
+
+class AdminTokenSettings(BaseSettings):
+    """Mixin: the admin API token (a secret; never logged)."""
+
+    admin_token: SecretStr = shared("admin_token")
+
+
+class PepperSettings(BaseSettings):
+    """Mixin: the server-side pepper for API key hashes (a secret)."""
+
+    key_pepper: SecretStr = shared("key_pepper")
