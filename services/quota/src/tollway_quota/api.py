@@ -57,8 +57,9 @@ async def admin_middleware(request: web.Request, handler):  # noqa: ANN001, ANN2
         if request.path.startswith("/admin/"):
             header = request.headers.get("Authorization", "")
             scheme, _, token = header.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                token.strip().encode(), request.app[ADMIN_TOKEN]
+            token = token.strip()
+            if scheme.lower() != "bearer" or not token or not hmac.compare_digest(
+                token.encode(), request.app[ADMIN_TOKEN]
             ):
                 status = 401
                 return _error(401, "invalid or missing admin token", type="authentication_error",

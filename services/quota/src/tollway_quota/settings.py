@@ -6,6 +6,7 @@ Shared connection settings come from the un-prefixed ``TOLLWAY_POSTGRES_DSN``,
 
 from __future__ import annotations
 
+from pydantic import SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from tollway_contracts.principals import INVALIDATION_CHANNEL
@@ -39,3 +40,12 @@ class QuotaSettings(ServiceSettings, PostgresSettings, ValkeySettings, AdminToke
     port: int = 8082
     pool_max_size: int = 5
     invalidation_channel: str = INVALIDATION_CHANNEL
+
+    @field_validator("admin_token", "key_pepper")
+    @classmethod
+    def _not_empty(cls, value: SecretStr) -> SecretStr:
+        # An empty admin token would let "Bearer " in; an empty pepper makes
+        # hashes unkeyed.
+        if not value.get_secret_value().strip():
+            raise ValueError("must not be empty")
+        return value

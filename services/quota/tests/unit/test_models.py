@@ -69,3 +69,10 @@ def test_env_file_is_private_and_exact(tmp_path) -> None:  # noqa: ANN001
     write_env_file(path, {"A": "1", "B": "two"})
     assert path.read_text() == "A=1\nB=two\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_settings_refuse_empty_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOLLWAY_ADMIN_TOKEN", "")
+    monkeypatch.setenv("TOLLWAY_KEY_PEPPER", "p")
+    with pytest.raises(ValidationError):
+        QuotaSettings()
