@@ -16,7 +16,17 @@ import structlog
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from tollway_contracts.admin import KeyCreate, KeyCreated, KeyList, TeamCreate, TeamList, TenantCreate, TenantList, UserCreate, UserList
+from tollway_contracts.admin import (
+    KeyCreate,
+    KeyCreated,
+    KeyList,
+    TeamCreate,
+    TeamList,
+    TenantCreate,
+    TenantList,
+    UserCreate,
+    UserList,
+)
 from tollway_contracts.errors import error_json
 from tollway_contracts.keys import hash_secret, new_key
 from tollway_contracts.redaction import RedactionPolicy

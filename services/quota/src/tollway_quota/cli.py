@@ -49,8 +49,12 @@ _conn = _Conn()
 
 @app.callback()
 def _main(
-    url: Annotated[str, typer.Option("--url", envvar="TOLLWAY_ADMIN_URL", help="quota admin API base URL")] = "http://127.0.0.1:8082",
-    token: Annotated[str, typer.Option("--token", envvar="TOLLWAY_ADMIN_TOKEN", help="admin token", show_default=False)] = "",
+    url: Annotated[
+        str, typer.Option("--url", envvar="TOLLWAY_ADMIN_URL", help="quota admin API base URL")
+    ] = "http://127.0.0.1:8082",
+    token: Annotated[
+        str, typer.Option("--token", envvar="TOLLWAY_ADMIN_TOKEN", help="admin token", show_default=False)
+    ] = "",
 ) -> None:
     _conn.url = url
     _conn.token = token
