@@ -201,3 +201,15 @@ async def test_duplicates_are_409_and_unknown_ids_404(quota_server) -> None:  # 
         assert r.status_code == 400
         r = await c.post("/admin/v1/keys", json={"name": "missing tenant"})
         assert r.status_code == 400 and r.json()["error"]["param"] == "tenant_id"
+
+
+async def test_concurrent_changes_get_distinct_versions(quota_server) -> None:  # noqa: ANN001
+    async with _admin(quota_server) as c:
+        tenant, _, _, _ = await _make_key(c)
+        answers = await asyncio.gather(*[
+            c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "name": f"k{i}"}) for i in range(10)
+        ])
+    assert all(r.status_code == 201 for r in answers)
+    versions = [KeyCreated.model_validate_json(r.content).version for r in answers]
+    assert len(set(versions)) == 10
+    assert await _version(quota_server) >= max(versions)
