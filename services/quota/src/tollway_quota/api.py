@@ -1,0 +1,225 @@
+"""The admin API handlers (``/admin/v1``): parse, call the store, publish.
+
+Every mutating handler publishes the invalidation only after the store's
+transaction committed. Bodies are :mod:`tollway_contracts.admin` models;
+errors are OpenAI-format (:mod:`tollway_contracts.errors`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from typing import TypeVar
+
+import orjson
+import structlog
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+
+from tollway_contracts.admin import (
+    KeyCreate,
+    KeyCreated,
+    KeyList,
+    TeamCreate,
+    TeamList,
+    TenantCreate,
+    TenantList,
+    UserCreate,
+    UserList,
+)
+from tollway_contracts.errors import error_json
+from tollway_contracts.keys import hash_secret, new_key
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_quota.errors import AdminError, BadRequest
+from tollway_quota.invalidations import InvalidationPublisher
+from tollway_quota.store import CatalogStore, Change
+
+STORE: web.AppKey[CatalogStore] = web.AppKey("store", CatalogStore)
+PUBLISHER: web.AppKey[InvalidationPublisher] = web.AppKey("publisher", InvalidationPublisher)
+ADMIN_TOKEN: web.AppKey[bytes] = web.AppKey("admin_token", bytes)
+PEPPER: web.AppKey[bytes] = web.AppKey("pepper", bytes)
+
+PREFIX = "/admin/v1"
+M = TypeVar("M", bound=BaseModel)
+log = structlog.get_logger("tollway_quota.api")
+
+
+def _error(status: int, message: str, *, type: str, code: str, param: str | None = None) -> web.Response:  # noqa: A002
+    return web.Response(
+        status=status,
+        body=error_json(message, type=type, code=code, param=param),
+        content_type="application/json",
+    )
+
+
+def _json(model: BaseModel, status: int = 200) -> web.Response:
+    return web.Response(status=status, text=model.model_dump_json(), content_type="application/json")
+
+
+@web.middleware
+async def admin_middleware(request: web.Request, handler):  # noqa: ANN001, ANN201
+    """Authenticate ``/admin/`` paths with the bearer admin token (constant-time
+    compare; 401 otherwise), map domain errors to OpenAI-format errors, and
+    log one canonical line per request (never bodies, tokens or keys)."""
+    started = time.perf_counter()
+    status = 500
+    try:
+        if request.path.startswith("/admin/"):
+            header = request.headers.get("Authorization", "")
+            scheme, _, token = header.partition(" ")
+            token = token.strip()
+            if scheme.lower() != "bearer" or not token or not hmac.compare_digest(
+                token.encode(), request.app[ADMIN_TOKEN]
+            ):
+                status = 401
+                return _error(401, "invalid or missing admin token", type="authentication_error",
+                              code="invalid_admin_token")
+        try:
+            response = await handler(request)
+        except AdminError as exc:
+            status = exc.status
+            return _error(exc.status, exc.message, type=exc.type, code=exc.code, param=exc.param)
+        except web.HTTPNotFound:
+            status = 404
+            return _error(404, f"no route {request.method} {request.path}", type="not_found_error",
+                          code="unknown_route")
+        except web.HTTPMethodNotAllowed:
+            status = 405
+            return _error(405, f"method {request.method} not allowed", type="invalid_request_error",
+                          code="method_not_allowed")
+        status = response.status
+        return response
+    finally:
+        if request.path.startswith("/admin/"):
+            log.info("admin_request", method=request.method, path=request.path, status=status,
+                     duration_ms=round((time.perf_counter() - started) * 1000, 2))
+
+
+async def _body(request: web.Request, model: type[M]) -> M:
+    """Parse the JSON body as ``model``. Raises BadRequest (400)."""
+    raw = await request.read()
+    try:
+        data = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest("the body is not valid JSON") from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        param = ".".join(str(p) for p in first.get("loc", ())) or None
+        raise BadRequest(f"invalid body: {first.get('msg', 'invalid')}", param) from exc
+
+
+def _tenant_query(request: web.Request, required: bool) -> str | None:
+    tenant_id = request.query.get("tenant_id") or None
+    if required and tenant_id is None:
+        raise BadRequest("the tenant_id query parameter is required", "tenant_id")
+    return tenant_id
+
+
+async def _published(request: web.Request, change: Change) -> None:
+    await request.app[PUBLISHER].publish(change.version, change.key_ids)
+
+
+async def create_tenant(request: web.Request) -> web.Response:
+    """POST /admin/v1/tenants: TenantCreate -> 201 Tenant; 409 duplicate name."""
+    tenant, change = await request.app[STORE].create_tenant(await _body(request, TenantCreate))
+    await _published(request, change)
+    return _json(tenant, 201)
+
+
+async def list_tenants(request: web.Request) -> web.Response:
+    """GET /admin/v1/tenants -> TenantList."""
+    return _json(TenantList(data=await request.app[STORE].list_tenants()))
+
+
+async def create_team(request: web.Request) -> web.Response:
+    """POST /admin/v1/teams: TeamCreate -> 201 Team; 404 tenant; 409 name."""
+    team, change = await request.app[STORE].create_team(await _body(request, TeamCreate))
+    await _published(request, change)
+    return _json(team, 201)
+
+
+async def list_teams(request: web.Request) -> web.Response:
+    """GET /admin/v1/teams?tenant_id= -> TeamList."""
+    return _json(TeamList(data=await request.app[STORE].list_teams(_tenant_query(request, True))))
+
+
+async def set_team_policy(request: web.Request) -> web.Response:
+    """PUT /admin/v1/teams/{team_id}/redaction-policy: RedactionPolicy -> Team."""
+    policy = await _body(request, RedactionPolicy)
+    team, change = await request.app[STORE].set_team_policy(request.match_info["team_id"], policy)
+    await _published(request, change)
+    return _json(team)
+
+
+async def create_user(request: web.Request) -> web.Response:
+    """POST /admin/v1/users: UserCreate -> 201 User; 404 tenant/team; 409."""
+    user, change = await request.app[STORE].create_user(await _body(request, UserCreate))
+    await _published(request, change)
+    return _json(user, 201)
+
+
+async def list_users(request: web.Request) -> web.Response:
+    """GET /admin/v1/users?tenant_id= -> UserList."""
+    return _json(UserList(data=await request.app[STORE].list_users(_tenant_query(request, True))))
+
+
+async def create_key(request: web.Request) -> web.Response:
+    """POST /admin/v1/keys: KeyCreate -> 201 KeyCreated.
+
+    The key is minted here (``tollway_contracts.keys.new_key``); only
+    ``hash_secret(pepper, key_id, secret)`` is stored, and the full key is in
+    this response only.
+    """
+    body = await _body(request, KeyCreate)
+    full_key, parsed = new_key()
+    secret_hash = hash_secret(request.app[PEPPER], parsed.key_id, parsed.secret)
+    key, change = await request.app[STORE].create_key(body, parsed.key_id, secret_hash)
+    await _published(request, change)
+    return _json(KeyCreated(key=full_key, **key.model_dump()), 201)
+
+
+async def list_keys(request: web.Request) -> web.Response:
+    """GET /admin/v1/keys[?tenant_id=] -> KeyList (no hashes, no secrets)."""
+    return _json(KeyList(data=await request.app[STORE].list_keys(_tenant_query(request, False))))
+
+
+async def revoke_key(request: web.Request) -> web.Response:
+    """POST /admin/v1/keys/{key_id}/revoke -> ApiKey; 404 unknown key."""
+    key, change = await request.app[STORE].revoke_key(request.match_info["key_id"])
+    await _published(request, change)
+    return _json(key)
+
+
+async def set_key_policy(request: web.Request) -> web.Response:
+    """PUT /admin/v1/keys/{key_id}/redaction-policy: RedactionPolicy -> ApiKey."""
+    policy = await _body(request, RedactionPolicy)
+    key, change = await request.app[STORE].set_key_policy(request.match_info["key_id"], policy)
+    await _published(request, change)
+    return _json(key)
+
+
+async def clear_key_policy(request: web.Request) -> web.Response:
+    """DELETE /admin/v1/keys/{key_id}/redaction-policy -> ApiKey: the key
+    inherits its team's policy again."""
+    key, change = await request.app[STORE].set_key_policy(request.match_info["key_id"], None)
+    await _published(request, change)
+    return _json(key)
+
+
+def add_admin_routes(app: web.Application) -> None:
+    """Register every ``/admin/v1`` route on ``app``."""
+    r = app.router
+    r.add_post(f"{PREFIX}/tenants", create_tenant)
+    r.add_get(f"{PREFIX}/tenants", list_tenants)
+    r.add_post(f"{PREFIX}/teams", create_team)
+    r.add_get(f"{PREFIX}/teams", list_teams)
+    r.add_put(f"{PREFIX}/teams/{{team_id}}/redaction-policy", set_team_policy)
+    r.add_post(f"{PREFIX}/users", create_user)
+    r.add_get(f"{PREFIX}/users", list_users)
+    r.add_post(f"{PREFIX}/keys", create_key)
+    r.add_get(f"{PREFIX}/keys", list_keys)
+    r.add_post(f"{PREFIX}/keys/{{key_id}}/revoke", revoke_key)
+    r.add_put(f"{PREFIX}/keys/{{key_id}}/redaction-policy", set_key_policy)
+    r.add_delete(f"{PREFIX}/keys/{{key_id}}/redaction-policy", clear_key_policy)

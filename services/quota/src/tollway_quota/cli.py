@@ -1,0 +1,294 @@
+"""``tollway-admin``: the admin CLI (typer + rich) over the admin API.
+
+Reads ``TOLLWAY_ADMIN_URL`` (default ``http://127.0.0.1:8082``) and
+``TOLLWAY_ADMIN_TOKEN`` (also ``--url``/``--token``). Exit codes: 0 ok,
+1 the API refused (its message is printed), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tollway_contracts.admin import KeyCreate, TeamCreate, TenantCreate, UserCreate
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_quota.client import AdminApiError, AdminClient
+
+app = typer.Typer(help="Administer Tollway principals through the quota admin API.", no_args_is_help=True)
+tenant_app = typer.Typer(help="Tenants.", no_args_is_help=True)
+team_app = typer.Typer(help="Teams.", no_args_is_help=True)
+user_app = typer.Typer(help="Users.", no_args_is_help=True)
+key_app = typer.Typer(help="API keys.", no_args_is_help=True)
+app.add_typer(tenant_app, name="tenant")
+app.add_typer(team_app, name="team")
+app.add_typer(user_app, name="user")
+app.add_typer(key_app, name="key")
+
+out = Console()
+err = Console(stderr=True)
+
+DEMO = "demo"
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+
+
+class _Conn:
+    url: str = "http://127.0.0.1:8082"
+    token: str = ""
+
+
+_conn = _Conn()
+
+
+@app.callback()
+def _main(
+    url: Annotated[
+        str, typer.Option("--url", envvar="TOLLWAY_ADMIN_URL", help="quota admin API base URL")
+    ] = "http://127.0.0.1:8082",
+    token: Annotated[
+        str, typer.Option("--token", envvar="TOLLWAY_ADMIN_TOKEN", help="admin token", show_default=False)
+    ] = "",
+) -> None:
+    _conn.url = url
+    _conn.token = token
+
+
+def _client() -> AdminClient:
+    if not _conn.token:
+        err.print("[red]TOLLWAY_ADMIN_TOKEN is not set (or pass --token)[/red]")
+        raise typer.Exit(2)
+    return AdminClient(_conn.url, _conn.token)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    if isinstance(exc, AdminApiError):
+        err.print(f"[red]error {exc.status} ({exc.code}): {exc.message}[/red]")
+    else:
+        err.print(f"[red]cannot reach the admin API at {_conn.url}: {type(exc).__name__}[/red]")
+    return typer.Exit(1)
+
+
+# --- tenant ------------------------------------------------------------------------
+
+
+@tenant_app.command("create")
+def tenant_create(name: str, time_zone: Annotated[str, typer.Option(help="IANA time zone")] = "UTC") -> None:
+    """Create a tenant; prints its id."""
+    try:
+        with _client() as c:
+            t = c.create_tenant(TenantCreate(name=name, time_zone=time_zone))
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"tenant {t.name} [bold]{t.id}[/bold]")
+
+
+@tenant_app.command("list")
+def tenant_list() -> None:
+    """List tenants."""
+    try:
+        with _client() as c:
+            tenants = c.list_tenants()
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    table = Table("id", "name", "time zone", "created")
+    for t in tenants:
+        table.add_row(t.id, t.name, t.time_zone, t.created_at.isoformat())
+    out.print(table)
+
+
+# --- team / user -------------------------------------------------------------------------
+
+
+@team_app.command("create")
+def team_create(tenant_id: str, name: str) -> None:
+    """Create a team in a tenant; prints its id."""
+    try:
+        with _client() as c:
+            t = c.create_team(TeamCreate(tenant_id=tenant_id, name=name))
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"team {t.name} [bold]{t.id}[/bold]")
+
+
+@team_app.command("set-policy")
+def team_set_policy(team_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]) -> None:
+    """Set a team's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
+    policy = _parse_policy(policy_json)
+    try:
+        with _client() as c:
+            t = c.set_team_policy(team_id, policy)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"team {t.id} policy {t.redaction_policy.model_dump_json() if t.redaction_policy else 'off'}")
+
+
+@user_app.command("create")
+def user_create(
+    tenant_id: str,
+    name: str,
+    team_id: Annotated[Optional[str], typer.Option(help="team of the user")] = None,  # noqa: UP007
+    email: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
+) -> None:
+    """Create a user; prints its id."""
+    try:
+        with _client() as c:
+            u = c.create_user(UserCreate(tenant_id=tenant_id, team_id=team_id, name=name, email=email))
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"user {u.name} [bold]{u.id}[/bold]")
+
+
+# --- key -----------------------------------------------------------------------------------
+
+
+@key_app.command("create")
+def key_create(
+    tenant_id: str,
+    name: str,
+    team_id: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
+    user_id: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
+    model: Annotated[Optional[list[str]], typer.Option("--model", help="allowed model (repeat); none = all")] = None,  # noqa: UP007
+    expires_at: Annotated[Optional[datetime], typer.Option(help="UTC expiry")] = None,  # noqa: UP007
+) -> None:
+    """Mint an API key and print it ONCE."""
+    if expires_at is not None and expires_at.tzinfo is None:
+        expires_at = expires_at.replace(tzinfo=UTC)
+    try:
+        with _client() as c:
+            k = c.create_key(KeyCreate(tenant_id=tenant_id, team_id=team_id, user_id=user_id, name=name,
+                                       allowed_models=model or None, expires_at=expires_at))
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"key id [bold]{k.key_id}[/bold]")
+    out.print(k.key, highlight=False, soft_wrap=True)
+    err.print("[yellow]Store this key now: it will not be shown again.[/yellow]")
+
+
+@key_app.command("list")
+def key_list(tenant_id: Annotated[Optional[str], typer.Option()] = None) -> None:  # noqa: UP007
+    """List keys (never secrets)."""
+    try:
+        with _client() as c:
+            keys = c.list_keys(tenant_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    table = Table("key id", "tenant", "team", "user", "name", "models", "policy", "expires", "revoked")
+    for k in keys:
+        table.add_row(
+            k.key_id, k.tenant_id, k.team_id or "", k.user_id or "", k.name,
+            ",".join(k.allowed_models) if k.allowed_models is not None else "*",
+            k.redaction_policy.mode if k.redaction_policy else "(team)",
+            k.expires_at.isoformat() if k.expires_at else "",
+            k.revoked_at.isoformat() if k.revoked_at else "",
+        )
+    out.print(table)
+
+
+@key_app.command("revoke")
+def key_revoke(key_id: str) -> None:
+    """Revoke a key (in force on every edge within a second)."""
+    try:
+        with _client() as c:
+            k = c.revoke_key(key_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"key {k.key_id} revoked at {k.revoked_at.isoformat() if k.revoked_at else '?'}")
+
+
+def _parse_policy(policy_json: str) -> RedactionPolicy:
+    try:
+        return RedactionPolicy.model_validate_json(policy_json)
+    except ValueError as exc:
+        err.print(f"[red]invalid policy: {exc}[/red]")
+        raise typer.Exit(2) from None
+
+
+@key_app.command("set-policy")
+def key_set_policy(key_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]) -> None:
+    """Set a key's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
+    policy = _parse_policy(policy_json)
+    try:
+        with _client() as c:
+            k = c.set_key_policy(key_id, policy)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"key {k.key_id} policy {k.redaction_policy.model_dump_json() if k.redaction_policy else 'off'}")
+
+
+# --- bootstrap-demo ---------------------------------------------------------------------------
+
+
+def write_env_file(path: Path, lines: dict[str, str]) -> None:
+    """Write ``NAME=value`` lines to ``path`` with mode 0600 (also when it existed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, "".join(f"{k}={v}\n" for k, v in lines.items()).encode())
+    finally:
+        os.close(fd)
+
+
+@app.command("bootstrap-demo")
+def bootstrap_demo(
+    env_file: Annotated[Path, typer.Option("--env-file", help="env file to write (mode 0600)")],
+    base_url: Annotated[str, typer.Option("--base-url", help="the edge's OpenAI base URL")] = DEFAULT_BASE_URL,
+    wait_seconds: Annotated[float, typer.Option(help="wait this long for the quota service to be ready")] = 30.0,
+) -> None:
+    """Ensure tenant/team/user `demo`, mint a FRESH key for all models, and write
+    OPENAI_BASE_URL, OPENAI_API_KEY and TOLLWAY_ADMIN_TOKEN to the env file."""
+    try:
+        with _client() as c:
+            deadline = time.monotonic() + wait_seconds
+            while not c.ready():
+                if time.monotonic() >= deadline:
+                    err.print(f"[red]the admin API at {_conn.url} is not ready[/red]")
+                    raise typer.Exit(1)
+                time.sleep(0.5)
+            tenant = next((t for t in c.list_tenants() if t.name == DEMO), None)
+            if tenant is None:
+                tenant = _create_or_find(lambda: c.create_tenant(TenantCreate(name=DEMO)),
+                                         lambda: next(t for t in c.list_tenants() if t.name == DEMO))
+            team = next((t for t in c.list_teams(tenant.id) if t.name == DEMO), None)
+            if team is None:
+                team = _create_or_find(lambda: c.create_team(TeamCreate(tenant_id=tenant.id, name=DEMO)),
+                                       lambda: next(t for t in c.list_teams(tenant.id) if t.name == DEMO))
+            user = next((u for u in c.list_users(tenant.id) if u.name == DEMO), None)
+            if user is None:
+                user = _create_or_find(
+                    lambda: c.create_user(UserCreate(tenant_id=tenant.id, team_id=team.id, name=DEMO)),
+                    lambda: next(u for u in c.list_users(tenant.id) if u.name == DEMO),
+                )
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            key = c.create_key(KeyCreate(tenant_id=tenant.id, team_id=team.id, user_id=user.id,
+                                         name=f"demo-{stamp}", allowed_models=None))
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    write_env_file(env_file, {
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": key.key,
+        "TOLLWAY_ADMIN_TOKEN": _conn.token,
+    })
+    out.print(f"demo tenant {tenant.id}, team {team.id}, user {user.id}, key {key.key_id}", soft_wrap=True)
+    out.print(f"wrote {env_file} (mode 0600)")
+
+
+def _create_or_find(create, find):  # noqa: ANN001, ANN202 - a race with another bootstrap is fine
+    try:
+        return create()
+    except AdminApiError as exc:
+        if exc.status != 409:
+            raise
+        return find()
+
+
+def main() -> None:
+    """Console script entry point (``tollway-admin``)."""
+    app()

@@ -1,0 +1,285 @@
+"""Postgres adapter for the ``catalog`` schema (psycopg 3, async pool).
+
+Every mutating method runs in ONE transaction that also bumps the principals
+version (:meth:`CatalogStore._bump`) and stamps it on every API key row whose
+``catalog.edge_principals`` row changes. It returns that version and the
+affected key ids so the caller can publish the invalidation after commit.
+
+Ordering rule: the version bump takes the row lock on
+``catalog.principals_version_state`` and holds it to commit, so versions
+become visible in increasing order; an edge that loads ``version > N`` never
+skips a change committed later with a smaller version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool
+
+from tollway_contracts.admin import (
+    ApiKey,
+    KeyCreate,
+    Team,
+    TeamCreate,
+    Tenant,
+    TenantCreate,
+    User,
+    UserCreate,
+)
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_quota.errors import BadRequest, Conflict, NotFound
+from tollway_quota.ids import new_team_id, new_tenant_id, new_user_id
+
+_KEY_COLUMNS = (
+    "key_id, tenant_id, team_id, user_id, name, allowed_models, redaction_policy, "
+    "created_at, expires_at, revoked_at, version"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a committed change produced: the new principals version and the
+    API keys whose ``edge_principals`` rows it touched."""
+
+    version: int
+    key_ids: list[str]
+
+
+class CatalogStore:
+    """Reads and writes principals. Raises :class:`NotFound`, :class:`Conflict`
+    or :class:`BadRequest` for admin mistakes; ``psycopg.Error`` otherwise."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self._pool = pool
+
+    # --- helpers -------------------------------------------------------------
+
+    @staticmethod
+    async def _bump(cur: psycopg.AsyncCursor) -> int:
+        await cur.execute(
+            "UPDATE catalog.principals_version_state SET version = version + 1 RETURNING version"
+        )
+        row = await cur.fetchone()
+        return int(row["version"])
+
+    @staticmethod
+    async def _require(cur: psycopg.AsyncCursor, sql: str, args: tuple, message: str, param: str) -> dict:
+        await cur.execute(sql, args)
+        row = await cur.fetchone()
+        if row is None:
+            raise NotFound(message, param)
+        return row
+
+    async def ping(self) -> bool:
+        """True when Postgres answers ``SELECT 1``."""
+        async with self._pool.connection() as conn:
+            await conn.execute("SELECT 1")
+        return True
+
+    async def version(self) -> int:
+        """The current principals version (``catalog.principals_version``)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute("SELECT version FROM catalog.principals_version")
+            return int((await cur.fetchone())["version"])
+
+    # --- tenants ---------------------------------------------------------------
+
+    async def create_tenant(self, body: TenantCreate) -> tuple[Tenant, Change]:
+        """Insert a tenant. Raises Conflict when the name is taken."""
+        try:
+            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                version = await self._bump(cur)
+                await cur.execute(
+                    "INSERT INTO catalog.tenants (id, name, time_zone) VALUES (%s, %s, %s) "
+                    "RETURNING id, name, time_zone, created_at",
+                    (new_tenant_id(), body.name, body.time_zone),
+                )
+                row = await cur.fetchone()
+        except psycopg.errors.UniqueViolation as exc:
+            raise Conflict(f"a tenant named {body.name!r} exists", "name") from exc
+        return Tenant.model_validate(row), Change(version, [])
+
+    async def list_tenants(self) -> list[Tenant]:
+        """Every tenant, by name."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute("SELECT id, name, time_zone, created_at FROM catalog.tenants ORDER BY name")
+            return [Tenant.model_validate(r) for r in await cur.fetchall()]
+
+    # --- teams -------------------------------------------------------------------
+
+    async def create_team(self, body: TeamCreate) -> tuple[Team, Change]:
+        """Insert a team. Raises NotFound (tenant), Conflict (name in tenant)."""
+        try:
+            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                await self._require(
+                    cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
+                    f"no tenant {body.tenant_id!r}", "tenant_id",
+                )
+                version = await self._bump(cur)
+                await cur.execute(
+                    "INSERT INTO catalog.teams (id, tenant_id, name) VALUES (%s, %s, %s) "
+                    "RETURNING id, tenant_id, name, redaction_policy, created_at",
+                    (new_team_id(), body.tenant_id, body.name),
+                )
+                row = await cur.fetchone()
+        except psycopg.errors.UniqueViolation as exc:
+            raise Conflict(f"a team named {body.name!r} exists in this tenant", "name") from exc
+        return Team.model_validate(row), Change(version, [])
+
+    async def list_teams(self, tenant_id: str) -> list[Team]:
+        """The tenant's teams, by name (empty for an unknown tenant)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                "SELECT id, tenant_id, name, redaction_policy, created_at FROM catalog.teams "
+                "WHERE tenant_id = %s ORDER BY name",
+                (tenant_id,),
+            )
+            return [Team.model_validate(r) for r in await cur.fetchall()]
+
+    async def set_team_policy(self, team_id: str, policy: RedactionPolicy) -> tuple[Team, Change]:
+        """Set a team's redaction policy and re-stamp every key of the team (their
+        effective policy may change). Raises NotFound."""
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            await self._require(
+                cur, "SELECT 1 FROM catalog.teams WHERE id = %s FOR UPDATE", (team_id,),
+                f"no team {team_id!r}", "team_id",
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                "UPDATE catalog.teams SET redaction_policy = %s WHERE id = %s "
+                "RETURNING id, tenant_id, name, redaction_policy, created_at",
+                (Jsonb(policy.model_dump(mode="json")), team_id),
+            )
+            row = await cur.fetchone()
+            await cur.execute(
+                "UPDATE catalog.api_keys SET version = %s WHERE team_id = %s RETURNING key_id",
+                (version, team_id),
+            )
+            key_ids = [r["key_id"] for r in await cur.fetchall()]
+        return Team.model_validate(row), Change(version, sorted(key_ids))
+
+    # --- users -------------------------------------------------------------------
+
+    async def create_user(self, body: UserCreate) -> tuple[User, Change]:
+        """Insert a user. Raises NotFound (tenant, team), Conflict (name or email)."""
+        try:
+            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                await self._require(
+                    cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
+                    f"no tenant {body.tenant_id!r}", "tenant_id",
+                )
+                if body.team_id is not None:
+                    await self._require(
+                        cur, "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
+                        (body.team_id, body.tenant_id),
+                        f"no team {body.team_id!r} in tenant {body.tenant_id!r}", "team_id",
+                    )
+                version = await self._bump(cur)
+                await cur.execute(
+                    "INSERT INTO catalog.users (id, tenant_id, team_id, name, email) "
+                    "VALUES (%s, %s, %s, %s, %s) "
+                    "RETURNING id, tenant_id, team_id, name, email, created_at",
+                    (new_user_id(), body.tenant_id, body.team_id, body.name, body.email),
+                )
+                row = await cur.fetchone()
+        except psycopg.errors.UniqueViolation as exc:
+            raise Conflict("a user with this name or email exists in this tenant", "name") from exc
+        return User.model_validate(row), Change(version, [])
+
+    async def list_users(self, tenant_id: str) -> list[User]:
+        """The tenant's users, by name (empty for an unknown tenant)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                "SELECT id, tenant_id, team_id, name, email, created_at FROM catalog.users "
+                "WHERE tenant_id = %s ORDER BY name",
+                (tenant_id,),
+            )
+            return [User.model_validate(r) for r in await cur.fetchall()]
+
+    # --- API keys ----------------------------------------------------------------
+
+    async def create_key(self, body: KeyCreate, key_id: str, secret_hash: str) -> tuple[ApiKey, Change]:
+        """Insert a key row holding only ``secret_hash``. The team defaults to the
+        user's team. Raises NotFound (tenant, team, user), BadRequest (the user
+        is in another team than ``team_id``)."""
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            await self._require(
+                cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
+                f"no tenant {body.tenant_id!r}", "tenant_id",
+            )
+            team_id = body.team_id
+            if team_id is not None:
+                await self._require(
+                    cur, "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
+                    (team_id, body.tenant_id),
+                    f"no team {team_id!r} in tenant {body.tenant_id!r}", "team_id",
+                )
+            if body.user_id is not None:
+                user = await self._require(
+                    cur, "SELECT team_id FROM catalog.users WHERE id = %s AND tenant_id = %s",
+                    (body.user_id, body.tenant_id),
+                    f"no user {body.user_id!r} in tenant {body.tenant_id!r}", "user_id",
+                )
+                if team_id is None:
+                    team_id = user["team_id"]
+                elif user["team_id"] is not None and user["team_id"] != team_id:
+                    raise BadRequest(f"user {body.user_id!r} is not in team {team_id!r}", "team_id")
+            version = await self._bump(cur)
+            await cur.execute(
+                "INSERT INTO catalog.api_keys (key_id, secret_hash, tenant_id, team_id, user_id, name, "
+                "allowed_models, expires_at, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                f"RETURNING {_KEY_COLUMNS}",
+                (key_id, secret_hash, body.tenant_id, team_id, body.user_id, body.name,
+                 body.allowed_models, body.expires_at, version),
+            )
+            row = await cur.fetchone()
+        return ApiKey.model_validate(row), Change(version, [key_id])
+
+    async def list_keys(self, tenant_id: str | None = None) -> list[ApiKey]:
+        """Keys (of one tenant, or all), newest first; never hashes or secrets."""
+        where, args = ("WHERE tenant_id = %s", (tenant_id,)) if tenant_id else ("", ())
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                f"SELECT {_KEY_COLUMNS} FROM catalog.api_keys {where} ORDER BY created_at DESC, key_id", args
+            )
+            return [ApiKey.model_validate(r) for r in await cur.fetchall()]
+
+    async def revoke_key(self, key_id: str) -> tuple[ApiKey, Change]:
+        """Revoke a key (idempotent: the first ``revoked_at`` stays, but the
+        version is bumped again so edges re-check). Raises NotFound."""
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            await self._require(
+                cur, "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE", (key_id,),
+                f"no key {key_id!r}", "key_id",
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                "UPDATE catalog.api_keys SET revoked_at = COALESCE(revoked_at, now()), version = %s "
+                f"WHERE key_id = %s RETURNING {_KEY_COLUMNS}",
+                (version, key_id),
+            )
+            row = await cur.fetchone()
+        return ApiKey.model_validate(row), Change(version, [key_id])
+
+    async def set_key_policy(self, key_id: str, policy: RedactionPolicy | None) -> tuple[ApiKey, Change]:
+        """Set (or, with None, clear to inherit the team's) a key's redaction
+        policy. Raises NotFound."""
+        value: Any = None if policy is None else Jsonb(policy.model_dump(mode="json"))
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            await self._require(
+                cur, "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE", (key_id,),
+                f"no key {key_id!r}", "key_id",
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                "UPDATE catalog.api_keys SET redaction_policy = %s, version = %s "
+                f"WHERE key_id = %s RETURNING {_KEY_COLUMNS}",
+                (value, version, key_id),
+            )
+            row = await cur.fetchone()
+        return ApiKey.model_validate(row), Change(version, [key_id])
