@@ -7,9 +7,11 @@ loop failed (e.g. the DLQ rate limit tripped), 2 on invalid settings.
 from __future__ import annotations
 
 import argparse
+import json
 import asyncio
 import signal
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
 import structlog
 from aiohttp import web
@@ -20,6 +22,16 @@ from tollway_runtime.process import install_uvloop
 
 from .app import CONSUMER, create_app
 from .settings import LedgerSettings
+
+
+def redacted_config(settings: LedgerSettings) -> str:
+    """The settings as JSON with the DSN's password masked (for ``--check-config``)."""
+    data = settings.model_dump(mode="json")
+    parts = urlsplit(data["postgres_dsn"])
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        data["postgres_dsn"] = urlunsplit(parts._replace(netloc=netloc))
+    return json.dumps(data, indent=2)
 
 
 async def serve(settings: LedgerSettings) -> int:
@@ -60,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         print(exc, file=sys.stderr)
         sys.exit(2)
     if args.check_config:
-        print(settings.model_dump_json(indent=2))
+        print(redacted_config(settings))
         return
     configure_logging(settings.log_level, settings.log_format, service="ledger")
     install_uvloop()

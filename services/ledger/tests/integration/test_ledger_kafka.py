@@ -219,3 +219,33 @@ async def test_dlq_rate_limit_stops_the_consumer(ledger_fresh_dsn, ledger_topics
         task = app[CONSUMER].task
         await wait_until(lambda: _async(task.done()))
         assert isinstance(task.exception(), DlqLimitExceeded)
+
+
+async def test_postgres_error_is_retried_never_skipped(ledger_fresh_dsn, ledger_topics) -> None:
+    dsn = ledger_fresh_dsn
+    settings = ledger_settings(dsn, ledger_topics, db_retry_initial_seconds=0.05, db_retry_max_seconds=0.2)
+    call = make_call(1)
+    async with run_ledger(settings) as (app, _):
+        # Make every batch transaction fail (the rollup write is refused).
+        conn = await asyncpg.connect(dsn)
+        try:
+            await conn.execute("REVOKE INSERT ON ledger.usage_rollup_daily FROM CURRENT_USER")
+            await produce(ledger_topics[0], list(call))
+
+            async def retried() -> bool:
+                return (app[METRICS].registry.get_sample_value("tollway_ledger_db_retries_total") or 0) >= 2
+
+            await wait_until(retried)
+            # The failing transaction rolled back as a whole: the call is still
+            # in flight (its `started` may have been applied in an earlier batch)
+            # and counted nowhere.
+            rows = await conn.fetch("SELECT status FROM ledger.usage_records")
+            assert [r[0] for r in rows] in ([], ["in_flight"])
+            assert await conn.fetch("SELECT 1 FROM ledger.usage_rollup_hourly") == []
+            await conn.execute("GRANT INSERT ON ledger.usage_rollup_daily TO CURRENT_USER")
+        finally:
+            await conn.close()
+        await wait_until(lambda: _async(events_seen(app) >= 2))
+        rows = await fetch(dsn, "SELECT status FROM ledger.usage_records")
+        assert [r[0] for r in rows] == ["completed"]
+        await rollups_match_records(dsn)
