@@ -1,0 +1,158 @@
+"""The ledger's composition root: ``create_app(settings)`` builds every adapter.
+
+Resources, in acquire order (released in reverse by aiohttp's cleanup_ctx):
+1. Postgres: migrations (schema ``ledger``), asyncpg pool, partitions for the
+   current UTC month and the next ``partition_months_ahead``, and an hourly
+   task that keeps them ahead.
+2. Kafka: DLQ producer, consumer (``enable_auto_commit=False``), and the loop
+   task. At shutdown: stop fetching, finish + commit the current batch within
+   ``shutdown_timeout_seconds``, leave the group, flush the producer; then the
+   pool closes.
+
+The app serves ``/healthz``, ``/readyz`` (Postgres answers and the consumer
+loop runs and has joined its group) and ``/metrics`` on ``health_port``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import structlog
+from aiohttp import web
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from tollway_runtime.health import add_health_routes
+from tollway_runtime.migrations import apply_migrations
+
+from .consumer import LedgerConsumer
+from .handler import DlqLimit
+from .metrics import LedgerMetrics
+from .settings import LedgerSettings
+from .store import LedgerStore
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+SETTINGS = web.AppKey("ledger_settings", LedgerSettings)
+METRICS = web.AppKey("ledger_metrics", LedgerMetrics)
+STORE = web.AppKey("ledger_store", LedgerStore)
+CONSUMER = web.AppKey("ledger_consumer", LedgerConsumer)
+
+log = structlog.get_logger("tollway_ledger.app")
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    body = generate_latest(request.app[METRICS].registry)
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+async def _keep_partitions(store: LedgerStore, months_ahead: int, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            created = await store.ensure_partitions(months_ahead)
+            log.info("partitions_ensured", created=created)
+        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
+            # Next attempt in one interval; the partitions are kept 2+ months ahead.
+            log.error("partitions_ensure_failed", error=str(exc))
+
+
+async def _postgres(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    applied = await asyncio.to_thread(apply_migrations, settings.postgres_dsn, MIGRATIONS_DIR)
+    log.info("migrations_applied", applied=applied)
+    pool = await asyncpg.create_pool(
+        settings.postgres_dsn, min_size=1, max_size=settings.pool_size, command_timeout=60
+    )
+    store = LedgerStore(pool)
+    app[STORE] = store
+    created = await store.ensure_partitions(settings.partition_months_ahead)
+    log.info("partitions_ensured", created=created)
+    keeper = asyncio.create_task(
+        _keep_partitions(store, settings.partition_months_ahead, settings.partition_interval_seconds)
+    )
+    app[_CHECKS]["postgres"] = store.ping
+    try:
+        yield
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+        await pool.close()
+
+
+async def _kafka(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    producer = AIOKafkaProducer(
+        bootstrap_servers=settings.kafka_bootstrap_servers, acks="all", enable_idempotence=True
+    )
+    consumer = AIOKafkaConsumer(
+        settings.topic,
+        bootstrap_servers=settings.kafka_bootstrap_servers,
+        group_id=settings.consumer_group,
+        enable_auto_commit=False,
+        auto_offset_reset=settings.auto_offset_reset,
+        isolation_level="read_committed",
+    )
+    await producer.start()
+    try:
+        await consumer.start()
+    except BaseException:
+        await producer.stop()
+        raise
+    loop = LedgerConsumer(
+        consumer=consumer,
+        producer=producer,
+        store=app[STORE],
+        metrics=app[METRICS],
+        dlq_topic=settings.dlq_topic,
+        consumer_group=settings.consumer_group,
+        dlq_limit=DlqLimit(
+            max_per_window=settings.dlq_max_per_window,
+            window_seconds=settings.dlq_window_seconds,
+            max_batch_fraction=settings.dlq_max_batch_fraction,
+            min_batch=settings.dlq_min_batch,
+        ),
+        batch_max_records=settings.batch_max_records,
+        batch_timeout_ms=settings.batch_timeout_ms,
+        retry_initial_seconds=settings.db_retry_initial_seconds,
+        retry_max_seconds=settings.db_retry_max_seconds,
+    )
+    app[CONSUMER] = loop
+    app[_CHECKS]["consumer"] = lambda: loop.ready
+    loop.start()
+    try:
+        yield
+    finally:
+        # Ordered, timed shutdown: stop intake + finish/commit the batch in hand
+        # (bounded), leave the group, flush dead letters; the pool closes after.
+        await loop.stop(settings.shutdown_timeout_seconds)
+        await consumer.stop()
+        await producer.stop()
+
+
+_CHECKS = web.AppKey("ledger_readiness_checks", dict)
+
+
+def create_app(settings: LedgerSettings) -> web.Application:
+    """Build the ledger application (health server + consumer lifecycle).
+
+    Args:
+        settings: validated settings.
+
+    Returns:
+        An aiohttp app; starting it (``AppRunner.setup``) migrates, starts the
+        consumer loop; cleaning it up runs the ordered shutdown.
+    """
+    app = web.Application()
+    app[SETTINGS] = settings
+    app[METRICS] = LedgerMetrics()
+    app[_CHECKS] = add_health_routes(app)
+    app.router.add_get("/metrics", _metrics)
+    app.cleanup_ctx.append(_postgres)
+    app.cleanup_ctx.append(_kafka)
+    return app

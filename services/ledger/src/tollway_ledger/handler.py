@@ -1,0 +1,335 @@
+"""The pure batch handler: Kafka-free, Postgres-free.
+
+``handle(messages) -> Effects`` turns one fetched batch into what the loop must
+do: the events to apply (reduced to at most one ``started`` and one terminal
+event per call, first in offset order), the dead letters (with reasons), the
+offsets to commit, and in-batch duplicate counts for metrics.
+
+Rules (DESIGN.md "Ledger semantics"): one row per call keyed by
+``(ts_start, request_id)``; ``started`` inserts if absent; the FIRST terminal
+event applied sets the final values; later terminal events and exact
+redeliveries (same ``event_id``) change nothing. Offset order within a
+partition is the order of "first"; a call's events share a partition because
+the topic is keyed by request id.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import orjson
+
+from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
+
+# Events whose ts_start falls outside this range are poison: they would create
+# absurd partitions (or none could hold them).
+MIN_TS_START = datetime(2000, 1, 1, tzinfo=UTC)
+MAX_TS_START = datetime(3000, 1, 1, tzinfo=UTC)
+
+# Staging-table columns, in the order of :func:`stage_record`. jsonb fields are
+# staged as text and cast in SQL.
+STAGE_COLUMNS: tuple[str, ...] = (
+    "seq",
+    "event_type",
+    "event_id",
+    "request_id",
+    "tenant_id",
+    "team_id",
+    "user_id",
+    "key_id",
+    "ts_start",
+    "ts_end",
+    "model",
+    "provider",
+    "upstream_model",
+    "stream",
+    "status_code",
+    "error_type",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_micro_usd",
+    "reservation",
+    "latency_ms",
+    "ttft_ms",
+    "overhead_ms",
+    "redaction",
+    "trace_id",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One Kafka record as the handler sees it (no Kafka types).
+
+    Attributes:
+        topic, partition, offset: where it came from.
+        key, value: the raw bytes (either may be None).
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+CallKey = tuple[datetime, uuid.UUID]
+
+
+@dataclass(slots=True)
+class Effects:
+    """What one batch asks the loop to do.
+
+    Attributes:
+        started: ``started`` events to insert-if-absent, at most one per call.
+        terminal: terminal events to apply, at most one per call (the first in
+            offset order).
+        dead_letters: poison messages to publish on the DLQ topic.
+        commit_offsets: ``(topic, partition) -> next offset`` to commit after
+            the DB transaction (last offset seen + 1).
+        outcomes: counts by ``(event type, outcome)`` decided here
+            (``duplicate``, ``ignored``, ``dead_lettered``); the store decides
+            the rest.
+        size: number of messages in the batch.
+    """
+
+    started: list[UsageEvent] = field(default_factory=list)
+    terminal: list[UsageEvent] = field(default_factory=list)
+    dead_letters: list[DeadLetter] = field(default_factory=list)
+    commit_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    size: int = 0
+
+    @property
+    def events(self) -> list[UsageEvent]:
+        """Every event to stage: started first, then terminal."""
+        return self.started + self.terminal
+
+
+def call_key(event: UsageEvent) -> CallKey:
+    """The ledger row key of an event's call: ``(ts_start, request_id)``."""
+    return (event.ts_start, event.request_id)
+
+
+def _text(raw: bytes | None) -> str | None:
+    return None if raw is None else raw.decode("utf-8", errors="replace")
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:1000]
+
+
+_INT4_MAX = 2**31 - 1
+_INT8_MAX = 2**63 - 1
+
+
+def _range_problem(event: UsageEvent) -> str | None:
+    """Why ``event`` cannot be stored (a value outside its column's range), or None."""
+    if not (MIN_TS_START <= event.ts_start < MAX_TS_START):
+        return f"ts_start out of range: {event.ts_start.isoformat()}"
+    if event.ts_end is not None and not (MIN_TS_START <= event.ts_end < MAX_TS_START):
+        return f"ts_end out of range: {event.ts_end.isoformat()}"
+    for name in ("status_code", "attempts"):
+        value = getattr(event, name)
+        if value is not None and not (-_INT4_MAX <= value <= _INT4_MAX):
+            return f"{name} out of range: {value}"
+    for name in (
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_tokens",
+        "reasoning_tokens",
+        "total_tokens",
+        "cost_micro_usd",
+    ):
+        value = getattr(event, name)
+        if value is not None and value > _INT8_MAX:
+            return f"{name} out of range: {value}"
+    return None
+
+
+def handle(messages: list[Message], *, consumer_group: str, now: datetime | None = None) -> Effects:
+    """Reduce a batch of raw messages to effects.
+
+    Args:
+        messages: the batch, in any partition order; offsets ascend within a
+            partition.
+        consumer_group: recorded on dead letters.
+        now: the dead-letter timestamp (UTC); defaults to the current time.
+
+    Returns:
+        :class:`Effects`. Never raises for bad input: unparseable or invalid
+        messages become dead letters with the reason.
+    """
+    now = now or datetime.now(UTC)
+    effects = Effects(size=len(messages))
+    started: dict[CallKey, UsageEvent] = {}
+    terminal: dict[CallKey, UsageEvent] = {}
+    for msg in sorted(messages, key=lambda m: (m.topic, m.partition, m.offset)):
+        tp = (msg.topic, msg.partition)
+        effects.commit_offsets[tp] = max(effects.commit_offsets.get(tp, 0), msg.offset + 1)
+        reason: str | None = None
+        event: UsageEvent | None = None
+        if msg.value is None:
+            reason = "empty value (tombstone)"
+        else:
+            try:
+                event = parse_usage_event(msg.value)
+            except (ValueError, orjson.JSONDecodeError) as exc:
+                reason = f"invalid usage event: {_one_line(exc)}"
+            else:
+                reason = _range_problem(event)
+                if reason is not None:
+                    event = None
+        if event is None:
+            effects.dead_letters.append(
+                DeadLetter(
+                    source_topic=msg.topic,
+                    partition=msg.partition,
+                    offset=msg.offset,
+                    consumer_group=consumer_group,
+                    reason=reason or "unknown",
+                    key=_text(msg.key),
+                    value=_text(msg.value),
+                    ts=now,
+                )
+            )
+            effects.outcomes[("unknown", "dead_lettered")] += 1
+            continue
+        bucket = started if event.type == "started" else terminal
+        key = call_key(event)
+        kept = bucket.get(key)
+        if kept is None:
+            bucket[key] = event
+        else:
+            outcome = "duplicate" if kept.event_id == event.event_id else "ignored"
+            effects.outcomes[(event.type, outcome)] += 1
+    effects.started = list(started.values())
+    effects.terminal = list(terminal.values())
+    return effects
+
+
+def _json_text(value: object) -> str | None:
+    if value is None:
+        return None
+    if hasattr(value, "model_dump"):
+        return orjson.dumps(value.model_dump(mode="json")).decode()  # type: ignore[union-attr]
+    if isinstance(value, dict):
+        return orjson.dumps(
+            {k: (v.model_dump(mode="json") if hasattr(v, "model_dump") else v) for k, v in value.items()}
+        ).decode()
+    return orjson.dumps(value).decode()
+
+
+def stage_record(seq: int, event: UsageEvent) -> tuple:
+    """One staging-table row for ``event``, in :data:`STAGE_COLUMNS` order.
+
+    Args:
+        seq: the event's position in the batch (its apply order).
+    """
+    return (
+        seq,
+        event.type,
+        event.event_id,
+        event.request_id,
+        event.tenant_id,
+        event.team_id,
+        event.user_id,
+        event.key_id,
+        event.ts_start,
+        event.ts_end,
+        event.model,
+        event.provider,
+        event.upstream_model,
+        event.stream,
+        event.status_code,
+        event.error_type,
+        event.attempts,
+        event.prompt_tokens,
+        event.completion_tokens,
+        event.cached_tokens,
+        event.reasoning_tokens,
+        event.total_tokens,
+        event.cost_micro_usd,
+        _json_text(event.reservation),
+        event.latency_ms,
+        event.ttft_ms,
+        event.overhead_ms,
+        _json_text(event.redaction),
+        event.trace_id,
+    )
+
+
+def months_of(events: list[UsageEvent]) -> set[datetime]:
+    """The distinct UTC month starts of the events' ``ts_start`` (partitions needed)."""
+    return {
+        e.ts_start.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+        for e in events
+    }
+
+
+class DlqLimitExceeded(RuntimeError):
+    """Too many dead letters: the consumer stops instead of dead-lettering
+    everything (CONVENTIONS.md habit 10, arroyo's ``DlqLimit``)."""
+
+
+class DlqLimit:
+    """A dead-letter rate limit.
+
+    Trips when more than ``max_per_window`` dead letters fall within the last
+    ``window_seconds``, or when a batch of at least ``min_batch`` messages has
+    more than ``max_batch_fraction`` of them dead.
+
+    Args:
+        max_per_window: dead letters allowed per window (count).
+        window_seconds: window length, seconds.
+        max_batch_fraction: 0..1; fraction of a batch allowed to be dead.
+        min_batch: batches smaller than this skip the fraction rule.
+        clock: monotonic clock, seconds (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        max_per_window: int = 100,
+        window_seconds: float = 60.0,
+        max_batch_fraction: float = 0.5,
+        min_batch: int = 20,
+        clock=time.monotonic,  # noqa: ANN001
+    ) -> None:
+        self.max_per_window = max_per_window
+        self.window_seconds = window_seconds
+        self.max_batch_fraction = max_batch_fraction
+        self.min_batch = min_batch
+        self._clock = clock
+        self._seen: deque[tuple[float, int]] = deque()
+
+    def check(self, dead: int, batch_size: int) -> None:
+        """Record ``dead`` dead letters out of ``batch_size`` messages.
+
+        Raises:
+            DlqLimitExceeded: the limit is crossed; nothing is recorded then,
+                and the caller must not publish or commit this batch.
+        """
+        if dead == 0:
+            return
+        if batch_size >= self.min_batch and dead / batch_size > self.max_batch_fraction:
+            raise DlqLimitExceeded(
+                f"{dead} of {batch_size} messages in one batch are poison "
+                f"(limit {self.max_batch_fraction:.0%})"
+            )
+        now = self._clock()
+        while self._seen and self._seen[0][0] <= now - self.window_seconds:
+            self._seen.popleft()
+        total = sum(n for _, n in self._seen) + dead
+        if total > self.max_per_window:
+            raise DlqLimitExceeded(
+                f"{total} dead letters within {self.window_seconds:g} s (limit {self.max_per_window})"
+            )
+        self._seen.append((now, dead))

@@ -1,0 +1,60 @@
+"""The ledger's settings: ONE class, env prefix ``TOLLWAY_LEDGER_``.
+
+Shared connection settings come from un-prefixed names
+(``TOLLWAY_POSTGRES_DSN``, ``TOLLWAY_KAFKA_BOOTSTRAP_SERVERS``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from tollway_contracts.topics import LEDGER_CONSUMER_GROUP, USAGE, USAGE_DLQ
+from tollway_runtime.settings import KafkaSettings, PostgresSettings, ServiceSettings
+
+
+class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
+    """Ledger settings (env ``TOLLWAY_LEDGER_<FIELD>``).
+
+    Attributes:
+        health_port: port of ``/healthz``, ``/readyz``, ``/metrics`` (8084).
+        topic, dlq_topic, consumer_group: Kafka names (tests override them).
+        auto_offset_reset: where a new consumer group starts.
+        batch_max_records: most records per ``getmany`` batch.
+        batch_timeout_ms: longest wait for a batch, ms.
+        partition_months_ahead: monthly partitions kept ahead of the current
+            UTC month (at least 2).
+        partition_interval_seconds: how often partitions are ensured (1 h).
+        dlq_max_per_window, dlq_window_seconds: the DLQ rate limit: more
+            dead letters than this within the window stops the consumer.
+        dlq_max_batch_fraction, dlq_min_batch: a batch of at least
+            ``dlq_min_batch`` messages with more than this fraction dead stops
+            the consumer.
+        db_retry_initial_seconds, db_retry_max_seconds: backoff for failed
+            Postgres transactions (retried forever; offsets not committed).
+        shutdown_timeout_seconds: deadline to finish the current batch at
+            shutdown.
+        pool_size: asyncpg pool size.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TOLLWAY_LEDGER_", extra="ignore", populate_by_name=True)
+
+    health_port: int = 8084
+    topic: str = USAGE.name
+    dlq_topic: str = USAGE_DLQ.name
+    consumer_group: str = LEDGER_CONSUMER_GROUP
+    auto_offset_reset: Literal["earliest", "latest"] = "earliest"
+    batch_max_records: int = Field(default=1000, ge=1)
+    batch_timeout_ms: int = Field(default=500, ge=1)
+    partition_months_ahead: int = Field(default=2, ge=2)
+    partition_interval_seconds: float = Field(default=3600.0, gt=0)
+    dlq_max_per_window: int = Field(default=100, ge=0)
+    dlq_window_seconds: float = Field(default=60.0, gt=0)
+    dlq_max_batch_fraction: float = Field(default=0.5, ge=0, le=1)
+    dlq_min_batch: int = Field(default=20, ge=1)
+    db_retry_initial_seconds: float = Field(default=0.2, gt=0)
+    db_retry_max_seconds: float = Field(default=10.0, gt=0)
+    shutdown_timeout_seconds: float = Field(default=20.0, gt=0)
+    pool_size: int = Field(default=4, ge=2)

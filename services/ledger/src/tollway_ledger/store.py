@@ -1,0 +1,246 @@
+"""Postgres adapter: applies one batch of effects in ONE transaction.
+
+Per batch (see :meth:`LedgerStore.apply`):
+
+1. ensure the monthly partitions the batch needs (own short transaction,
+   advisory-locked, skipped for months already known);
+2. ``BEGIN``; COPY the events into a temp staging table;
+3. ``started``: INSERT … ON CONFLICT DO NOTHING (insert if absent);
+4. terminal: INSERT … ON CONFLICT DO UPDATE … WHERE status = 'in_flight'
+   (insert if absent, or finalise an in-flight row; a row that already has a
+   terminal event is left alone). The rows actually written are the calls
+   whose terminal event is applied now, for the first time;
+5. those rows are added to the hourly, daily and monthly rollups, in that
+   table order and in key order within each table, so parallel consumers
+   contend on rollup rows but never deadlock (DESIGN.md "Rules that keep it
+   correct when it scales out");
+6. ``COMMIT``.
+
+Re-applying the same batch changes nothing: steps 3 and 4 write nothing for
+calls already recorded, so step 5 adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import asyncpg
+
+from .handler import STAGE_COLUMNS, Effects, months_of, stage_record
+
+# Latency histogram upper bounds, ms (non-cumulative buckets; the last is +inf).
+LATENCY_BUCKETS_MS: tuple[int, ...] = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
+ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
+    ("usage_rollup_hourly", "hour"),
+    ("usage_rollup_daily", "day"),
+    ("usage_rollup_monthly", "month"),
+)
+
+_RECORD_COLUMNS = (
+    "request_id tenant_id team_id user_id key_id ts_start ts_end model provider "
+    "upstream_model stream status_code error_type attempts prompt_tokens "
+    "completion_tokens cached_tokens reasoning_tokens total_tokens cost_micro_usd "
+    "reservation latency_ms ttft_ms overhead_ms redaction trace_id"
+).split()
+
+_CREATE_STAGE = """
+CREATE TEMP TABLE IF NOT EXISTS ledger_stage (
+    seq integer, event_type text, event_id uuid, request_id uuid,
+    tenant_id text, team_id text, user_id text, key_id text,
+    ts_start timestamptz, ts_end timestamptz, model text, provider text,
+    upstream_model text, stream boolean, status_code integer, error_type text,
+    attempts integer, prompt_tokens bigint, completion_tokens bigint,
+    cached_tokens bigint, reasoning_tokens bigint, total_tokens bigint,
+    cost_micro_usd bigint, reservation text, latency_ms double precision,
+    ttft_ms double precision, overhead_ms double precision, redaction text,
+    trace_id text
+) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS ledger_applied (
+    ts_start timestamptz, tenant_id text, team_id text, key_id text, model text,
+    status text, status_code integer, prompt_tokens bigint,
+    completion_tokens bigint, cached_tokens bigint, reasoning_tokens bigint,
+    total_tokens bigint, cost_micro_usd bigint, latency_ms double precision,
+    terminal_event_id uuid
+) ON COMMIT DELETE ROWS;
+"""
+
+
+_STAGE_VALUES = ", ".join(
+    f"s.{c}::jsonb" if c in ("reservation", "redaction") else f"s.{c}" for c in _RECORD_COLUMNS
+)
+
+_INSERT_STARTED = f"""
+INSERT INTO ledger.usage_records AS r ({", ".join(_RECORD_COLUMNS)}, status, started_event_id, updated_at)
+SELECT {_STAGE_VALUES}, 'in_flight', s.event_id, now()
+FROM ledger_stage s
+WHERE s.event_type = 'started'
+ORDER BY s.ts_start, s.request_id
+ON CONFLICT (ts_start, request_id) DO NOTHING
+RETURNING r.started_event_id
+"""
+
+_UPDATE_SET = ", ".join(f"{c} = EXCLUDED.{c}" for c in _RECORD_COLUMNS if c not in ("ts_start", "request_id"))
+
+_APPLY_TERMINAL = f"""
+WITH up AS (
+    INSERT INTO ledger.usage_records AS r ({", ".join(_RECORD_COLUMNS)}, status, terminal_event_id, updated_at)
+    SELECT {_STAGE_VALUES}, s.event_type, s.event_id, now()
+    FROM ledger_stage s
+    WHERE s.event_type IN ('completed', 'failed')
+    ORDER BY s.ts_start, s.request_id
+    ON CONFLICT (ts_start, request_id) DO UPDATE SET {_UPDATE_SET},
+        status = EXCLUDED.status,
+        terminal_event_id = EXCLUDED.terminal_event_id,
+        updated_at = EXCLUDED.updated_at
+    WHERE r.status = 'in_flight'
+    RETURNING r.ts_start, r.tenant_id, r.team_id, r.key_id, r.model, r.status,
+        r.status_code, r.prompt_tokens, r.completion_tokens, r.cached_tokens,
+        r.reasoning_tokens, r.total_tokens, r.cost_micro_usd, r.latency_ms,
+        r.terminal_event_id
+), kept AS (
+    INSERT INTO ledger_applied SELECT * FROM up RETURNING terminal_event_id
+)
+SELECT terminal_event_id FROM kept
+"""
+
+
+def _latency_buckets_sql() -> tuple[list[str], list[str]]:
+    names: list[str] = []
+    exprs: list[str] = []
+    lower: int | None = None
+    for upper in LATENCY_BUCKETS_MS:
+        names.append(f"latency_le_{upper}")
+        cond = f"a.latency_ms <= {upper}" if lower is None else f"a.latency_ms > {lower} AND a.latency_ms <= {upper}"
+        exprs.append(f"count(*) FILTER (WHERE {cond})")
+        lower = upper
+    names.append("latency_le_inf")
+    exprs.append(f"count(*) FILTER (WHERE a.latency_ms > {lower})")
+    return names, exprs
+
+
+def _rollup_sql(table: str, unit: str) -> str:
+    bucket_names, bucket_exprs = _latency_buckets_sql()
+    sums = ["prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd"]
+    metric_cols = ["requests", "errors", *sums, "latency_ms_sum", *bucket_names]
+    metric_exprs = [
+        "count(*)",
+        "count(*) FILTER (WHERE a.status = 'failed' OR a.status_code >= 400)",
+        *[f"coalesce(sum(a.{c}), 0)" for c in sums],
+        "coalesce(sum(a.latency_ms), 0)",
+        *bucket_exprs,
+    ]
+    key = "bucket_start, tenant_id, team_id, key_id, model"
+    return f"""
+INSERT INTO ledger.{table} AS u ({key}, {", ".join(metric_cols)}, updated_at)
+SELECT date_trunc('{unit}', a.ts_start AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
+       a.tenant_id, coalesce(a.team_id, ''), a.key_id, a.model,
+       {", ".join(metric_exprs)}, now()
+FROM ledger_applied a
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1, 2, 3, 4, 5
+ON CONFLICT ({key}) DO UPDATE SET
+    {", ".join(f"{c} = u.{c} + EXCLUDED.{c}" for c in metric_cols)},
+    updated_at = EXCLUDED.updated_at
+"""
+
+
+_ROLLUPS = [_rollup_sql(table, unit) for table, unit in ROLLUP_GRAINS]
+
+_CLASSIFY = """
+SELECT s.event_type, s.event_id,
+       (r.started_event_id = s.event_id OR r.terminal_event_id = s.event_id) AS same_event
+FROM ledger_stage s
+JOIN ledger.usage_records r ON r.ts_start = s.ts_start AND r.request_id = s.request_id
+"""
+
+
+@dataclass(slots=True)
+class ApplyResult:
+    """What one batch did in Postgres.
+
+    Attributes:
+        outcomes: counts by ``(event type, outcome)``, outcome one of
+            ``applied`` (changed the ledger), ``duplicate`` (same event_id
+            already recorded), ``ignored`` (another event already decided).
+        terminal_applied: calls finalised now (and counted in the rollups).
+    """
+
+    outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    terminal_applied: int = 0
+
+
+class LedgerStore:
+    """The ledger's Postgres adapter over an asyncpg pool.
+
+    Args:
+        pool: an asyncpg pool on the ledger's database (schema migrated).
+    """
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self._known_months: set[datetime] = set()
+
+    async def ping(self) -> bool:
+        """True when Postgres answers ``SELECT 1``."""
+        async with self.pool.acquire(timeout=2) as conn:
+            return await conn.fetchval("SELECT 1", timeout=2) == 1
+
+    async def ensure_partitions(self, months_ahead: int) -> int:
+        """Create the current UTC month's partition and ``months_ahead`` more.
+
+        Idempotent and safe with several replicas (advisory lock in SQL).
+
+        Returns:
+            How many partitions were created now.
+        """
+        async with self.pool.acquire() as conn:
+            return await conn.fetchval("SELECT ledger.ensure_usage_partitions($1)", months_ahead)
+
+    async def _ensure_months(self, conn: asyncpg.Connection, months: set[datetime]) -> None:
+        for month in sorted(months - self._known_months):
+            async with conn.transaction():
+                await conn.fetchval("SELECT ledger.ensure_usage_partition($1)", month)
+            self._known_months.add(month)
+
+    async def apply(self, effects: Effects) -> ApplyResult:
+        """Apply a batch's events in one transaction (see the module docstring).
+
+        Returns:
+            :class:`ApplyResult`.
+
+        Raises:
+            asyncpg.PostgresError, OSError: the transaction failed and was
+                rolled back; nothing of the batch is stored. Retrying is safe.
+        """
+        result = ApplyResult()
+        events = effects.events
+        if not events:
+            return result
+        async with self.pool.acquire() as conn:
+            await self._ensure_months(conn, months_of(events))
+            async with conn.transaction():
+                await conn.execute(_CREATE_STAGE)
+                await conn.copy_records_to_table(
+                    "ledger_stage",
+                    records=[stage_record(i, e) for i, e in enumerate(events)],
+                    columns=list(STAGE_COLUMNS),
+                )
+                started_ids = {r[0] for r in await conn.fetch(_INSERT_STARTED)}
+                terminal_ids = {r[0] for r in await conn.fetch(_APPLY_TERMINAL)}
+                if terminal_ids:
+                    for sql in _ROLLUPS:
+                        await conn.execute(sql)
+                rows = await conn.fetch(_CLASSIFY)
+        applied = started_ids | terminal_ids
+        for event_type, event_id, same_event in rows:
+            if event_id in applied:
+                outcome = "applied"
+            elif same_event:
+                outcome = "duplicate"
+            else:
+                outcome = "ignored"
+            result.outcomes[(event_type, outcome)] += 1
+        result.terminal_applied = len(terminal_ids)
+        return result
