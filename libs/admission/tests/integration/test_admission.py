@@ -405,3 +405,36 @@ async def test_duplicate_request_id_is_not_admitted_twice(adm_redis, adm_tenant,
     assert dup.status == "duplicate"
     rpm = next(k for k in await snapshot(adm_redis, adm_tenant) if b":rpm:" in k)
     assert await adm_redis.get(rpm) == b"1"
+
+
+async def test_model_narrowed_limits_count_only_their_model(adm_redis, adm_tenant, adm_clock):
+    adm = Admission(adm_redis, clock=adm_clock)
+    limits = [Limit(scope="key", scope_id="k1", model="big-model", requests_per_minute=1),
+              Limit(scope="key", scope_id="k1", requests_per_minute=5)]
+    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
+                            model="big-model")).admitted
+    big = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="big-model")
+    assert big.status == "refused" and big.refused_by.limit.model == "big-model"
+    small = [await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="small")
+             for _ in range(5)]
+    # The unnarrowed limit saw the admitted big-model call too: 1 + 4 = 5.
+    assert [r.admitted for r in small] == [True, True, True, True, False]
+
+
+async def test_extend_pushes_the_deadline_so_a_long_stream_keeps_its_slot(adm_redis, adm_tenant,
+                                                                          adm_clock):
+    adm = Admission(adm_redis, clock=adm_clock)
+    limits = [Limit(scope="key", scope_id="k1", max_concurrent=1)]
+    r = rid()
+    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits,
+                          ttl=timedelta(seconds=30))
+    adm_clock.advance(seconds=20)
+    assert (await adm.extend(tenant_id=adm_tenant, request_id=r, ttl=timedelta(seconds=30),
+                             reservation=res.reservation)).extended
+    adm_clock.advance(seconds=20)  # past the first deadline, within the new one
+    blocked = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)
+    assert blocked.status == "refused"
+    assert await adm.list_expired(adm_tenant) == []
+    adm_clock.advance(seconds=11)
+    assert (await adm.extend(tenant_id=adm_tenant, request_id=r, tokens=1)).status == "expired"
+    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)).admitted
