@@ -350,7 +350,8 @@ class Admission:
         budget_grace: how long a budget counter outlives its period (late
             settlements of calls admitted in it land on it).
         seed_provider: default provider for cold budget counters.
-        seed_attempts: admit calls per :meth:`admit` when seeding (>= 1).
+        seed_attempts: seed rounds per :meth:`admit` call (>= 1); after
+            them a still-cold counter returns ``seed_needed``.
 
     Raises:
         ValueError: ``settled_ttl`` too short.
