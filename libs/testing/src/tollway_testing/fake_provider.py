@@ -183,6 +183,22 @@ def _embedding(text: str, dims: int) -> list[float]:
 # --- helpers ----------------------------------------------------------------------------
 
 
+class _Reject(Exception):
+    """Ends a request early with a ready response (turned into it by the middleware)."""
+
+    def __init__(self, response: web.Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+@web.middleware
+async def _reject_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except _Reject as r:
+        return r.response
+
+
 def _header_number(request: web.Request, name: str, default: float) -> float:
     raw = request.headers.get(name)
     if raw is None:
@@ -190,9 +206,12 @@ def _header_number(request: web.Request, name: str, default: float) -> float:
     try:
         return float(raw)
     except ValueError:
-        raise web.HTTPBadRequest(
-            body=_error_body(f"header {name} must be a number", "invalid_request_error"),
-            content_type="application/json",
+        raise _Reject(
+            web.Response(
+                body=_error_body(f"header {name} must be a number", "invalid_request_error"),
+                status=400,
+                content_type="application/json",
+            )
         ) from None
 
 
@@ -267,10 +286,13 @@ class _Handlers:
             return orjson.loads(await request.read())
         except orjson.JSONDecodeError:
             self._finish(request, request_id, None, 400, started)
-            raise web.HTTPBadRequest(
-                body=_error_body("request body is not valid JSON", "invalid_request_error"),
-                content_type="application/json",
-                headers={"x-request-id": request_id},
+            raise _Reject(
+                web.Response(
+                    body=_error_body("request body is not valid JSON", "invalid_request_error"),
+                    status=400,
+                    content_type="application/json",
+                    headers={"x-request-id": request_id},
+                )
             ) from None
 
     def _forced_status(
@@ -514,7 +536,7 @@ def create_app(config: FakeProviderConfig | None = None) -> web.Application:
     """The composition root: an aiohttp app; ``app[RECORDER]`` holds the received requests."""
     config = config or FakeProviderConfig()
     recorder = RequestLog(config.max_records)
-    app = web.Application(client_max_size=64 * 1024 * 1024)
+    app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[_reject_middleware])
     app[CONFIG_KEY] = config
     app[RECORDER] = recorder
     h = _Handlers(config, recorder)
