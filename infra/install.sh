@@ -46,7 +46,7 @@ else
   log "fetching Apache Kafka $KAFKA_VERSION jars from Maven Central into $KAFKA_LIBS"
   tmp="$KAFKA_HOME/libs.tmp.$$"
   rm -rf "$tmp"; mkdir -p "$tmp"
-  mvn -q -B -f infra/kafka/pom.xml dependency:copy-dependencies \
+  mvn -q -B -Dstyle.color=never -f infra/kafka/pom.xml dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$tmp" \
     || { rm -rf "$tmp"; die "mvn could not fetch the Kafka jars (see output above)"; }
   ls "$tmp"/kafka_2.13-"$KAFKA_VERSION".jar >/dev/null || die "kafka_2.13-$KAFKA_VERSION.jar missing after mvn"
