@@ -38,18 +38,23 @@ stop() {
   rm -f "$f"
 }
 
+# With arguments, stop only those (e.g. `bash infra/down.sh kafka tollway_edge`);
+# names: tollway_<service>, fake_provider, kafka, valkey, postgres.
+ARGS=" $* "
+only() { [[ -z "${ARGS// /}" ]] || [[ "$ARGS" == *" $1 "* ]]; }
+
 for ((i = ${#SERVICES[@]} - 1; i >= 0; i--)); do
   read -r pkg _port <<<"${SERVICES[$i]}"
-  stop "$pkg"
+  only "$pkg" && stop "$pkg"
 done
-stop fake_provider
-stop kafka "${TOLLWAY_KAFKA_STOP_TIMEOUT:-60}"
-stop valkey
-if [[ -f "$RUN/postgres.started" ]]; then
+only fake_provider && stop fake_provider
+only kafka && stop kafka "${TOLLWAY_KAFKA_STOP_TIMEOUT:-60}"
+only valkey && stop valkey
+if only postgres && [[ -f "$RUN/postgres.started" ]]; then
   if pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" status >/dev/null 2>&1; then
     log "stopping Postgres cluster $PG_VERSION/$PG_CLUSTER"
     pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" stop -m fast || warn "pg_ctlcluster stop failed"
   fi
   rm -f "$RUN/postgres.started"
 fi
-log "stack stopped (logs kept in $LOGS/)"
+if (($#)); then log "stopped: $* (logs in $LOGS/)"; else log "stack stopped (logs kept in $LOGS/)"; fi

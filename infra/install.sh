@@ -23,8 +23,15 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
-  # Debian's postinst may have started a server through its init script; up.sh
-  # adopts a running Postgres cluster, and stops a foreign Redis before starting its own.
+  # A package's postinst may have started its server through the init script
+  # (no systemd here). Stop those we just installed, so that up.sh starts them
+  # itself: its own Valkey under .tollway/, and a cluster that down.sh stops.
+  if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+    /etc/init.d/redis-server stop >/dev/null 2>&1 || true
+  fi
+  if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+    pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" stop >/dev/null 2>&1 || true
+  fi
 fi
 
 # --- uv ---------------------------------------------------------------------

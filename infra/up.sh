@@ -9,6 +9,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TOLLWAY_ROOT"
 t0=$SECONDS
 mkdir -p "$LOGS" "$RUN" "$STATE/valkey" "$STATE/kafka"
+# A gateway holds two sockets per stream: raise the open-file soft limit to the hard one.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 [[ -x "$(venv_python)" ]] || die "no .venv at $TOLLWAY_ROOT: run 'bash infra/install.sh' first"
 [[ -f "$KAFKA_LIBS/.complete" ]] || die "no Kafka jars in $KAFKA_LIBS: run 'bash infra/install.sh' first"
@@ -165,10 +167,17 @@ logger.kafka.name = kafka
 logger.kafka.level = INFO
 logger.request.name = kafka.request.logger
 logger.request.level = WARN
-logger.controller.name = org.apache.kafka.controller
-logger.controller.level = INFO
 logger.state.name = state.change.logger
 logger.state.level = WARN
+# Tests create and delete many topics: per-partition chatter at WARN keeps the log readable.
+logger.controllerpkg.name = org.apache.kafka.controller
+logger.controllerpkg.level = WARN
+logger.storage.name = org.apache.kafka.storage
+logger.storage.level = WARN
+logger.cluster.name = kafka.cluster
+logger.cluster.level = WARN
+logger.logmgr.name = kafka.log
+logger.logmgr.level = WARN
 EOF
 if pid_alive kafka; then
   log "kafka: already running (pid $(cat "$RUN/kafka.pid"))"
@@ -184,6 +193,7 @@ else
   fi
   log "kafka: starting $KAFKA_VERSION on :$KAFKA_PORT"
   start_bg kafka "$LOGS/kafka.log" java -Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    -XX:+ExitOnOutOfMemoryError \
     -Djava.awt.headless=true -Dlog4j2.configurationFile="$STATE/kafka/log4j2.properties" \
     -Dkafka.logs.dir="$LOGS" -cp "$kafka_cp" kafka.Kafka "$kafka_props"
   wait_until 90 "Kafka" "$LOGS/kafka.log" kafka -- port_open "$KAFKA_PORT"
@@ -194,6 +204,7 @@ log "kafka: creating topics"
 
 # --- fake provider and Tollway services --------------------------------------------------
 set -a; . "$STACK_ENV"; set +a
+export PYTHONUNBUFFERED=1
 
 has_pkg() { uv run --no-sync python -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)' "$1" 2>/dev/null; }
 
@@ -213,7 +224,8 @@ start_service() {
 }
 
 start_service fake_provider "$FAKE_PROVIDER_PORT" \
-  uv run --no-sync python -m tollway_testing.fake_provider --host 127.0.0.1 --port "$FAKE_PROVIDER_PORT"
+  uv run --no-sync python -m tollway_testing.fake_provider --host 127.0.0.1 --port "$FAKE_PROVIDER_PORT" \
+  ${TOLLWAY_FAKE_PROVIDER_ARGS:-}   # e.g. "--no-access-log --ttft-ms 200" (word-split on purpose)
 
 started_services=()
 for entry in "${SERVICES[@]}"; do
@@ -225,7 +237,8 @@ for entry in "${SERVICES[@]}"; do
 done
 
 # --- demo principals ---------------------------------------------------------------------
-if has_pkg tollway_quota && [[ -x "$TOLLWAY_ROOT/.venv/bin/tollway-admin" ]]; then
+if has_pkg tollway_quota && [[ -x "$TOLLWAY_ROOT/.venv/bin/tollway-admin" ]] \
+   && uv run --no-sync tollway-admin bootstrap-demo --help >/dev/null 2>&1; then
   log "bootstrapping the demo tenant and key (tollway-admin bootstrap-demo)"
   uv run --no-sync tollway-admin bootstrap-demo --env-file "$DEV_ENV" >>"$LOGS/bootstrap-demo.log" 2>&1 \
     || { tail_log "$LOGS/bootstrap-demo.log"; die "tollway-admin bootstrap-demo failed; see $LOGS/bootstrap-demo.log"; }

@@ -298,11 +298,10 @@ class _Handlers:
     def _forced_status(
         self, request: web.Request, request_id: str, body: Any, started: float
     ) -> web.Response | None:
-        raw = request.headers.get("x-fake-status")
-        if raw is None:
+        if "x-fake-status" not in request.headers:
             return None
-        status = int(raw)
-        if status < 400:
+        status = int(_header_number(request, "x-fake-status", 200))
+        if not 400 <= status <= 599:
             return None
         self._finish(request, request_id, body, status, started)
         headers = {"retry-after": "1"} if status == 429 else None
