@@ -17,6 +17,8 @@ command -v pg_ctlcluster >/dev/null && [[ -x "/usr/lib/postgresql/$PG_VERSION/bi
 command -v valkey-server >/dev/null || command -v redis-server >/dev/null || missing+=(redis-server)
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || missing+=(maven)
+command -v curl >/dev/null || missing+=(curl)
+command -v python3 >/dev/null || missing+=(python3 python3-pip)
 if ((${#missing[@]})); then
   [[ $EUID -eq 0 ]] || die "missing packages (${missing[*]}) and not root: install them with apt-get"
   log "installing Debian packages: ${missing[*]}"

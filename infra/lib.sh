@@ -53,4 +53,7 @@ tail_log() {
   echo "-----" >&2
 }
 
+# uv installed by `pip install --user` lands in ~/.local/bin.
+command -v uv >/dev/null 2>&1 || export PATH="$HOME/.local/bin:$PATH"
+
 venv_python() { echo "$TOLLWAY_ROOT/.venv/bin/python"; }

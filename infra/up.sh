@@ -43,7 +43,7 @@ start_bg() {
 }
 
 # --- secrets and connection settings -------------------------------------------------
-gen_secret() { python3 -c 'import secrets; print(secrets.token_urlsafe(32))'; }
+gen_secret() { "$(venv_python)" -c 'import secrets; print(secrets.token_urlsafe(32))'; }
 admin_token="" pepper=""
 if [[ -f "$STACK_ENV" ]]; then
   admin_token="$(sed -n 's/^TOLLWAY_ADMIN_TOKEN=//p' "$STACK_ENV")"
