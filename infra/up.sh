@@ -182,7 +182,9 @@ EOF
 if pid_alive kafka; then
   log "kafka: already running (pid $(cat "$RUN/kafka.pid"))"
 elif port_open "$KAFKA_PORT"; then
-  die "port $KAFKA_PORT is taken by a process up.sh did not start (no $RUN/kafka.pid)"
+  # e.g. the stack of another checkout on this machine: use it (create_topics.py
+  # below fails clearly if it is not a Kafka broker); down.sh will not stop it.
+  warn "port $KAFKA_PORT is served by a Kafka not started from this checkout; using it"
 else
   if [[ ! -f "$kafka_data/meta.properties" ]]; then
     cluster_id="$(java -cp "$kafka_cp" kafka.tools.StorageTool random-uuid 2>>"$LOGS/kafka-format.log" | tail -n1)"
@@ -215,7 +217,10 @@ start_service() {
   if pid_alive "$name"; then
     log "$name: already running (pid $(cat "$RUN/$name.pid"))"
   elif port_open "$port"; then
-    die "port $port is taken by a process up.sh did not start (no live $RUN/$name.pid)"
+    http_ok "http://127.0.0.1:$port/readyz" \
+      || die "port $port is taken by a process up.sh did not start (no live $RUN/$name.pid) and /readyz does not answer"
+    warn "$name: port $port is served by a process not started from this checkout; using it"
+    return 0
   else
     log "$name: starting on :$port"
     start_bg "$name" "$logfile" "$@"
