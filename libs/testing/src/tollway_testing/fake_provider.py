@@ -433,30 +433,47 @@ class _Handlers:
                 text = " ".join(words[i : i + size])
                 groups.append(text if i == 0 else " " + text)
                 i += size
-        for idx, text in enumerate(groups):
-            if disconnect_after is not None and idx >= int(disconnect_after):
-                await resp.write(b"".join(pieces))
-                self._finish(request, request_id, body, 200, started, prompt_tokens, idx, True, "disconnect")
-                if request.transport is not None:
-                    request.transport.close()
+        # The record is written before the last bytes go out, so a test that has
+        # read the whole stream always finds it.
+        sent_chunks = 0
+        recorded = False
+        try:
+            for idx, text in enumerate(groups):
+                if disconnect_after is not None and idx >= int(disconnect_after):
+                    self._finish(request, request_id, body, 200, started, prompt_tokens, idx, True, "disconnect")
+                    await resp.write(b"".join(pieces))
+                    # Drop the connection without the terminating chunk: the client sees a cut stream.
+                    if request.transport is not None:
+                        request.transport.abort()
+                    raise asyncio.CancelledError
+                pieces.append(chunk(b'{"content":' + orjson.dumps(text) + b"}"))
+                if interval > 0:
+                    await resp.write(b"".join(pieces))
+                    sent_chunks = idx + 1
+                    pieces.clear()
+                    await asyncio.sleep(interval)
+            pieces.append(chunk(b"{}", b'"' + finish_reason.encode() + b'"'))
+            if include_usage:
+                pieces.append(
+                    b'data: {"id":' + orjson.dumps(completion_id)
+                    + b',"object":"chat.completion.chunk","created":' + str(created).encode()
+                    + b',"model":' + orjson.dumps(model)
+                    + b',"system_fingerprint":"fp_tollway_fake","choices":[],"usage":' + orjson.dumps(usage)
+                    + b"}\n\n"
+                )
+            pieces.append(b"data: [DONE]\n\n")
+            self._finish(request, request_id, body, 200, started, prompt_tokens, n, True, finish_reason)
+            recorded = True
+            await resp.write(b"".join(pieces))
+            await resp.write_eof()
+        except ConnectionResetError:
+            if recorded:
                 return resp
-            pieces.append(chunk(b'{"content":' + orjson.dumps(text) + b"}"))
-            if interval > 0:
-                await resp.write(b"".join(pieces))
-                pieces.clear()
-                await asyncio.sleep(interval)
-        pieces.append(chunk(b"{}", b'"' + finish_reason.encode() + b'"'))
-        if include_usage:
-            pieces.append(
-                b'data: {"id":' + orjson.dumps(completion_id)
-                + b',"object":"chat.completion.chunk","created":' + str(created).encode()
-                + b',"model":' + orjson.dumps(model)
-                + b',"system_fingerprint":"fp_tollway_fake","choices":[],"usage":' + orjson.dumps(usage) + b"}\n\n"
+            # The client went away mid-stream (a cancelled call, a load generator
+            # stopping): an outcome to record, not an error to log with a traceback.
+            self._finish(
+                request, request_id, body, 499, started, prompt_tokens, sent_chunks, True, "client_disconnected"
             )
-        pieces.append(b"data: [DONE]\n\n")
-        await resp.write(b"".join(pieces))
-        await resp.write_eof()
-        self._finish(request, request_id, body, 200, started, prompt_tokens, n, True, finish_reason)
         return resp
 
     async def embeddings(self, request: web.Request) -> web.Response:
