@@ -82,7 +82,16 @@ else
   touch "$RUN/postgres.started"   # down.sh stops the cluster only if we started it
 fi
 wait_until 30 "Postgres" "$pg_log" "" -- runuser -u postgres -- pg_isready -q -h 127.0.0.1 -p "$PG_PORT"
-(cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres) >>"$LOGS/postgres-setup.log" 2>&1 <<'SQL' \
+pg_sql() { (cd / && runuser -u postgres -- psql -X -q -At -v ON_ERROR_STOP=1 -p "$PG_PORT" -d postgres "$@"); }
+# Five services with pools plus several engineers' test runs exceed the default
+# 100 connections; raising it needs a restart, done once.
+if (($(pg_sql -c 'show max_connections') < 300)); then
+  log "postgres: max_connections = 300 (restart)"
+  pg_sql -c 'alter system set max_connections = 300' >>"$LOGS/postgres-setup.log" 2>&1
+  pg_ctlcluster "$PG_VERSION" "$PG_CLUSTER" restart -m fast || { tail_log "$pg_log"; die "Postgres restart failed; see $pg_log"; }
+  wait_until 30 "Postgres" "$pg_log" "" -- runuser -u postgres -- pg_isready -q -h 127.0.0.1 -p "$PG_PORT"
+fi
+pg_sql >>"$LOGS/postgres-setup.log" 2>&1 <<'SQL' \
   || { tail_log "$LOGS/postgres-setup.log"; die "creating the tollway role/database failed"; }
 DO $$
 BEGIN
