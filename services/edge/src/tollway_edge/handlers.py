@@ -62,7 +62,7 @@ class EdgeState:
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)
-CALL_KEY = "tollway_call"
+CALL_KEY: web.RequestKey[Any] = web.RequestKey("tollway_call", object)
 
 
 class Call:
