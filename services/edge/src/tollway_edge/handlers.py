@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +20,11 @@ import structlog
 from aiohttp import web
 from tollway_contracts.catalogue import Catalogue
 from tollway_contracts.errors import error_json
-from tollway_contracts.events import format_ts, utcnow
 
 from tollway_edge import hooks
 from tollway_edge.emitter import UsageEmitter
 from tollway_edge.errors import EdgeError
+from tollway_edge.ids import now_ts, uuid4_str
 from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
 from tollway_edge.principals import (
     Principal,
@@ -78,9 +77,9 @@ class Call:
     )
 
     def __init__(self) -> None:
-        self.request_id = str(uuid.uuid4())
+        self.request_id = uuid4_str()
         self.t0 = time.perf_counter()
-        self.ts_start = format_ts(utcnow())
+        self.ts_start = now_ts()
         self.upstream_wait = 0.0
         self.principal: Principal | None = None
         self.model: str | None = None
@@ -120,7 +119,7 @@ def _emit(state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = N
         type_,
         request_id=call.request_id,
         ts_start=call.ts_start,
-        ts_end=format_ts(utcnow()) if terminal else None,
+        ts_end=now_ts() if terminal else None,
         tenant_id=p.tenant_id,
         team_id=p.team_id,
         user_id=p.user_id,

@@ -8,13 +8,14 @@ accepted by the strict producer model ``UsageEvent``.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.pricing import cost_micro_usd
+
+from tollway_edge.ids import uuid4_str
 
 
 @dataclass(slots=True)
@@ -99,7 +100,7 @@ def build_event(
     event: dict[str, Any] = {
         "schema_version": 1,
         "type": type_,
-        "event_id": str(uuid.uuid4()),
+        "event_id": uuid4_str(),
         "request_id": request_id,
         "tenant_id": tenant_id,
         "team_id": team_id,

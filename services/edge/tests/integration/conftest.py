@@ -19,6 +19,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from aiokafka import AIOKafkaConsumer
 from tollway_contracts.errors import error_json
+from tollway_testing.fake_provider import FakeProviderConfig
 
 from tollway_edge.app import create_app
 from tollway_edge.handlers import STATE
@@ -100,7 +101,7 @@ class Edge:
         return found
 
 
-def edge_catalogue(fake_base_url: str, error_url: str) -> dict[str, Any]:
+def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> dict[str, Any]:
     """Models of the tests: routes to the fake provider, to a closed port, to failing providers."""
     prices = {"input": 150000, "cached_input": 75000, "output": 600000}
     return {
@@ -110,6 +111,7 @@ def edge_catalogue(fake_base_url: str, error_url: str) -> dict[str, Any]:
             "dead": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 5, "connect_timeout_seconds": 2},
             "err500": {"base_url": f"{error_url}/500/openai/v1", "timeout_seconds": 5},
             "err503": {"base_url": f"{error_url}/503/html/v1", "timeout_seconds": 5},
+            "slow": {"base_url": slow_base_url, "timeout_seconds": 10},
         },
         "models": {
             "gpt-4o-mini": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]},
@@ -122,6 +124,7 @@ def edge_catalogue(fake_base_url: str, error_url: str) -> dict[str, Any]:
                 "prices": prices,
                 "routes": [{"provider": "err503", "upstream_model": "x"}, {"provider": "fake", "upstream_model": "fake-model"}],
             },
+            "slow-model": {"prices": prices, "routes": [{"provider": "slow", "upstream_model": "fake-model"}]},
             "unreachable": {"prices": prices, "routes": [{"provider": "dead", "upstream_model": "x"}]},
             "broken": {"prices": prices, "routes": [{"provider": "err500", "upstream_model": "x"}]},
         },
@@ -135,13 +138,17 @@ async def edge(
     fresh_topic: Any,
     kafka_bootstrap_servers: str,
     fake_provider: Any,
+    fake_provider_factory: Any,
     edge_error_provider: str,
     tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> AsyncIterator[Edge]:
     """An in-process edge on a free port, with a fresh database, Valkey db and topic."""
     await create_principals_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
-    catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider)
+    slow = fake_provider_factory(FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False))
+    catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider, slow.base_url)
+    overrides = getattr(request, "param", {}) or {}
     path = tmp_path / "catalogue.yaml"
     path.write_text(yaml.safe_dump(catalogue))
     settings = EdgeSettings(
@@ -153,6 +160,7 @@ async def edge(
         usage_topic=topic,
         max_body_bytes=64 * 1024,
         log_format="console",
+        **overrides,
     )
     app = create_app(settings)
     server = TestServer(app, host="127.0.0.1")

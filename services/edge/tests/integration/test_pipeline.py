@@ -211,3 +211,34 @@ async def test_health_ready_and_metrics(edge: Edge, edge_http: aiohttp.ClientSes
     assert 'tollway_requests_total{model="gpt-4o-mini",status="200"}' in text
     assert "tollway_request_duration_seconds_bucket" in text
     assert "tollway_usage_events_dropped_total" in text
+
+
+async def test_client_disconnect_mid_stream_emits_terminal_event(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+    key = await edge.new_key("a")
+    body = {**OK, "model": "slow-model", "stream": True}
+    headers = {"Authorization": f"Bearer {key}"}
+    resp = await edge_http.post(edge.base_url + "/chat/completions", data=orjson.dumps(body), headers=headers)
+    request_id = resp.headers["x-request-id"]
+    first = await resp.content.readline()
+    assert first.startswith(b"data: ")
+    resp.close()  # the client goes away after the first event
+    events = await edge.events({request_id}, 2)
+    by = _by_type(events)
+    assert set(by) == {"started", "failed"}
+    assert by["failed"]["error_type"] == "client_disconnected"
+    assert by["failed"]["status_code"] == 499
+
+
+@pytest.mark.parametrize("edge", [{"max_in_flight": 1}], indirect=True)
+async def test_load_shedding_answers_fast_503(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+    key = await edge.new_key("a")
+    headers = {"Authorization": f"Bearer {key}"}
+    body = {**OK, "model": "slow-model", "stream": True}
+    busy = await edge_http.post(edge.base_url + "/chat/completions", data=orjson.dumps(body), headers=headers)
+    try:
+        async with edge_http.post(edge.base_url + "/chat/completions", data=orjson.dumps(OK), headers=headers) as resp:
+            assert resp.status == 503
+            assert resp.headers["Retry-After"] == "1"
+            assert (await resp.json())["error"]["code"] == "overloaded"
+    finally:
+        busy.close()

@@ -81,3 +81,16 @@ def test_built_events_satisfy_the_strict_contract() -> None:
         orjson.loads(build_event("failed", ts_end=format_ts(utcnow()), status_code=400, error_type="invalid_json", **common))
     )
     assert failed.attempts == 0
+
+
+def test_fast_ids_match_the_contract_formats() -> None:
+    from datetime import UTC, datetime
+
+    from tollway_edge.ids import now_ts, uuid4_str
+
+    text = uuid4_str()
+    assert str(uuid.UUID(text)) == text
+    assert uuid.UUID(uuid4_str()).version == 4
+    ts = now_ts()
+    parsed = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    assert format_ts(parsed) == ts
