@@ -149,19 +149,23 @@ async def test_unauthenticated_calls_get_401_and_no_event(edge: Edge, edge_http:
     good = await edge.new_key("good")
     revoked = await edge.new_key("revoked")
     await revoke_key(edge.dsn, edge.key_ids["revoked"])
-    await asyncio.sleep(1.5)  # let the poller apply the revocation without an invalidation
-    ids = set()
+    # No invalidation is published: the version poll alone must apply the revocation.
+    deadline = time.monotonic() + 5
+    while (await _post(edge_http, edge, OK, revoked))[0] != 401:
+        assert time.monotonic() < deadline, "the version poll did not apply the revocation"
+        await asyncio.sleep(0.05)
+    refused = set()
     for key in (None, "not-a-key", "tw_aaaaaaaaaaaa_" + "A" * 32, good[:-1] + "Z", revoked):
         status, payload, request_id = await _post(edge_http, edge, OK, key)
         assert status == 401, key
         assert payload["error"]["type"] == "authentication_error"
-        ids.add(request_id)
+        refused.add(request_id)
     async with edge_http.post(
         edge.base_url + "/chat/completions", data=orjson.dumps(OK), headers={"x-api-key": good}
     ) as resp:
         assert resp.status == 200
-        ids.add(sentinel := resp.headers["x-request-id"])
-    events = await edge.events(ids, 2)
+        sentinel = resp.headers["x-request-id"]
+    events = await edge.events(refused | {sentinel}, 2)
     assert {e["request_id"] for e in events} == {sentinel}
 
 
