@@ -251,6 +251,8 @@ async def authenticate(state: EdgeState, headers: Any) -> Principal:
             an unknown id cannot be looked up (Postgres down).
     """
     key_id, secret = split_presented(headers)
+    if not state.snapshot.loaded:
+        raise EdgeError(503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable")
     principal = state.snapshot.by_key_id.get(key_id)
     if principal is None:
         if state.snapshot.is_known_unknown(key_id) or state.sync is None:

@@ -62,6 +62,39 @@ class PrincipalsSync:
         self._lookups: dict[str, asyncio.Future] = {}
 
     async def start(self) -> None:
+        """Load the snapshot and start the loops; when Postgres or Valkey is not
+        reachable yet, keep retrying in the background (``/readyz`` stays 503
+        and calls get 503 until the snapshot is loaded)."""
+        try:
+            await self._start_once()
+        except Exception:  # noqa: BLE001 - retried below
+            log.warning("principals_start_failed", exc_info=True)
+            await self._close_connections()
+            self._tasks = [asyncio.create_task(self._start_retry(), name="principals-start")]
+
+    async def _start_retry(self) -> None:
+        delay = 0.5
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
+            try:
+                await self._start_once()
+                return
+            except Exception:  # noqa: BLE001
+                log.warning("principals_start_failed", exc_info=True)
+                await self._close_connections()
+
+    async def _close_connections(self) -> None:
+        if self._redis is not None:
+            with contextlib.suppress(Exception):
+                await self._redis.aclose()
+            self._redis = None
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await self._pool.close()
+            self._pool = None
+
+    async def _start_once(self) -> None:
         """Connect, load the whole snapshot, and start the listener and poller.
 
         Raises:
@@ -73,7 +106,7 @@ class PrincipalsSync:
         self._redis = aioredis.from_url(self._valkey_url)
         await self.refresh()
         self.snapshot.loaded = True
-        self._tasks = [
+        self._tasks += [
             asyncio.create_task(self._listen(), name="principals-listen"),
             asyncio.create_task(self._poll(), name="principals-poll"),
         ]
@@ -86,10 +119,7 @@ class PrincipalsSync:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self._redis is not None:
-            await self._redis.aclose()
-        if self._pool is not None:
-            await self._pool.close()
+        await self._close_connections()
 
     async def refresh(self) -> int:
         """Apply every row changed since the snapshot's version.

@@ -144,11 +144,12 @@ async def edge(
     request: pytest.FixtureRequest,
 ) -> AsyncIterator[Edge]:
     """An in-process edge on a free port, with a fresh database, Valkey db and topic."""
-    await create_principals_schema(fresh_database)
+    overrides = dict(getattr(request, "param", {}) or {})
+    if not overrides.pop("_no_schema", False):
+        await create_principals_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
     slow = fake_provider_factory(FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False))
     catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider, slow.base_url)
-    overrides = getattr(request, "param", {}) or {}
     path = tmp_path / "catalogue.yaml"
     path.write_text(yaml.safe_dump(catalogue))
     settings = EdgeSettings(

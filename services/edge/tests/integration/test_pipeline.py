@@ -246,3 +246,24 @@ async def test_load_shedding_answers_fast_503(edge: Edge, edge_http: aiohttp.Cli
             assert (await resp.json())["error"]["code"] == "overloaded"
     finally:
         busy.close()
+
+
+@pytest.mark.parametrize("edge", [{"_no_schema": True}], indirect=True)
+async def test_edge_waits_for_principals_then_serves(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+    async with edge_http.get(edge.url + "/readyz") as resp:
+        assert resp.status == 503
+    status, payload, _ = await _post(edge_http, edge, OK, "tw_aaaaaaaaaaaa_" + "A" * 32)
+    assert status == 503 and payload["error"]["code"] == "auth_unavailable"
+    from .principals_schema import create_principals_schema
+
+    await create_principals_schema(edge.dsn)
+    key = await edge.new_key("a")
+    deadline = time.monotonic() + 20
+    while True:
+        async with edge_http.get(edge.url + "/readyz") as resp:
+            if resp.status == 200:
+                break
+        assert time.monotonic() < deadline, "edge never became ready"
+        await asyncio.sleep(0.1)
+    status, _, _ = await _post(edge_http, edge, OK, key)
+    assert status == 200
