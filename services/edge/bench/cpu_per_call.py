@@ -59,6 +59,7 @@ async def main() -> None:
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--connections", type=int, default=50)
     ap.add_argument("--stream", action="store_true")
+    ap.add_argument("--log-level", default="WARNING", help="INFO adds the canonical line per call")
     ap.add_argument("--profile", help="write py-spy collapsed stacks of the edge to this file")
     args = ap.parse_args()
 
@@ -94,7 +95,7 @@ async def main() -> None:
             "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
             "TOLLWAY_EDGE_PORT": "18080",
             "TOLLWAY_EDGE_USAGE_TOPIC": topic,
-            "TOLLWAY_LOG_LEVEL": "WARNING",
+            "TOLLWAY_LOG_LEVEL": args.log_level,
             "TOLLWAY_LOG_FORMAT": "json",
         }
         edge = subprocess.Popen([py, "-m", "tollway_edge"], env=env)
