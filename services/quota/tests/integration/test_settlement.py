@@ -176,6 +176,24 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
             await asyncio.sleep(0.1)
         assert sorted(a.alert_id for a in received) == sorted(a.alert_id for a in alerts)
         assert calls["n"] == 3  # one 503 retried
+
+        # Every event delivered again (a second group re-reads the whole topic):
+        # no counter moves, no alert repeats.
+        await server.close()
+        replay = settings.model_copy(update={"consumer_group": quota_topics.group + "-replay"})
+        server = TestServer(create_app(replay), host="127.0.0.1", port=0)
+        await server.start_server()
+        replay_topics = type(quota_topics)(quota_topics.usage, quota_topics.dlq, quota_topics.alerts,
+                                           replay.consumer_group, quota_topics.bootstrap)
+        deadline = asyncio.get_running_loop().time() + 30
+        while not await _end_offsets_committed(replay_topics):
+            assert asyncio.get_running_loop().time() < deadline, "the replay did not commit everything"
+            await asyncio.sleep(0.3)
+        usage = await AdmissionBudgetReader(valkey).read(tenant_id, limits[0], utcnow())
+        assert usage is not None and usage.spent_micro_usd == 850
+        assert int(await valkey.hget(budget_key, "reserved")) == 0
+        assert len(await _read_all(quota_topics.alerts, quota_topics.bootstrap, 3, timeout=3)) == 2
+        assert len(received) == 2
     finally:
         await producer.stop()
         await server.close()
