@@ -31,7 +31,8 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
-from aiokafka.errors import CommitFailedError, KafkaError
+from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
+from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
 from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settlement
@@ -156,7 +157,8 @@ class UsageConsumer:
                 try:
                     for tp, records in batches.items():
                         for record in records:
-                            await self._process(record)
+                            with bound_contextvars(partition=record.partition, offset=record.offset):
+                                await self._process(record)
                             done[tp] = record.offset + 1
                 finally:
                     # Commit after the effect: every offset committed here belongs to a
@@ -177,13 +179,15 @@ class UsageConsumer:
             return
         try:
             await self._consumer.commit(offsets)
-        except CommitFailedError as exc:
-            # The partitions were reassigned: their new owner re-reads from the last
-            # commit and settles again, which changes nothing.
-            log.warning("commit_failed_after_rebalance", error=str(exc)[:200])
+        except (CommitFailedError, IllegalStateError, KafkaError) as exc:
+            # Reassigned partitions or a broker hiccup: whoever reads them next re-reads
+            # from the last successful commit and settles again, which changes nothing;
+            # the next successful commit here covers these offsets too.
+            log.warning("commit_failed", error=type(exc).__name__, detail=str(exc)[:200])
 
     async def _process(self, record: ConsumerRecord) -> None:
-        log_ctx = {"partition": record.partition, "offset": record.offset}
+        """One message, one canonical log line (``usage_settled`` or
+        ``usage_dead_lettered``; nothing for events that need no settlement)."""
         try:
             command = plan_settlement(record.value)
         except Poison as exc:
@@ -191,6 +195,10 @@ class UsageConsumer:
             return
         if command is None:
             return
+        with bound_contextvars(request_id=command.request_id, tenant_id=command.tenant_id):
+            await self._settle(record, command)
+
+    async def _settle(self, record: ConsumerRecord, command: SettleCommand) -> None:
         delay = self._retry_initial
         while True:
             try:
@@ -206,14 +214,12 @@ class UsageConsumer:
                 await self._dead_letter(record, f"cannot settle: {exc}"[:500])
                 return
             except Exception as exc:  # noqa: BLE001 - transient: retry this message
-                log.warning("settle_retry", **log_ctx, request_id=command.request_id,
-                            error=type(exc).__name__, retry_in_s=delay)
+                log.warning("settle_retry", error=type(exc).__name__, retry_in_s=delay)
                 if await self._sleep_or_stop(delay):
                     raise _Stopping from None
                 delay = min(delay * 2, self._retry_max)
         self.settled += status == "settled"
-        log.info("usage_settled", **log_ctx, request_id=command.request_id, tenant_id=command.tenant_id,
-                 status=status, tokens=command.tokens, cost_micro_usd=command.cost_micro_usd)
+        log.info("usage_settled", status=status, tokens=command.tokens, cost_micro_usd=command.cost_micro_usd)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str) -> None:
         self._dlq_limit.record()
@@ -236,7 +242,7 @@ class UsageConsumer:
                     raise _Stopping from None
                 delay = min(delay * 2, self._retry_max)
         self.dead_lettered += 1
-        log.warning("usage_dead_lettered", partition=record.partition, offset=record.offset, reason=reason[:200])
+        log.warning("usage_dead_lettered", reason=reason[:200])
 
     async def _sleep_or_stop(self, seconds: float) -> bool:
         """Sleep ``seconds`` unless a stop comes first; True when stopping."""
