@@ -178,6 +178,8 @@ class LedgerConsumer:
         for (event_type, outcome), n in outcomes.items():
             self.metrics.events.labels(type=event_type, outcome=outcome).inc(n)
         self.metrics.batch_seconds.observe(seconds)
+        if result.orphans_finalised:
+            self.metrics.orphans_finalised.inc(result.orphans_finalised)
         # One canonical line per batch (per-message lines would cost more than
         # the write); dead letters are logged one by one above.
         log.info(
@@ -185,6 +187,7 @@ class LedgerConsumer:
             messages=effects.size,
             dead_letters=len(effects.dead_letters),
             terminal_applied=result.terminal_applied,
+            orphans_finalised=result.orphans_finalised,
             outcomes={f"{t}:{o}": n for (t, o), n in sorted(outcomes.items())},
             partitions=sorted(f"{t}[{p}]@{o}" for (t, p), o in effects.commit_offsets.items()),
             duration_ms=round(seconds * 1000, 2),

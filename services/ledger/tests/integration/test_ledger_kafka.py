@@ -62,7 +62,7 @@ async def rollups_match_records(dsn: str) -> None:
                    coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
                    coalesce(sum(cached_tokens), 0) AS ca, coalesce(sum(reasoning_tokens), 0) AS r,
                    coalesce(sum(cost_micro_usd), 0) AS cost, count(latency_ms) AS with_latency
-            FROM ledger.usage_records WHERE status <> 'in_flight'
+            FROM ledger.usage_records WHERE status IN ('completed', 'failed')
             GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5""",
         )
         actual = await fetch(
