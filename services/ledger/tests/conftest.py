@@ -165,3 +165,42 @@ async def snapshot(dsn: str) -> dict[str, list]:
         return out
     finally:
         await conn.close()
+
+
+def ledger_env(dsn: str, topics: tuple[str, str], group: str, **extra: str) -> dict[str, str]:
+    """Environment for ``python -m tollway_ledger`` on the given database, topics and group."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOLLWAY_")}
+    env.update(
+        TOLLWAY_POSTGRES_DSN=dsn,
+        TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=KAFKA,
+        TOLLWAY_LEDGER_TOPIC=topics[0],
+        TOLLWAY_LEDGER_DLQ_TOPIC=topics[1],
+        TOLLWAY_LEDGER_CONSUMER_GROUP=group,
+        TOLLWAY_LEDGER_HEALTH_PORT=str(_free_port()),
+        TOLLWAY_LEDGER_BATCH_TIMEOUT_MS="100",
+        TOLLWAY_LOG_FORMAT="json",
+        **extra,
+    )
+    return env
+
+
+async def group_caught_up(topic: str, group: str, partitions: int = 3) -> bool:
+    """True when ``group`` has committed the end offset of each of the
+    ``partitions`` partitions of ``topic`` (3: see :func:`ledger_topics`)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    probe = AIOKafkaConsumer(bootstrap_servers=KAFKA)
+    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
+    await probe.start()
+    await admin.start()
+    try:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        ends = await probe.end_offsets(tps)
+        committed = await admin.list_consumer_group_offsets(group, partitions=tps)
+        return all(committed.get(tp) is not None and committed[tp].offset >= ends[tp] for tp in tps)
+    finally:
+        await probe.stop()
+        await admin.close()

@@ -16,7 +16,7 @@ from tollway_ledger.handler import Message, handle
 from tollway_ledger.store import LedgerStore
 from tollway_runtime.migrations import apply_migrations
 
-from ..conftest import ledger_settings, make_call, run_ledger, wait_until
+from ..conftest import ledger_settings, make_call, wait_until
 
 pytestmark = pytest.mark.integration
 
