@@ -23,7 +23,15 @@ from .store import ApplyResult, LedgerStore
 log = structlog.get_logger("tollway_ledger.consumer")
 
 # Errors after which the batch transaction is retried (never skipped).
-RETRYABLE_DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+# InternalClientError: asyncpg's protocol state after the server vanished
+# mid-commit ("cannot switch to state …"), seen when Postgres stops under load.
+RETRYABLE_DB_ERRORS = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,
+    asyncio.TimeoutError,
+)
 
 
 class LedgerConsumer:

@@ -28,7 +28,13 @@ from .store import LedgerStore, RetentionResult
 log = structlog.get_logger("tollway_ledger.maintenance")
 
 Clock = Callable[[], datetime]
-MAINTENANCE_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+MAINTENANCE_ERRORS = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,
+    asyncio.TimeoutError,
+)
 
 # Orphans logged one line each per run, at most (the rest are counted).
 ORPHAN_LOG_LINES = 100

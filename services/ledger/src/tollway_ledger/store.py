@@ -302,21 +302,32 @@ class LedgerStore:
     async def _apply(self, effects: Effects, result: ApplyResult) -> ApplyResult:
         events = effects.events
         async with self.pool.acquire() as conn:
-            await self._ensure_months(conn, months_of(events))
-            async with conn.transaction():
-                await conn.execute(_CREATE_STAGE)
-                await conn.copy_records_to_table(
-                    "ledger_stage",
-                    records=[stage_record(i, e) for i, e in enumerate(events)],
-                    columns=list(STAGE_COLUMNS),
-                )
-                started_ids = {r[0] for r in await conn.fetch(_INSERT_STARTED)}
-                terminal_rows = await conn.fetch(_APPLY_TERMINAL)
-                terminal_ids = {r[0] for r in terminal_rows}
-                if terminal_ids:
-                    for sql in _ROLLUPS:
-                        await conn.execute(sql)
-                rows = await conn.fetch(_CLASSIFY)
+            try:
+                return await self._apply_on(conn, effects, result)
+            except (asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, TimeoutError):
+                # The connection's state is unknown (server gone mid-statement):
+                # never hand it back to the pool. The server rolls the
+                # transaction back when the connection drops.
+                conn.terminate()
+                raise
+
+    async def _apply_on(self, conn: asyncpg.Connection, effects: Effects, result: ApplyResult) -> ApplyResult:
+        events = effects.events
+        await self._ensure_months(conn, months_of(events))
+        async with conn.transaction():
+            await conn.execute(_CREATE_STAGE)
+            await conn.copy_records_to_table(
+                "ledger_stage",
+                records=[stage_record(i, e) for i, e in enumerate(events)],
+                columns=list(STAGE_COLUMNS),
+            )
+            started_ids = {r[0] for r in await conn.fetch(_INSERT_STARTED)}
+            terminal_rows = await conn.fetch(_APPLY_TERMINAL)
+            terminal_ids = {r[0] for r in terminal_rows}
+            if terminal_ids:
+                for sql in _ROLLUPS:
+                    await conn.execute(sql)
+            rows = await conn.fetch(_CLASSIFY)
         applied = started_ids | terminal_ids
         for event_type, event_id, same_event in rows:
             if event_id in applied:
