@@ -300,7 +300,6 @@ class LedgerStore:
             raise
 
     async def _apply(self, effects: Effects, result: ApplyResult) -> ApplyResult:
-        events = effects.events
         async with self.pool.acquire() as conn:
             try:
                 return await self._apply_on(conn, effects, result)
