@@ -326,7 +326,12 @@ class LedgerStore:
             if terminal_ids:
                 for sql in _ROLLUPS:
                     await conn.execute(sql)
-            rows = await conn.fetch(_CLASSIFY)
+            # Classify what was NOT applied (duplicate vs ignored, metrics
+            # only); skipped in the common case where everything applied.
+            if len(started_ids) + len(terminal_ids) < len(events):
+                rows = await conn.fetch(_CLASSIFY)
+            else:
+                rows = [(e.type, e.event_id, False) for e in events]
         applied = started_ids | terminal_ids
         for event_type, event_id, same_event in rows:
             if event_id in applied:
