@@ -86,6 +86,7 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         enable_auto_commit=False,
         auto_offset_reset=settings.auto_offset_reset,
         isolation_level="read_committed",
+        max_partition_fetch_bytes=settings.max_partition_fetch_bytes,
     )
     await producer.start()
     try:

@@ -22,7 +22,11 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
         health_port: port of ``/healthz``, ``/readyz``, ``/metrics`` (8084).
         topic, dlq_topic, consumer_group: Kafka names (tests override them).
         auto_offset_reset: where a new consumer group starts.
-        batch_max_records: most records per ``getmany`` batch.
+        batch_max_records: most records per ``getmany`` batch (5000; larger
+            batches amortise the per-transaction statements, see
+            docs/ledger-bench.md).
+        max_partition_fetch_bytes: Kafka fetch size per partition, bytes
+            (4 MiB, about 5,000 events; aiokafka's 1 MiB default caps batches).
         batch_timeout_ms: longest wait for a batch, ms.
         partition_months_ahead: monthly partitions kept ahead of the current
             UTC month (at least 2).
@@ -57,7 +61,8 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
     dlq_topic: str = USAGE_DLQ.name
     consumer_group: str = LEDGER_CONSUMER_GROUP
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
-    batch_max_records: int = Field(default=1000, ge=1)
+    batch_max_records: int = Field(default=5000, ge=1)
+    max_partition_fetch_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     batch_timeout_ms: int = Field(default=500, ge=1)
     partition_months_ahead: int = Field(default=2, ge=2)
     partition_interval_seconds: float = Field(default=3600.0, gt=0)
