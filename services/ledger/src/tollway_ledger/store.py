@@ -88,7 +88,13 @@ ON CONFLICT (ts_start, request_id) DO NOTHING
 RETURNING r.started_event_id
 """
 
-_UPDATE_SET = ", ".join(f"{c} = EXCLUDED.{c}" for c in _RECORD_COLUMNS if c not in ("ts_start", "request_id"))
+# A terminal event's values replace the row's, except a null reservation
+# (terminal events normally carry none): the started event's reservation is kept.
+_UPDATE_SET = ", ".join(
+    f"{c} = coalesce(EXCLUDED.{c}, r.{c})" if c == "reservation" else f"{c} = EXCLUDED.{c}"
+    for c in _RECORD_COLUMNS
+    if c not in ("ts_start", "request_id")
+)
 
 _APPLY_TERMINAL = f"""
 WITH up AS (

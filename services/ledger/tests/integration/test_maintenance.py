@@ -139,6 +139,10 @@ async def test_orphans_marked_reported_and_finalised_late_once(ledger_fresh_dsn)
                 late.request_id,
             )
             assert (row["status"], row["cost_micro_usd"], row["orphaned_at"]) == ("completed", late.cost_micro_usd, now)
+            reservation = await conn.fetchval(
+                "SELECT reservation FROM ledger.usage_records WHERE request_id = $1", late.request_id
+            )
+            assert orjson.loads(reservation) == {"key": {"tokens": 100, "cost_micro_usd": 50}}  # kept from started
             for table in ("usage_rollup_hourly", "usage_rollup_daily", "usage_rollup_monthly"):
                 total = await conn.fetchrow(f"SELECT sum(requests), sum(cost_micro_usd) FROM ledger.{table}")
                 assert tuple(total) == (2, done[1].cost_micro_usd + late.cost_micro_usd)
