@@ -19,6 +19,7 @@ import time
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from datetime import UTC, datetime
 
 import orjson
@@ -67,9 +68,10 @@ STAGE_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One Kafka record as the handler sees it (no Kafka types).
+class Message(NamedTuple):
+    """One Kafka record as the handler sees it (no Kafka types). A NamedTuple:
+    built once per record on the hot path, where a frozen dataclass costs
+    several times more.
 
     Attributes:
         topic, partition, offset: where it came from.
@@ -86,9 +88,8 @@ class Message:
 CallKey = tuple[datetime, uuid.UUID]
 
 
-@dataclass(frozen=True, slots=True)
-class StagedEvent:
-    """A valid usage event as the ledger stores it.
+class StagedEvent(NamedTuple):
+    """A valid usage event as the ledger stores it (a NamedTuple, for speed).
 
     Attributes:
         type: ``started``, ``completed`` or ``failed``.
@@ -107,7 +108,7 @@ class StagedEvent:
     @classmethod
     def from_row(cls, row: tuple) -> StagedEvent:
         """Wrap a row built by :func:`stage_row` or ``fast_stage_row``."""
-        return cls(row[0], row[1], row[2], row[7], row)
+        return cls(row[0], row[1], row[2], row[7], row)  # type, event_id, request_id, ts_start
 
 
 def stage_row(event: UsageEvent) -> tuple:
