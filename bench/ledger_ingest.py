@@ -172,7 +172,7 @@ async def main() -> None:
         if args.profile:
             renderer = "html" if args.profile.endswith(".html") else "text"
             cmd = [sys.executable, "-m", "pyinstrument", "--renderer", renderer, "-o", args.profile, "-m", "tollway_ledger"]
-        proc = subprocess.Popen(cmd, env=env)
+        proc = subprocess.Popen(cmd, env=env)  # noqa: ASYNC220 - started once
 
         t0 = c0 = cpu0 = None
         pg0: dict[int, float] = {}

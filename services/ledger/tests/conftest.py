@@ -15,7 +15,6 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 from aiohttp import web
-
 from tollway_contracts.events import UsageEvent
 
 BASE_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
@@ -71,7 +70,7 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:  # noqa: ANN001
+async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:
     """Start the ledger app built by ``create_app`` with a health site on a free port."""
     from tollway_ledger.app import create_app
 
@@ -87,7 +86,7 @@ async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:  #
         await runner.cleanup()
 
 
-def ledger_settings(dsn: str, topics: tuple[str, str], **overrides):  # noqa: ANN201
+def ledger_settings(dsn: str, topics: tuple[str, str], **overrides):
     from tollway_ledger.settings import LedgerSettings
 
     return LedgerSettings(
@@ -139,7 +138,7 @@ def make_call(
     return started, terminal
 
 
-async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:  # noqa: ANN001
+async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:
     """Poll an async predicate until true; fail the test after ``timeout`` seconds."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:

@@ -19,11 +19,10 @@ import time
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import orjson
-
 from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
 
 from .fastparse import fast_stage_row
@@ -367,7 +366,7 @@ class DlqLimit:
         window_seconds: float = 60.0,
         max_batch_fraction: float = 0.5,
         min_batch: int = 20,
-        clock=time.monotonic,  # noqa: ANN001
+        clock=time.monotonic,
     ) -> None:
         self.max_per_window = max_per_window
         self.window_seconds = window_seconds

@@ -70,7 +70,7 @@ def expired_partitions(names: list[str], now: datetime, months: int) -> list[str
     if cutoff is None:
         return []
     dated = [(partition_month(n), n) for n in names]
-    return [n for month, n in sorted((d for d in dated if d[0] is not None)) if month < cutoff]  # type: ignore[operator]
+    return [n for month, n in sorted(d for d in dated if d[0] is not None) if month < cutoff]  # type: ignore[operator]
 
 
 def orphan_cutoff(now: datetime, orphan_after_seconds: float) -> datetime:

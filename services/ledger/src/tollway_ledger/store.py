@@ -45,12 +45,7 @@ ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
     ("usage_rollup_monthly", "month"),
 )
 
-_RECORD_COLUMNS = (
-    "request_id tenant_id team_id user_id key_id ts_start ts_end model provider "
-    "upstream_model stream status_code error_type attempts prompt_tokens "
-    "completion_tokens cached_tokens reasoning_tokens total_tokens cost_micro_usd "
-    "reservation latency_ms ttft_ms overhead_ms redaction trace_id"
-).split()
+_RECORD_COLUMNS = ["request_id", "tenant_id", "team_id", "user_id", "key_id", "ts_start", "ts_end", "model", "provider", "upstream_model", "stream", "status_code", "error_type", "attempts", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd", "reservation", "latency_ms", "ttft_ms", "overhead_ms", "redaction", "trace_id"]
 
 _CREATE_STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS ledger_stage (

@@ -17,7 +17,6 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
-
 from tollway_contracts.events import UsageEvent
 
 from ..conftest import KAFKA, group_caught_up, ledger_env, wait_until
@@ -125,7 +124,7 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    assert proc.returncode in (0, -signal.SIGTERM), open(log_path).read()[-3000:]
+    assert proc.returncode in (0, -signal.SIGTERM), open(log_path).read()[-3000:]  # noqa: ASYNC230, SIM115 - failure message only
 
     conn = await asyncpg.connect(dsn)
     try:
@@ -168,7 +167,7 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
     await rollups_match_records(dsn)
 
 
-async def _gt(value, n: int) -> bool:  # noqa: ANN001
+async def _gt(value, n: int) -> bool:
     return (await value) > n
 
 

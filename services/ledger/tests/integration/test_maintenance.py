@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import orjson
 import pytest
-
 from tollway_ledger.app import MAINTENANCE, METRICS, MIGRATIONS_DIR
 from tollway_ledger.handler import Message, handle
 from tollway_ledger.store import LedgerStore
@@ -21,7 +20,7 @@ from ..conftest import ledger_settings, make_call, wait_until
 pytestmark = pytest.mark.integration
 
 
-def _messages(events) -> list[Message]:  # noqa: ANN001
+def _messages(events) -> list[Message]:
     return [Message("u", 0, i, None, e.to_json()) for i, e in enumerate(events)]
 
 
@@ -159,7 +158,7 @@ async def test_app_reconciles_orphans_periodically(ledger_fresh_dsn, ledger_topi
     started, _ = make_call(1, datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
     settings = ledger_settings(ledger_fresh_dsn, ledger_topics, orphan_check_interval_seconds=0.2,
                                orphan_after_seconds=600)
-    clock = lambda: datetime(2026, 11, 29, 13, 0, tzinfo=UTC)  # noqa: E731
+    clock = lambda: datetime(2026, 11, 29, 13, 0, tzinfo=UTC)
     async with run_ledger_with_clock(settings, clock) as app:
         producer = AIOKafkaProducer(bootstrap_servers=KAFKA)
         await producer.start()
@@ -180,15 +179,14 @@ async def test_app_reconciles_orphans_periodically(ledger_fresh_dsn, ledger_topi
             await conn.close()
 
 
-def run_ledger_with_clock(settings, clock):  # noqa: ANN001, ANN201
+def run_ledger_with_clock(settings, clock):
     import contextlib
 
     from aiohttp import web
-
     from tollway_ledger.app import create_app
 
     @contextlib.asynccontextmanager
-    async def _run():  # noqa: ANN202
+    async def _run():
         app = create_app(settings, clock=clock)
         runner = web.AppRunner(app, handle_signals=False)
         await runner.setup()

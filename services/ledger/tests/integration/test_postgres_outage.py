@@ -20,10 +20,17 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
-
 from tollway_ledger.app import METRICS
 
-from ..conftest import KAFKA, _free_port, group_caught_up, ledger_settings, make_call, run_ledger, wait_until
+from ..conftest import (
+    KAFKA,
+    _free_port,
+    group_caught_up,
+    ledger_settings,
+    make_call,
+    run_ledger,
+    wait_until,
+)
 from .test_ledger_kafka import rollups_match_records
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
@@ -114,7 +121,7 @@ async def test_postgres_outage_lags_then_catches_up(ledger_private_postgres, led
         finally:
             await producer.stop()
 
-    def retries(app) -> float:  # noqa: ANN001
+    def retries(app) -> float:
         return app[METRICS].registry.get_sample_value("tollway_ledger_db_retries_total") or 0
 
     async with run_ledger(settings) as (app, _):

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
-
 from tollway_contracts.events import parse_usage_event
 from tollway_ledger.fastparse import fast_stage_row
 from tollway_ledger.handler import Message, handle, parse_staged, stage_row
@@ -74,7 +73,7 @@ def test_fuzzed_events_fast_path_is_a_subset_of_the_model() -> None:
 
 
 def test_handler_falls_back_to_the_model_for_unusual_valid_forms() -> None:
-    started, completed = make_call(1)
+    _, completed = make_call(1)
     data = orjson.loads(completed.to_json())
     data["status_code"] = 200.0  # lax but valid for the model
     data["request_id"] = data["request_id"].replace("-", "")

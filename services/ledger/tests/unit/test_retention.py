@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from tollway_ledger.retention import (
     add_months,
     expired_partitions,
