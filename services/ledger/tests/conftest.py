@@ -15,7 +15,6 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 from aiohttp import web
-
 from tollway_contracts.events import UsageEvent
 
 BASE_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
@@ -71,7 +70,7 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:  # noqa: ANN001
+async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:
     """Start the ledger app built by ``create_app`` with a health site on a free port."""
     from tollway_ledger.app import create_app
 
@@ -87,7 +86,7 @@ async def run_ledger(settings) -> AsyncIterator[tuple[web.Application, int]]:  #
         await runner.cleanup()
 
 
-def ledger_settings(dsn: str, topics: tuple[str, str], **overrides):  # noqa: ANN201
+def ledger_settings(dsn: str, topics: tuple[str, str], **overrides):
     from tollway_ledger.settings import LedgerSettings
 
     return LedgerSettings(
@@ -139,7 +138,7 @@ def make_call(
     return started, terminal
 
 
-async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:  # noqa: ANN001
+async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:
     """Poll an async predicate until true; fail the test after ``timeout`` seconds."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -165,3 +164,42 @@ async def snapshot(dsn: str) -> dict[str, list]:
         return out
     finally:
         await conn.close()
+
+
+def ledger_env(dsn: str, topics: tuple[str, str], group: str, **extra: str) -> dict[str, str]:
+    """Environment for ``python -m tollway_ledger`` on the given database, topics and group."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOLLWAY_")}
+    env.update(
+        TOLLWAY_POSTGRES_DSN=dsn,
+        TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=KAFKA,
+        TOLLWAY_LEDGER_TOPIC=topics[0],
+        TOLLWAY_LEDGER_DLQ_TOPIC=topics[1],
+        TOLLWAY_LEDGER_CONSUMER_GROUP=group,
+        TOLLWAY_LEDGER_HEALTH_PORT=str(_free_port()),
+        TOLLWAY_LEDGER_BATCH_TIMEOUT_MS="100",
+        TOLLWAY_LOG_FORMAT="json",
+        **extra,
+    )
+    return env
+
+
+async def group_caught_up(topic: str, group: str, partitions: int = 3) -> bool:
+    """True when ``group`` has committed the end offset of each of the
+    ``partitions`` partitions of ``topic`` (3: see :func:`ledger_topics`)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    probe = AIOKafkaConsumer(bootstrap_servers=KAFKA)
+    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
+    await probe.start()
+    await admin.start()
+    try:
+        tps = [TopicPartition(topic, p) for p in range(partitions)]
+        ends = await probe.end_offsets(tps)
+        committed = await admin.list_consumer_group_offsets(group, partitions=tps)
+        return all(committed.get(tp) is not None and committed[tp].offset >= ends[tp] for tp in tps)
+    finally:
+        await probe.stop()
+        await admin.close()

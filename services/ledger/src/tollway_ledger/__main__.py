@@ -7,8 +7,8 @@ loop failed (e.g. the DLQ rate limit tripped), 2 on invalid settings.
 from __future__ import annotations
 
 import argparse
-import json
 import asyncio
+import json
 import signal
 import sys
 from urllib.parse import urlsplit, urlunsplit
@@ -16,7 +16,6 @@ from urllib.parse import urlsplit, urlunsplit
 import structlog
 from aiohttp import web
 from pydantic import ValidationError
-
 from tollway_runtime.logging import configure_logging
 from tollway_runtime.process import install_uvloop
 

@@ -2,8 +2,9 @@
 
 Resources, in acquire order (released in reverse by aiohttp's cleanup_ctx):
 1. Postgres: migrations (schema ``ledger``), asyncpg pool, partitions for the
-   current UTC month and the next ``partition_months_ahead``, and an hourly
-   task that keeps them ahead.
+   current UTC month and the next ``partition_months_ahead``, and the
+   maintenance tasks (partitions ahead, retention, orphan reconciliation; see
+   :mod:`tollway_ledger.maintenance`).
 2. Kafka: DLQ producer, consumer (``enable_auto_commit=False``), and the loop
    task. At shutdown: stop fetching, finish + commit the current batch within
    ``shutdown_timeout_seconds``, leave the group, flush the producer; then the
@@ -16,7 +17,6 @@ loop runs and has joined its group) and ``/metrics`` on ``health_port``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -25,12 +25,12 @@ import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
 from tollway_runtime.health import add_health_routes
 from tollway_runtime.migrations import apply_migrations
 
 from .consumer import LedgerConsumer
 from .handler import DlqLimit
+from .maintenance import Clock, Maintenance, utc_now
 from .metrics import LedgerMetrics
 from .settings import LedgerSettings
 from .store import LedgerStore
@@ -41,6 +41,8 @@ SETTINGS = web.AppKey("ledger_settings", LedgerSettings)
 METRICS = web.AppKey("ledger_metrics", LedgerMetrics)
 STORE = web.AppKey("ledger_store", LedgerStore)
 CONSUMER = web.AppKey("ledger_consumer", LedgerConsumer)
+MAINTENANCE = web.AppKey("ledger_maintenance", Maintenance)
+CLOCK = web.AppKey("ledger_clock", object)
 
 log = structlog.get_logger("tollway_ledger.app")
 
@@ -48,17 +50,6 @@ log = structlog.get_logger("tollway_ledger.app")
 async def _metrics(request: web.Request) -> web.Response:
     body = generate_latest(request.app[METRICS].registry)
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
-
-
-async def _keep_partitions(store: LedgerStore, months_ahead: int, interval: float) -> None:
-    while True:
-        await asyncio.sleep(interval)
-        try:
-            created = await store.ensure_partitions(months_ahead)
-            log.info("partitions_ensured", created=created)
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError) as exc:
-            # Next attempt in one interval; the partitions are kept 2+ months ahead.
-            log.error("partitions_ensure_failed", error=str(exc))
 
 
 async def _postgres(app: web.Application) -> AsyncIterator[None]:
@@ -70,18 +61,15 @@ async def _postgres(app: web.Application) -> AsyncIterator[None]:
     )
     store = LedgerStore(pool)
     app[STORE] = store
-    created = await store.ensure_partitions(settings.partition_months_ahead)
-    log.info("partitions_ensured", created=created)
-    keeper = asyncio.create_task(
-        _keep_partitions(store, settings.partition_months_ahead, settings.partition_interval_seconds)
-    )
+    maintenance = Maintenance(store, settings, app[METRICS], app[CLOCK])
+    app[MAINTENANCE] = maintenance
+    await maintenance.ensure_partitions()
+    maintenance.start()
     app[_CHECKS]["postgres"] = store.ping
     try:
         yield
     finally:
-        keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeper
+        await maintenance.stop()
         await pool.close()
 
 
@@ -97,6 +85,7 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         enable_auto_commit=False,
         auto_offset_reset=settings.auto_offset_reset,
         isolation_level="read_committed",
+        max_partition_fetch_bytes=settings.max_partition_fetch_bytes,
     )
     await producer.start()
     try:
@@ -138,11 +127,13 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
 _CHECKS = web.AppKey("ledger_readiness_checks", dict)
 
 
-def create_app(settings: LedgerSettings) -> web.Application:
+def create_app(settings: LedgerSettings, clock: Clock = utc_now) -> web.Application:
     """Build the ledger application (health server + consumer lifecycle).
 
     Args:
         settings: validated settings.
+        clock: current time, aware UTC, for retention and orphan runs
+            (tests inject one).
 
     Returns:
         An aiohttp app; starting it (``AppRunner.setup``) migrates, starts the
@@ -150,6 +141,7 @@ def create_app(settings: LedgerSettings) -> web.Application:
     """
     app = web.Application()
     app[SETTINGS] = settings
+    app[CLOCK] = clock
     app[METRICS] = LedgerMetrics()
     app[_CHECKS] = add_health_routes(app)
     app.router.add_get("/metrics", _metrics)

@@ -23,7 +23,15 @@ from .store import ApplyResult, LedgerStore
 log = structlog.get_logger("tollway_ledger.consumer")
 
 # Errors after which the batch transaction is retried (never skipped).
-RETRYABLE_DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+# InternalClientError: asyncpg's protocol state after the server vanished
+# mid-commit ("cannot switch to state …"), seen when Postgres stops under load.
+RETRYABLE_DB_ERRORS = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    asyncpg.InternalClientError,
+    OSError,
+    asyncio.TimeoutError,
+)
 
 
 class LedgerConsumer:
@@ -88,22 +96,51 @@ class LedgerConsumer:
     async def run(self) -> None:
         """Consume until :meth:`request_stop`.
 
+        Pipelined by one batch: while batch N is written (DLQ publish → DB
+        transaction → offset commit, all in a task), batch N+1 is fetched and
+        decoded. Writes never overlap: N+1's write starts only after N's
+        offsets were committed, so "first in offset order" and the
+        commit-after-write rule hold exactly as without the pipeline.
+
         Raises:
-            handler.DlqLimitExceeded: too many poison messages; the batch is
-                neither dead-lettered nor committed.
+            handler.DlqLimitExceeded: too many poison messages; that batch is
+                neither dead-lettered nor committed (the batch before it is
+                finished first).
             KafkaError: an unrecoverable Kafka error.
         """
-        while not self._stop.is_set():
-            batch = await self.consumer.getmany(
-                timeout_ms=self.batch_timeout_ms, max_records=self.batch_max_records
-            )
-            self.joined = True
-            if batch:
-                await self._process(batch)
-            await self._update_lag()
+        writing: asyncio.Task[None] | None = None
+        try:
+            while not self._stop.is_set():
+                batch = await self.consumer.getmany(
+                    timeout_ms=self.batch_timeout_ms, max_records=self.batch_max_records
+                )
+                self.joined = True
+                if batch:
+                    started = time.perf_counter()
+                    effects = self._prepare(batch)
+                    if writing is not None:
+                        await writing
+                    writing = asyncio.create_task(self._write(effects, started))
+                elif writing is not None and writing.done():
+                    await writing
+                    writing = None
+                await self._update_lag()
+            if writing is not None:
+                await writing
+        except asyncio.CancelledError:
+            # Shutdown deadline passed: the write in hand rolls back, its
+            # offsets stay uncommitted, the batch is re-read later.
+            if writing is not None:
+                writing.cancel()
+                await asyncio.gather(writing, return_exceptions=True)
+            raise
+        except BaseException:
+            # E.g. the DLQ limit tripped on batch N+1: finish batch N first.
+            if writing is not None:
+                await asyncio.gather(writing, return_exceptions=True)
+            raise
 
-    async def _process(self, batch: dict) -> None:
-        started = time.perf_counter()
+    def _prepare(self, batch: dict) -> Effects:
         messages = [
             Message(tp.topic, tp.partition, r.offset, r.key, r.value)
             for tp, records in batch.items()
@@ -113,6 +150,9 @@ class LedgerConsumer:
         # Raises DlqLimitExceeded: the loop stops with an error; nothing of this
         # batch is dead-lettered or committed, so a fixed deploy re-reads it.
         self.dlq_limit.check(len(effects.dead_letters), effects.size)
+        return effects
+
+    async def _write(self, effects: Effects, started: float) -> None:
         await self._dead_letter(effects)
         result = await self._apply_with_retry(effects)
         # Offsets are committed only AFTER the DB transaction committed:
@@ -123,7 +163,8 @@ class LedgerConsumer:
         # - DB commit succeeds, offset commit fails (rebalance, crash) -> the
         #   batch is re-read by whoever owns the partitions next; re-applying
         #   it changes nothing (started: insert-if-absent; terminal: only an
-        #   in-flight row is finalised; rollups count only rows finalised now).
+        #   in-flight or orphaned row is finalised; rollups count only rows
+        #   finalised now).
         offsets = {TopicPartition(t, p): o for (t, p), o in effects.commit_offsets.items()}
         try:
             await self.consumer.commit(offsets)
@@ -178,6 +219,8 @@ class LedgerConsumer:
         for (event_type, outcome), n in outcomes.items():
             self.metrics.events.labels(type=event_type, outcome=outcome).inc(n)
         self.metrics.batch_seconds.observe(seconds)
+        if result.orphans_finalised:
+            self.metrics.orphans_finalised.inc(result.orphans_finalised)
         # One canonical line per batch (per-message lines would cost more than
         # the write); dead letters are logged one by one above.
         log.info(
@@ -185,6 +228,7 @@ class LedgerConsumer:
             messages=effects.size,
             dead_letters=len(effects.dead_letters),
             terminal_applied=result.terminal_applied,
+            orphans_finalised=result.orphans_finalised,
             outcomes={f"{t}:{o}": n for (t, o), n in sorted(outcomes.items())},
             partitions=sorted(f"{t}[{p}]@{o}" for (t, p), o in effects.commit_offsets.items()),
             duration_ms=round(seconds * 1000, 2),

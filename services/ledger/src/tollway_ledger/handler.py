@@ -20,10 +20,12 @@ import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import orjson
-
 from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
+
+from .fastparse import fast_stage_row
 
 # Events whose ts_start falls outside this range are poison: they would create
 # absurd partitions (or none could hold them).
@@ -65,9 +67,10 @@ STAGE_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One Kafka record as the handler sees it (no Kafka types).
+class Message(NamedTuple):
+    """One Kafka record as the handler sees it (no Kafka types). A NamedTuple:
+    built once per record on the hot path, where a frozen dataclass costs
+    several times more.
 
     Attributes:
         topic, partition, offset: where it came from.
@@ -82,6 +85,84 @@ class Message:
 
 
 CallKey = tuple[datetime, uuid.UUID]
+
+
+class StagedEvent(NamedTuple):
+    """A valid usage event as the ledger stores it (a NamedTuple, for speed).
+
+    Attributes:
+        type: ``started``, ``completed`` or ``failed``.
+        event_id, request_id: UUIDs.
+        ts_start: aware UTC.
+        row: the staging-table values in ``STAGE_COLUMNS[1:]`` order
+            (``row[0]`` is the type).
+    """
+
+    type: str
+    event_id: uuid.UUID
+    request_id: uuid.UUID
+    ts_start: datetime
+    row: tuple
+
+    @classmethod
+    def from_row(cls, row: tuple) -> StagedEvent:
+        """Wrap a row built by :func:`stage_row` or ``fast_stage_row``."""
+        return cls(row[0], row[1], row[2], row[7], row)  # type, event_id, request_id, ts_start
+
+
+def stage_row(event: UsageEvent) -> tuple:
+    """The staging row (``STAGE_COLUMNS[1:]`` order) of a contract-model event."""
+    return (
+        event.type,
+        event.event_id,
+        event.request_id,
+        event.tenant_id,
+        event.team_id,
+        event.user_id,
+        event.key_id,
+        event.ts_start,
+        event.ts_end,
+        event.model,
+        event.provider,
+        event.upstream_model,
+        event.stream,
+        event.status_code,
+        event.error_type,
+        event.attempts,
+        event.prompt_tokens,
+        event.completion_tokens,
+        event.cached_tokens,
+        event.reasoning_tokens,
+        event.total_tokens,
+        event.cost_micro_usd,
+        _json_text(event.reservation),
+        event.latency_ms,
+        event.ttft_ms,
+        event.overhead_ms,
+        _json_text(event.redaction),
+        event.trace_id,
+    )
+
+
+def parse_staged(raw: bytes) -> StagedEvent:
+    """Parse a message value into a :class:`StagedEvent`: the fast path
+    (:mod:`tollway_ledger.fastparse`) when it is certain, else the contract
+    model (``parse_usage_event``), which has the last word.
+
+    Raises:
+        ValueError: the value is not a valid usage event v1 (the reason is
+            the contract model's message).
+    """
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    else:
+        row = fast_stage_row(data)
+        if row is not None:
+            return StagedEvent.from_row(row)
+    event = parse_usage_event(raw if data is None else data)
+    return StagedEvent.from_row(stage_row(event))
 
 
 @dataclass(slots=True)
@@ -101,20 +182,20 @@ class Effects:
         size: number of messages in the batch.
     """
 
-    started: list[UsageEvent] = field(default_factory=list)
-    terminal: list[UsageEvent] = field(default_factory=list)
+    started: list[StagedEvent] = field(default_factory=list)
+    terminal: list[StagedEvent] = field(default_factory=list)
     dead_letters: list[DeadLetter] = field(default_factory=list)
     commit_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
     outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
     size: int = 0
 
     @property
-    def events(self) -> list[UsageEvent]:
+    def events(self) -> list[StagedEvent]:
         """Every event to stage: started first, then terminal."""
         return self.started + self.terminal
 
 
-def call_key(event: UsageEvent) -> CallKey:
+def call_key(event: StagedEvent | UsageEvent) -> CallKey:
     """The ledger row key of an event's call: ``(ts_start, request_id)``."""
     return (event.ts_start, event.request_id)
 
@@ -131,27 +212,38 @@ _INT4_MAX = 2**31 - 1
 _INT8_MAX = 2**63 - 1
 
 
-def _range_problem(event: UsageEvent) -> str | None:
-    """Why ``event`` cannot be stored (a value outside its column's range), or None."""
+_COLUMN_INDEX = {name: i for i, name in enumerate(STAGE_COLUMNS[1:])}
+_INT4_COLUMNS = ("status_code", "attempts")
+_INT8_COLUMNS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_micro_usd",
+)
+
+
+def _range_problem(event: StagedEvent, check_nul: bool = True) -> str | None:
+    """Why ``event`` cannot be stored (a value outside its column's range, or
+    a NUL character Postgres text/jsonb refuses), or None."""
+    row = event.row
     if not (MIN_TS_START <= event.ts_start < MAX_TS_START):
         return f"ts_start out of range: {event.ts_start.isoformat()}"
-    if event.ts_end is not None and not (MIN_TS_START <= event.ts_end < MAX_TS_START):
-        return f"ts_end out of range: {event.ts_end.isoformat()}"
-    for name in ("status_code", "attempts"):
-        value = getattr(event, name)
+    ts_end = row[_COLUMN_INDEX["ts_end"]]
+    if ts_end is not None and not (MIN_TS_START <= ts_end < MAX_TS_START):
+        return f"ts_end out of range: {ts_end.isoformat()}"
+    for name in _INT4_COLUMNS:
+        value = row[_COLUMN_INDEX[name]]
         if value is not None and not (-_INT4_MAX <= value <= _INT4_MAX):
             return f"{name} out of range: {value}"
-    for name in (
-        "prompt_tokens",
-        "completion_tokens",
-        "cached_tokens",
-        "reasoning_tokens",
-        "total_tokens",
-        "cost_micro_usd",
-    ):
-        value = getattr(event, name)
+    for name in _INT8_COLUMNS:
+        value = row[_COLUMN_INDEX[name]]
         if value is not None and value > _INT8_MAX:
             return f"{name} out of range: {value}"
+    for name, value in zip(STAGE_COLUMNS[1:], row) if check_nul else ():
+        if type(value) is str and ("\x00" in value or "\\u0000" in value):
+            return f"{name} contains a NUL character"
     return None
 
 
@@ -170,22 +262,24 @@ def handle(messages: list[Message], *, consumer_group: str, now: datetime | None
     """
     now = now or datetime.now(UTC)
     effects = Effects(size=len(messages))
-    started: dict[CallKey, UsageEvent] = {}
-    terminal: dict[CallKey, UsageEvent] = {}
+    started: dict[CallKey, StagedEvent] = {}
+    terminal: dict[CallKey, StagedEvent] = {}
     for msg in sorted(messages, key=lambda m: (m.topic, m.partition, m.offset)):
         tp = (msg.topic, msg.partition)
         effects.commit_offsets[tp] = max(effects.commit_offsets.get(tp, 0), msg.offset + 1)
         reason: str | None = None
-        event: UsageEvent | None = None
+        event: StagedEvent | None = None
         if msg.value is None:
             reason = "empty value (tombstone)"
         else:
             try:
-                event = parse_usage_event(msg.value)
+                event = parse_staged(msg.value)
             except (ValueError, orjson.JSONDecodeError) as exc:
                 reason = f"invalid usage event: {_one_line(exc)}"
             else:
-                reason = _range_problem(event)
+                # A NUL can only arrive JSON-escaped; scan the raw bytes once
+                # and look field by field only when it is there.
+                reason = _range_problem(event, check_nul=b"\\u0000" in msg.value)
                 if reason is not None:
                     event = None
         if event is None:
@@ -228,46 +322,17 @@ def _json_text(value: object) -> str | None:
     return orjson.dumps(value).decode()
 
 
-def stage_record(seq: int, event: UsageEvent) -> tuple:
+def stage_record(seq: int, event: StagedEvent | UsageEvent) -> tuple:
     """One staging-table row for ``event``, in :data:`STAGE_COLUMNS` order.
 
     Args:
         seq: the event's position in the batch (its apply order).
     """
-    return (
-        seq,
-        event.type,
-        event.event_id,
-        event.request_id,
-        event.tenant_id,
-        event.team_id,
-        event.user_id,
-        event.key_id,
-        event.ts_start,
-        event.ts_end,
-        event.model,
-        event.provider,
-        event.upstream_model,
-        event.stream,
-        event.status_code,
-        event.error_type,
-        event.attempts,
-        event.prompt_tokens,
-        event.completion_tokens,
-        event.cached_tokens,
-        event.reasoning_tokens,
-        event.total_tokens,
-        event.cost_micro_usd,
-        _json_text(event.reservation),
-        event.latency_ms,
-        event.ttft_ms,
-        event.overhead_ms,
-        _json_text(event.redaction),
-        event.trace_id,
-    )
+    row = event.row if isinstance(event, StagedEvent) else stage_row(event)
+    return (seq, *row)
 
 
-def months_of(events: list[UsageEvent]) -> set[datetime]:
+def months_of(events: list[StagedEvent] | list[UsageEvent]) -> set[datetime]:
     """The distinct UTC month starts of the events' ``ts_start`` (partitions needed)."""
     return {
         e.ts_start.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
@@ -301,7 +366,7 @@ class DlqLimit:
         window_seconds: float = 60.0,
         max_batch_fraction: float = 0.5,
         min_batch: int = 20,
-        clock=time.monotonic,  # noqa: ANN001
+        clock=time.monotonic,
     ) -> None:
         self.max_per_window = max_per_window
         self.window_seconds = window_seconds

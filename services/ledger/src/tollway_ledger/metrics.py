@@ -16,6 +16,14 @@ class LedgerMetrics:
     - ``tollway_ledger_consumer_lag{partition}``: high watermark minus
       position, messages, per assigned partition.
     - ``tollway_ledger_db_retries_total``: failed batch transactions retried.
+    - ``tollway_ledger_orphaned_total``: calls marked orphaned (no terminal
+      event within the orphan timeout).
+    - ``tollway_ledger_orphans_finalised_total``: orphaned calls whose terminal
+      event arrived later and finalised them.
+    - ``tollway_ledger_partitions_dropped_total``: monthly partitions dropped by
+      retention.
+    - ``tollway_ledger_maintenance_errors_total{task}``: failed maintenance runs
+      (``partitions``, ``retention``, ``orphans``).
     """
 
     def __init__(self) -> None:
@@ -41,5 +49,26 @@ class LedgerMetrics:
         self.db_retries = Counter(
             "tollway_ledger_db_retries",
             "Batch transactions that failed and were retried",
+            registry=self.registry,
+        )
+        self.orphaned = Counter(
+            "tollway_ledger_orphaned",
+            "Calls marked orphaned (no terminal event within the orphan timeout)",
+            registry=self.registry,
+        )
+        self.orphans_finalised = Counter(
+            "tollway_ledger_orphans_finalised",
+            "Orphaned calls finalised later by their terminal event",
+            registry=self.registry,
+        )
+        self.partitions_dropped = Counter(
+            "tollway_ledger_partitions_dropped",
+            "Monthly usage_records partitions dropped by retention",
+            registry=self.registry,
+        )
+        self.maintenance_errors = Counter(
+            "tollway_ledger_maintenance_errors",
+            "Failed maintenance runs",
+            ["task"],
             registry=self.registry,
         )

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
-
 from tollway_contracts.topics import LEDGER_CONSUMER_GROUP, USAGE, USAGE_DLQ
 from tollway_runtime.settings import KafkaSettings, PostgresSettings, ServiceSettings
 
@@ -22,7 +21,11 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
         health_port: port of ``/healthz``, ``/readyz``, ``/metrics`` (8084).
         topic, dlq_topic, consumer_group: Kafka names (tests override them).
         auto_offset_reset: where a new consumer group starts.
-        batch_max_records: most records per ``getmany`` batch.
+        batch_max_records: most records per ``getmany`` batch (5000; larger
+            batches amortise the per-transaction statements, see
+            docs/ledger-bench.md).
+        max_partition_fetch_bytes: Kafka fetch size per partition, bytes
+            (4 MiB, about 5,000 events; aiokafka's 1 MiB default caps batches).
         batch_timeout_ms: longest wait for a batch, ms.
         partition_months_ahead: monthly partitions kept ahead of the current
             UTC month (at least 2).
@@ -37,6 +40,17 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
         shutdown_timeout_seconds: deadline to finish the current batch at
             shutdown.
         pool_size: asyncpg pool size.
+        retention_months: months of ``usage_records`` kept besides the current
+            UTC month (13); whole monthly partitions older are dropped; 0 keeps
+            everything forever.
+        rollup_hourly_retention_months, rollup_daily_retention_months,
+            rollup_monthly_retention_months: the same for each rollup table
+            (rows deleted by bucket); 0 (default) keeps forever. When set, at
+            least ``retention_months`` (rollups never vanish before the rows).
+        retention_interval_seconds: how often retention runs (1 h).
+        orphan_after_seconds: a call still in flight this long after its
+            ``ts_start`` is marked ``orphaned`` (900 s = 15 min).
+        orphan_check_interval_seconds: how often orphans are looked for (60 s).
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_LEDGER_", extra="ignore", populate_by_name=True)
@@ -46,7 +60,8 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
     dlq_topic: str = USAGE_DLQ.name
     consumer_group: str = LEDGER_CONSUMER_GROUP
     auto_offset_reset: Literal["earliest", "latest"] = "earliest"
-    batch_max_records: int = Field(default=1000, ge=1)
+    batch_max_records: int = Field(default=5000, ge=1)
+    max_partition_fetch_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     batch_timeout_ms: int = Field(default=500, ge=1)
     partition_months_ahead: int = Field(default=2, ge=2)
     partition_interval_seconds: float = Field(default=3600.0, gt=0)
@@ -58,3 +73,29 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
     db_retry_max_seconds: float = Field(default=10.0, gt=0)
     shutdown_timeout_seconds: float = Field(default=20.0, gt=0)
     pool_size: int = Field(default=4, ge=2)
+    retention_months: int = Field(default=13, ge=0)
+    rollup_hourly_retention_months: int = Field(default=0, ge=0)
+    rollup_daily_retention_months: int = Field(default=0, ge=0)
+    rollup_monthly_retention_months: int = Field(default=0, ge=0)
+    retention_interval_seconds: float = Field(default=3600.0, gt=0)
+    orphan_after_seconds: float = Field(default=900.0, gt=0)
+    orphan_check_interval_seconds: float = Field(default=60.0, gt=0)
+
+    @model_validator(mode="after")
+    def _rollups_outlive_rows(self) -> LedgerSettings:
+        for name, months in self.rollup_retention_months.items():
+            if months and (self.retention_months == 0 or months < self.retention_months):
+                raise ValueError(
+                    f"{name} retention ({months} months) must be 0 (forever) or at least "
+                    f"retention_months ({self.retention_months}; 0 = forever)"
+                )
+        return self
+
+    @property
+    def rollup_retention_months(self) -> dict[str, int]:
+        """Retention per rollup table name, months (0 = forever)."""
+        return {
+            "usage_rollup_hourly": self.rollup_hourly_retention_months,
+            "usage_rollup_daily": self.rollup_daily_retention_months,
+            "usage_rollup_monthly": self.rollup_monthly_retention_months,
+        }

@@ -6,9 +6,10 @@ Per batch (see :meth:`LedgerStore.apply`):
    advisory-locked, skipped for months already known);
 2. ``BEGIN``; COPY the events into a temp staging table;
 3. ``started``: INSERT … ON CONFLICT DO NOTHING (insert if absent);
-4. terminal: INSERT … ON CONFLICT DO UPDATE … WHERE status = 'in_flight'
-   (insert if absent, or finalise an in-flight row; a row that already has a
-   terminal event is left alone). The rows actually written are the calls
+4. terminal: INSERT … ON CONFLICT DO UPDATE … WHERE status IN
+   ('in_flight', 'orphaned') (insert if absent, or finalise an in-flight or
+   orphaned row; a row that already has a terminal event is left alone).
+   The rows actually written are the calls
    whose terminal event is applied now, for the first time;
 5. those rows are added to the hourly, daily and monthly rollups, in that
    table order and in key order within each table, so parallel consumers
@@ -22,6 +23,7 @@ calls already recorded, so step 5 adds nothing.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +31,11 @@ from datetime import datetime
 import asyncpg
 
 from .handler import STAGE_COLUMNS, Effects, months_of, stage_record
+from .retention import expired_partitions, orphan_cutoff, retention_cutoff
+
+# Advisory lock keys (hashtext of these names): one maintenance runner at a time
+# across replicas. Partition CREATION uses 'tollway.ledger.partitions' (0001).
+MAINTENANCE_LOCK = "tollway.ledger.maintenance"
 
 # Latency histogram upper bounds, ms (non-cumulative buckets; the last is +inf).
 LATENCY_BUCKETS_MS: tuple[int, ...] = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000)
@@ -38,12 +45,7 @@ ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
     ("usage_rollup_monthly", "month"),
 )
 
-_RECORD_COLUMNS = (
-    "request_id tenant_id team_id user_id key_id ts_start ts_end model provider "
-    "upstream_model stream status_code error_type attempts prompt_tokens "
-    "completion_tokens cached_tokens reasoning_tokens total_tokens cost_micro_usd "
-    "reservation latency_ms ttft_ms overhead_ms redaction trace_id"
-).split()
+_RECORD_COLUMNS = ["request_id", "tenant_id", "team_id", "user_id", "key_id", "ts_start", "ts_end", "model", "provider", "upstream_model", "stream", "status_code", "error_type", "attempts", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd", "reservation", "latency_ms", "ttft_ms", "overhead_ms", "redaction", "trace_id"]
 
 _CREATE_STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS ledger_stage (
@@ -81,7 +83,13 @@ ON CONFLICT (ts_start, request_id) DO NOTHING
 RETURNING r.started_event_id
 """
 
-_UPDATE_SET = ", ".join(f"{c} = EXCLUDED.{c}" for c in _RECORD_COLUMNS if c not in ("ts_start", "request_id"))
+# A terminal event's values replace the row's, except a null reservation
+# (terminal events normally carry none): the started event's reservation is kept.
+_UPDATE_SET = ", ".join(
+    f"{c} = coalesce(EXCLUDED.{c}, r.{c})" if c == "reservation" else f"{c} = EXCLUDED.{c}"
+    for c in _RECORD_COLUMNS
+    if c not in ("ts_start", "request_id")
+)
 
 _APPLY_TERMINAL = f"""
 WITH up AS (
@@ -94,15 +102,19 @@ WITH up AS (
         status = EXCLUDED.status,
         terminal_event_id = EXCLUDED.terminal_event_id,
         updated_at = EXCLUDED.updated_at
-    WHERE r.status = 'in_flight'
+    WHERE r.status IN ('in_flight', 'orphaned')
     RETURNING r.ts_start, r.tenant_id, r.team_id, r.key_id, r.model, r.status,
         r.status_code, r.prompt_tokens, r.completion_tokens, r.cached_tokens,
         r.reasoning_tokens, r.total_tokens, r.cost_micro_usd, r.latency_ms,
-        r.terminal_event_id
+        r.terminal_event_id, (r.orphaned_at IS NOT NULL) AS was_orphaned
 ), kept AS (
-    INSERT INTO ledger_applied SELECT * FROM up RETURNING terminal_event_id
+    INSERT INTO ledger_applied
+    SELECT ts_start, tenant_id, team_id, key_id, model, status, status_code,
+        prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens,
+        total_tokens, cost_micro_usd, latency_ms, terminal_event_id
+    FROM up
 )
-SELECT terminal_event_id FROM kept
+SELECT terminal_event_id, was_orphaned FROM up
 """
 
 
@@ -156,6 +168,65 @@ JOIN ledger.usage_records r ON r.ts_start = s.ts_start AND r.request_id = s.requ
 """
 
 
+_MARK_ORPHANS = """
+WITH candidates AS (
+    SELECT ts_start, request_id
+    FROM ledger.usage_records
+    WHERE status = 'in_flight' AND ts_start < $1
+    ORDER BY ts_start, request_id
+    LIMIT $3
+    -- A consumer finalising one of these right now holds its row lock: skip it
+    -- (it is being finalised) instead of waiting (and never deadlock with it).
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE ledger.usage_records r
+SET status = 'orphaned', orphaned_at = $2, updated_at = $2
+FROM candidates c
+WHERE r.ts_start = c.ts_start AND r.request_id = c.request_id AND r.status = 'in_flight'
+RETURNING r.request_id, r.tenant_id, r.key_id, r.model, r.ts_start, r.reservation::text
+"""
+
+_LIST_PARTITIONS = """
+SELECT c.relname
+FROM pg_inherits i
+JOIN pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'ledger.usage_records'::regclass
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class OrphanedCall:
+    """A call marked orphaned now.
+
+    Attributes:
+        request_id, tenant_id, key_id, model, ts_start: the call.
+        reservation: what admission reserved (the ``started`` event's
+            per-scope object, JSON text), or None.
+    """
+
+    request_id: object
+    tenant_id: str
+    key_id: str
+    model: str
+    ts_start: datetime
+    reservation: str | None
+
+
+@dataclass(slots=True)
+class RetentionResult:
+    """What one retention run removed.
+
+    Attributes:
+        dropped_partitions: names of the ``usage_records`` partitions dropped.
+        rollup_rows_deleted: rows deleted per rollup table.
+        skipped: True when another replica held the maintenance lock.
+    """
+
+    dropped_partitions: list[str] = field(default_factory=list)
+    rollup_rows_deleted: dict[str, int] = field(default_factory=dict)
+    skipped: bool = False
+
+
 @dataclass(slots=True)
 class ApplyResult:
     """What one batch did in Postgres.
@@ -165,10 +236,12 @@ class ApplyResult:
             ``applied`` (changed the ledger), ``duplicate`` (same event_id
             already recorded), ``ignored`` (another event already decided).
         terminal_applied: calls finalised now (and counted in the rollups).
+        orphans_finalised: of those, calls that had been marked orphaned.
     """
 
     outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
     terminal_applied: int = 0
+    orphans_finalised: int = 0
 
 
 class LedgerStore:
@@ -218,21 +291,48 @@ class LedgerStore:
         events = effects.events
         if not events:
             return result
+        try:
+            return await self._apply(effects, result)
+        except asyncpg.PostgresError:
+            # E.g. "no partition of relation found for row": another replica's
+            # retention dropped a month this process believed present. Forget
+            # what we know so the retry ensures the partitions again.
+            self._known_months.clear()
+            raise
+
+    async def _apply(self, effects: Effects, result: ApplyResult) -> ApplyResult:
         async with self.pool.acquire() as conn:
-            await self._ensure_months(conn, months_of(events))
-            async with conn.transaction():
-                await conn.execute(_CREATE_STAGE)
-                await conn.copy_records_to_table(
-                    "ledger_stage",
-                    records=[stage_record(i, e) for i, e in enumerate(events)],
-                    columns=list(STAGE_COLUMNS),
-                )
-                started_ids = {r[0] for r in await conn.fetch(_INSERT_STARTED)}
-                terminal_ids = {r[0] for r in await conn.fetch(_APPLY_TERMINAL)}
-                if terminal_ids:
-                    for sql in _ROLLUPS:
-                        await conn.execute(sql)
+            try:
+                return await self._apply_on(conn, effects, result)
+            except (asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, TimeoutError):
+                # The connection's state is unknown (server gone mid-statement):
+                # never hand it back to the pool. The server rolls the
+                # transaction back when the connection drops.
+                conn.terminate()
+                raise
+
+    async def _apply_on(self, conn: asyncpg.Connection, effects: Effects, result: ApplyResult) -> ApplyResult:
+        events = effects.events
+        await self._ensure_months(conn, months_of(events))
+        async with conn.transaction():
+            await conn.execute(_CREATE_STAGE)
+            await conn.copy_records_to_table(
+                "ledger_stage",
+                records=[stage_record(i, e) for i, e in enumerate(events)],
+                columns=list(STAGE_COLUMNS),
+            )
+            started_ids = {r[0] for r in await conn.fetch(_INSERT_STARTED)}
+            terminal_rows = await conn.fetch(_APPLY_TERMINAL)
+            terminal_ids = {r[0] for r in terminal_rows}
+            if terminal_ids:
+                for sql in _ROLLUPS:
+                    await conn.execute(sql)
+            # Classify what was NOT applied (duplicate vs ignored, metrics
+            # only); skipped in the common case where everything applied.
+            if len(started_ids) + len(terminal_ids) < len(events):
                 rows = await conn.fetch(_CLASSIFY)
+            else:
+                rows = [(e.type, e.event_id, False) for e in events]
         applied = started_ids | terminal_ids
         for event_type, event_id, same_event in rows:
             if event_id in applied:
@@ -243,4 +343,96 @@ class LedgerStore:
                 outcome = "ignored"
             result.outcomes[(event_type, outcome)] += 1
         result.terminal_applied = len(terminal_ids)
+        result.orphans_finalised = sum(1 for r in terminal_rows if r[1])
+        return result
+
+    async def mark_orphans(
+        self, now: datetime, orphan_after_seconds: float, limit: int = 10_000
+    ) -> list[OrphanedCall] | None:
+        """Mark calls still ``in_flight`` that started more than
+        ``orphan_after_seconds`` before ``now`` as ``orphaned``.
+
+        One transaction under the maintenance advisory lock (one replica at a
+        time). Rows a consumer is finalising right now are skipped. Orphaned
+        rows are not counted in the rollups; a later terminal event finalises
+        them and counts them then (see :meth:`apply`).
+
+        Args:
+            now: the current time, aware UTC (injectable for tests).
+            orphan_after_seconds: the orphan timeout, seconds.
+            limit: most calls marked per run (the rest on the next run).
+
+        Returns:
+            The calls marked now, or None when another replica holds the lock.
+
+        Raises:
+            asyncpg.PostgresError, OSError: nothing was marked.
+        """
+        cutoff = orphan_cutoff(now, orphan_after_seconds)
+        async with self.pool.acquire() as conn, conn.transaction():
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", MAINTENANCE_LOCK):
+                return None
+            rows = await conn.fetch(_MARK_ORPHANS, cutoff, now, limit)
+        return [OrphanedCall(*r) for r in rows]
+
+    async def apply_retention(
+        self,
+        now: datetime,
+        retention_months: int,
+        rollup_retention_months: dict[str, int],
+        lock_timeout_ms: int = 5000,
+    ) -> RetentionResult:
+        """Drop the ``usage_records`` partitions whose whole month is past
+        retention, and delete rollup rows past their own retention.
+
+        Whole partitions are dropped (``DROP TABLE``), never rows deleted. Each
+        drop is its own short transaction with ``lock_timeout``: it needs an
+        ACCESS EXCLUSIVE lock on ``ledger.usage_records`` for a moment, so a
+        busy table makes it fail fast (retried next run) rather than stall the
+        consumers behind it. Rollup rows are deleted with one set-based DELETE
+        per table by ``bucket_start`` (the primary key's first column); rollup
+        tables are small (one row per bucket × tenant × team × key × model).
+        Runs under the maintenance advisory lock (one replica at a time).
+
+        Args:
+            now: the current time, aware UTC (injectable for tests).
+            retention_months: N for ``usage_records`` (0 = keep forever); see
+                :mod:`tollway_ledger.retention` for the rule.
+            rollup_retention_months: per rollup table name
+                (``usage_rollup_hourly`` …), N months, 0 = forever.
+            lock_timeout_ms: how long one drop may wait for its table lock, ms.
+
+        Returns:
+            :class:`RetentionResult`.
+
+        Raises:
+            asyncpg.PostgresError, OSError: the run stopped; partitions dropped
+                before the error stay dropped (each drop is atomic).
+        """
+        result = RetentionResult()
+        async with self.pool.acquire() as conn:
+            if not await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", MAINTENANCE_LOCK):
+                result.skipped = True
+                return result
+            try:
+                names = [r[0] for r in await conn.fetch(_LIST_PARTITIONS)]
+                for name in expired_partitions(names, now, retention_months):
+                    async with conn.transaction():
+                        await conn.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
+                        # Serialise with partition creation (a late event for
+                        # this month would otherwise race the drop).
+                        await conn.execute("SELECT pg_advisory_xact_lock(hashtext('tollway.ledger.partitions'))")
+                        await conn.execute(f'DROP TABLE IF EXISTS ledger."{name}"')
+                    self._known_months.clear()
+                    result.dropped_partitions.append(name)
+                for table, months in sorted(rollup_retention_months.items()):
+                    cutoff = retention_cutoff(now, months)
+                    if cutoff is None:
+                        continue
+                    status = await conn.execute(f"DELETE FROM ledger.{table} WHERE bucket_start < $1", cutoff)
+                    result.rollup_rows_deleted[table] = int(status.split()[-1])
+            finally:
+                # A broken connection released its session lock already.
+                with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                    await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", MAINTENANCE_LOCK)
         return result

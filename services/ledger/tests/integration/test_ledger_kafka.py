@@ -11,12 +11,18 @@ import asyncpg
 import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-
 from tollway_contracts.events import UsageEvent
 from tollway_ledger.app import CONSUMER, METRICS
 from tollway_ledger.handler import DlqLimitExceeded
 
-from ..conftest import KAFKA, ledger_settings, make_call, run_ledger, snapshot, wait_until
+from ..conftest import (
+    KAFKA,
+    ledger_settings,
+    make_call,
+    run_ledger,
+    snapshot,
+    wait_until,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -34,7 +40,7 @@ async def produce(topic: str, items: list[UsageEvent | tuple[bytes | None, bytes
         await producer.stop()
 
 
-def events_seen(app) -> float:  # noqa: ANN001
+def events_seen(app) -> float:
     total = 0.0
     for metric in app[METRICS].registry.collect():
         if metric.name == "tollway_ledger_events":
@@ -42,7 +48,7 @@ def events_seen(app) -> float:  # noqa: ANN001
     return total
 
 
-async def fetch(dsn: str, sql: str, *args):  # noqa: ANN002, ANN201
+async def fetch(dsn: str, sql: str, *args):
     conn = await asyncpg.connect(dsn)
     try:
         return await conn.fetch(sql, *args)
@@ -62,7 +68,7 @@ async def rollups_match_records(dsn: str) -> None:
                    coalesce(sum(prompt_tokens), 0) AS p, coalesce(sum(completion_tokens), 0) AS c,
                    coalesce(sum(cached_tokens), 0) AS ca, coalesce(sum(reasoning_tokens), 0) AS r,
                    coalesce(sum(cost_micro_usd), 0) AS cost, count(latency_ms) AS with_latency
-            FROM ledger.usage_records WHERE status <> 'in_flight'
+            FROM ledger.usage_records WHERE status IN ('completed', 'failed')
             GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5""",
         )
         actual = await fetch(
@@ -118,7 +124,7 @@ async def test_calls_recorded_once_whatever_replays_and_order(ledger_fresh_dsn, 
         await rollups_match_records(dsn)
 
 
-async def _async(value):  # noqa: ANN001, ANN202
+async def _async(value):
     return value
 
 

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-
 from tollway_ledger.app import MIGRATIONS_DIR
 from tollway_ledger.handler import Message, handle
 from tollway_ledger.store import LedgerStore

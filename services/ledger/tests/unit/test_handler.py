@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
-
 from tollway_ledger.handler import (
     STAGE_COLUMNS,
     DlqLimit,
