@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.invalidations import InvalidationPublisher
+from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
 from tollway_runtime.health import add_health_routes
@@ -65,4 +66,5 @@ def create_app(settings: QuotaSettings) -> web.Application:
 
     app.cleanup_ctx.append(resources)
     add_admin_routes(app)
+    add_reporting_token_routes(app)
     return app
