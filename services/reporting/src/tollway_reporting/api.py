@@ -29,6 +29,7 @@ from tollway_reporting.auth import AuthError, TokenVerifier
 from tollway_reporting.export import CONTENT_TYPES, FORMATS, iso, json_rows, to_csv, to_parquet
 from tollway_reporting.query import (
     QueryError,
+    finish_rows,
     Scope,
     parse_top_query,
     parse_usage_query,
@@ -144,7 +145,7 @@ async def usage(request: web.Request) -> web.Response:
     scope: Scope = request[SCOPE]
     max_rows = request.app[LIMITS].max_rows
     sql, args = usage_sql(scope, q, max_rows)
-    rows = await request.app[STORE].fetch(sql, args)
+    rows = finish_rows(await request.app[STORE].fetch(sql, args))
     if len(rows) > max_rows:
         raise QueryError(f"more than {max_rows} rows; narrow the range, coarsen the granularity or group by less",
                          None, code="result_too_large")
@@ -162,7 +163,7 @@ async def top(request: web.Request) -> web.Response:
     fmt = _format(request)
     q = parse_top_query(request.query)
     sql, args = top_sql(request[SCOPE], q)
-    rows = await request.app[STORE].fetch(sql, args)
+    rows = finish_rows(await request.app[STORE].fetch(sql, args))
     meta = {"by": q.by, "metric": q.metric, "limit": q.limit, "granularity": q.granularity,
             "start": iso(q.start), "end": iso(q.end)}
     return _render(fmt, f"top-{q.by}", meta, top_columns(q), rows)

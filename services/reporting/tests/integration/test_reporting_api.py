@@ -336,3 +336,21 @@ async def test_health_and_dashboard_are_served(reporting_env: ReportingEnv) -> N
         async with http.get(reporting_env.reporting_url + "/v1/reporting/nope",
                             headers=reporting_env.auth(reporting_env.admin_token)) as r:
             assert r.status == 404 and (await r.json())["error"]["type"] == "not_found_error"
+
+
+async def test_python_quantile_matches_the_sql_function(reporting_env: ReportingEnv) -> None:
+    import random
+
+    from tollway_reporting.query import latency_quantile
+
+    rnd = random.Random(5)
+    conn = await asyncpg.connect(reporting_env.dsn)
+    try:
+        for _ in range(200):
+            counts = [rnd.choice([0, 0, 1, 3, 50]) for _ in range(11)]
+            for q in (0.0, 0.5, 0.9, 0.95, 0.99, 1.0):
+                want = await conn.fetchval("SELECT ledger.latency_quantile($1, $2::bigint[])", q, counts)
+                got = latency_quantile(q, counts)
+                assert (got is None and want is None) or got == pytest.approx(want), (q, counts)
+    finally:
+        await conn.close()
