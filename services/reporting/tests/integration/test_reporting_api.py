@@ -354,3 +354,32 @@ async def test_python_quantile_matches_the_sql_function(reporting_env: Reporting
                 assert (got is None and want is None) or got == pytest.approx(want), (q, counts)
     finally:
         await conn.close()
+
+
+async def test_token_cache_delays_a_revoke_by_at_most_the_ttl(reporting_env: ReportingEnv) -> None:
+    from tollway_reporting.api import STORE
+    from tollway_reporting.app import SETTINGS
+    from tollway_reporting.auth import AuthError, TokenVerifier
+
+    env = reporting_env
+    tid = env.tenants[0]
+    async with aiohttp.ClientSession(headers=env.auth(env.admin_token)) as http:
+        async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "c"}) as r:
+            created = await r.json()
+        now = [100.0]
+        settings = env.app[SETTINGS]
+        verifier = TokenVerifier(env.app[STORE], settings.key_pepper.get_secret_value().encode(),
+                                 env.admin_token.encode(), ttl=5.0, clock=lambda: now[0])
+        header = f"Bearer {created['token']}"
+        assert (await verifier.scope(header)).tenant_id == tid
+        async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens/{created['id']}/revoke") as r:
+            assert r.status == 200
+    now[0] += 4.9
+    assert (await verifier.scope(header)).tenant_id == tid  # cached
+    now[0] += 0.2
+    with pytest.raises(AuthError) as exc:
+        await verifier.scope(header)
+    assert exc.value.code == "revoked_token"
+    # The secret is checked on every request, cached or not.
+    with pytest.raises(AuthError):
+        await verifier.scope(header[:-1] + ("A" if header[-1] != "A" else "B"))
