@@ -30,7 +30,7 @@ CANVAS_STATS = """
   const px = ctx.getImageData(0, 0, c.width, c.height).data;
   let painted = 0;
   for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) painted++;
-  return {painted, width: c.width, height: c.height, labels: chart ? chart.data.labels : null,
+  return {painted, width: c.width, height: c.height, cssHeight: c.clientHeight, labels: chart ? chart.data.labels : null,
           values: chart ? chart.data.datasets[0].data : null};
 }
 """
@@ -75,7 +75,11 @@ async def test_dashboard_renders_charts_with_the_tenants_data(reporting_env: Rep
     for chart in (time_chart, team_chart, model_chart):
         # A drawn chart paints a real share of its canvas (axes, bars, lines).
         assert chart["painted"] > 0.01 * chart["width"] * chart["height"], chart
-    assert len(time_chart["labels"]) == days
+        assert 100 <= chart["cssHeight"] <= 300, chart["cssHeight"]  # sized by its box, not growing
+    # one point per UTC day of the range (91 days), the days with calls non-zero
+    assert len(time_chart["labels"]) == 91
+    assert time_chart["labels"][0] == "2026-09-01" and time_chart["labels"][-1] == "2026-11-30"
+    assert sum(1 for v in time_chart["values"] if v > 0) == days
     assert sum(time_chart["values"]) == pytest.approx(total / 1e6)
     assert set(team_chart["labels"]) == {"team-a", "team-b", "(no team)"}
     assert set(model_chart["labels"]) == set(MODELS)

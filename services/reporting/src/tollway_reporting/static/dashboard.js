@@ -71,9 +71,15 @@
         api("top", Object.assign({ by: "team", limit: 20 }, range)),
         api("top", Object.assign({ by: "model", limit: 20 }, range)),
       ]);
-      const timeRows = series.data.map((r) => [r.bucket_start.slice(0, 10), usd(r.cost_micro_usd)]);
+      // One point per UTC day of the range, days without calls at 0.
+      const byDay = new Map(series.data.map((r) => [r.bucket_start.slice(0, 10), usd(r.cost_micro_usd)]));
+      const timeRows = [];
+      for (let d = new Date(range.start + "T00:00:00Z"); d < new Date(range.end + "T00:00:00Z");
+           d.setUTCDate(d.getUTCDate() + 1)) {
+        timeRows.push([day(d), byDay.get(day(d)) || 0]);
+      }
       draw("time", "line", timeRows.map((r) => r[0]), timeRows.map((r) => r[1]));
-      table("table-time", timeRows);
+      table("table-time", timeRows.filter((r) => r[1] > 0));
       const teamRows = teams.data.map((r) => [r.team_id === null ? "(no team)" : r.team_id, usd(r.cost_micro_usd)]);
       draw("team", "bar", teamRows.map((r) => r[0]), teamRows.map((r) => r[1]));
       table("table-team", teamRows);
