@@ -25,7 +25,6 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
-
 from tollway_reporting.export import to_parquet
 from tollway_reporting.query import (
     Scope,

@@ -25,7 +25,6 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
-
 from tollway_contracts.events import UsageEvent
 
 BASE_DSN = os.environ.get("TOLLWAY_TEST_POSTGRES_DSN", "postgresql://tollway:tollway@127.0.0.1:5432/tollway")

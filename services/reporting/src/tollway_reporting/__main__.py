@@ -12,11 +12,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 from aiohttp import web
 from pydantic import ValidationError
+from tollway_runtime.logging import configure_logging
+from tollway_runtime.process import install_uvloop
 
 from tollway_reporting.app import create_app
 from tollway_reporting.settings import ReportingSettings
-from tollway_runtime.logging import configure_logging
-from tollway_runtime.process import install_uvloop
 
 
 def redacted_config(settings: ReportingSettings) -> str:
@@ -24,7 +24,8 @@ def redacted_config(settings: ReportingSettings) -> str:
     data = settings.model_dump(mode="json")
     parts = urlsplit(data["postgres_dsn"])
     if parts.password:
-        data["postgres_dsn"] = urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)))
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        data["postgres_dsn"] = urlunsplit(parts._replace(netloc=netloc))
     return json.dumps(data, indent=2)
 
 

@@ -23,14 +23,14 @@ import asyncpg
 import orjson
 import structlog
 from aiohttp import web
-
 from tollway_contracts.errors import error_json
+
 from tollway_reporting.auth import AuthError, TokenVerifier
 from tollway_reporting.export import CONTENT_TYPES, FORMATS, iso, json_rows, to_csv, to_parquet
 from tollway_reporting.query import (
     QueryError,
-    finish_rows,
     Scope,
+    finish_rows,
     parse_top_query,
     parse_usage_query,
     top_columns,

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 from tollway_contracts.keys import parse_reporting_token, verify_secret
+
 from tollway_reporting.query import Scope
 from tollway_reporting.store import ReportingStore, TokenRow
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from tollway_contracts.keys import hash_secret, new_reporting_token, parse_key, parse_reporting_token
 from tollway_reporting.export import to_csv, to_parquet
 from tollway_reporting.query import (
