@@ -102,6 +102,13 @@ async def reporting_middleware(request: web.Request, handler):  # noqa: ANN001, 
             status = 504
             return error_response(504, "the report took too long; narrow the range", type="api_error",
                                   code="query_timeout")
+        except web.HTTPException:
+            raise
+        except Exception:
+            # Postgres down, a view missing (ledger migration 0003 not applied)...
+            log.exception("reporting_failed", path=request.path)
+            status = 500
+            return error_response(500, "internal error", type="api_error", code="internal_error")
         status = response.status
         return response
     finally:

@@ -1,7 +1,8 @@
 """The composition root: :func:`create_app` builds every adapter (tests call it too).
 
 Start (one ``cleanup_ctx``, released in reverse): open the asyncpg pool,
-build the store and the token verifier. ``/readyz`` checks Postgres. The
+build the store and the token verifier. ``/readyz`` checks Postgres and
+that the views and the token table exist. The
 service applies no migrations: it only reads the ledger's views (ledger
 migration 0003) and quota's ``catalog.reporting_tokens`` (quota migration 0003).
 """
@@ -43,6 +44,7 @@ def create_app(settings: ReportingSettings) -> web.Application:
             ttl=settings.token_cache_seconds,
         )
         checks["postgres"] = store.ping
+        checks["schema"] = store.schema_ready
         try:
             yield
         finally:

@@ -44,6 +44,16 @@ class ReportingStore:
         async with self.pool.acquire(timeout=2) as conn:
             return await conn.fetchval("SELECT 1", timeout=2) == 1
 
+    async def schema_ready(self) -> bool:
+        """True when the relations this service reads exist (ledger migration
+        0003's views, quota migration 0003's ``catalog.reporting_tokens``)."""
+        async with self.pool.acquire(timeout=2) as conn:
+            return bool(await conn.fetchval(
+                "SELECT to_regclass('ledger.v_usage_hourly') IS NOT NULL"
+                " AND to_regclass('ledger.v_usage_daily') IS NOT NULL"
+                " AND to_regclass('ledger.v_usage_monthly') IS NOT NULL"
+                " AND to_regclass('catalog.reporting_tokens') IS NOT NULL", timeout=2))
+
     async def fetch(self, sql: str, args: list) -> list[tuple]:
         """Run one read-only query; rows as tuples.
 

@@ -383,3 +383,37 @@ async def test_token_cache_delays_a_revoke_by_at_most_the_ttl(reporting_env: Rep
     # The secret is checked on every request, cached or not.
     with pytest.raises(AuthError):
         await verifier.scope(header[:-1] + ("A" if header[-1] != "A" else "B"))
+
+
+async def test_unmigrated_database_is_unready_and_errors_are_openai_format() -> None:
+    import secrets
+
+    from aiohttp.test_utils import TestServer
+
+    from tollway_reporting.app import create_app
+    from tollway_reporting.settings import ReportingSettings
+
+    from ..conftest import BASE_DSN, _with_db
+
+    name = f"test_reporting_empty_{secrets.token_hex(5)}"
+    admin = await asyncpg.connect(BASE_DSN)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    await admin.close()
+    server = TestServer(create_app(ReportingSettings(postgres_dsn=_with_db(BASE_DSN, name), admin_token="adm",
+                                                     key_pepper="pep", log_format="json")), host="127.0.0.1", port=0)
+    try:
+        await server.start_server()
+        base = str(server.make_url("")).rstrip("/")
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{base}/readyz") as r:
+                assert r.status == 503 and (await r.json())["failing"] == ["schema"]
+            async with http.get(f"{base}/v1/reporting/usage", params=RANGE,
+                                headers={"Authorization": "Bearer adm"}) as r:
+                assert r.status == 500
+                assert (await r.json())["error"] == {"message": "internal error", "type": "api_error",
+                                                     "param": None, "code": "internal_error"}
+    finally:
+        await server.close()
+        admin = await asyncpg.connect(BASE_DSN)
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
