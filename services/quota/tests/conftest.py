@@ -66,6 +66,7 @@ async def quota_server(quota_fresh_dsn: str) -> AsyncIterator[QuotaServer]:
         admin_token=token,
         key_pepper=pepper,
         invalidation_channel=channel,
+        consume_usage=False,
         log_format="json",
     )
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)
@@ -74,3 +75,38 @@ async def quota_server(quota_fresh_dsn: str) -> AsyncIterator[QuotaServer]:
         yield QuotaServer(str(server.make_url("")).rstrip("/"), quota_fresh_dsn, token, pepper, channel, VALKEY_URL)
     finally:
         await server.close()
+
+
+KAFKA = os.environ.get("TOLLWAY_TEST_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
+
+
+@dataclass
+class QuotaTopics:
+    """Unique Kafka names for one test: usage, DLQ and alerts topics, a group."""
+
+    usage: str
+    dlq: str
+    alerts: str
+    group: str
+    bootstrap: str = KAFKA
+
+
+@pytest.fixture
+async def quota_topics() -> AsyncIterator[QuotaTopics]:
+    """Creates three unique topics (2 partitions each) and deletes them after."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    suffix = secrets.token_hex(5)
+    topics = QuotaTopics(f"test.quota.usage.{suffix}", f"test.quota.dlq.{suffix}",
+                         f"test.quota.alerts.{suffix}", f"test-quota-{suffix}")
+    names = [topics.usage, topics.dlq, topics.alerts]
+    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(n, num_partitions=2, replication_factor=1) for n in names])
+        yield topics
+    finally:
+        try:
+            await admin.delete_topics(names)
+        finally:
+            await admin.close()

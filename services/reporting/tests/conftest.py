@@ -138,7 +138,8 @@ async def reporting_env() -> AsyncIterator[ReportingEnv]:
         await asyncio.to_thread(migrate, dsn)
         quota = TestServer(create_quota(QuotaSettings(
             postgres_dsn=dsn, valkey_url=VALKEY_URL, admin_token=admin_token, key_pepper=pepper,
-            invalidation_channel=f"test:reporting:{secrets.token_hex(4)}", log_format="json")),
+            invalidation_channel=f"test:reporting:{secrets.token_hex(4)}", consume_usage=False,
+            log_format="json")),
             host="127.0.0.1", port=0)
         await quota.start_server()
         quota_url = str(quota.make_url("")).rstrip("/")

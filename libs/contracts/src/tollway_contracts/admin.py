@@ -27,16 +27,29 @@ POST /admin/v1/keys                                    KeyCreate             201
 GET  /admin/v1/keys?tenant_id=                         -                     KeyList
 POST /admin/v1/keys/{key_id}/revoke                    -                     ApiKey
 PUT  /admin/v1/keys/{key_id}/redaction-policy          RedactionPolicy       ApiKey
+PATCH /admin/v1/tenants/{tenant_id}                    TenantUpdate          Tenant
+PUT  /admin/v1/limits                                  LimitSet              201/200 LimitRecord
+GET  /admin/v1/limits?tenant_id=                       -                     LimitList
+DELETE /admin/v1/limits/{limit_id}                     -                     LimitRecord
 =====================================================  ====================  ===============
+
+Limits (issue 3): one :class:`LimitRecord` per scope and model (``PUT``
+creates it, 201, or replaces every field of the existing one, 200). The edge
+receives them as :class:`tollway_contracts.limits.Limit` in the ``limits``
+column of ``catalog.edge_principals``: every limit of the key's key, user,
+team and tenant scopes, with the tenant's ``time_zone``.
 """
 
 from __future__ import annotations
 
 import re
+import zoneinfo
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, model_validator
+
+from tollway_contracts.limits import BudgetPeriod, ScopeKind
 
 from tollway_contracts.redaction import RedactionPolicy
 
@@ -44,9 +57,28 @@ TENANT_PREFIX = "tn"
 TEAM_PREFIX = "tm"
 USER_PREFIX = "us"
 ID_RANDOM_LENGTH = 12
-ID_RE = re.compile(r"^(tn|tm|us)_[a-z0-9]{12}$")
+LIMIT_PREFIX = "lm"
+ID_RE = re.compile(r"^(tn|tm|us|lm)_[a-z0-9]{12}$")
 
 NameStr = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def check_time_zone(name: str) -> str:
+    """Return ``name`` if it is an IANA time zone known to this host's tz
+    database (``zoneinfo``), e.g. ``Europe/Paris`` or ``UTC``.
+
+    Raises:
+        ValueError: unknown or malformed name.
+    """
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown IANA time zone {name!r}") from exc
+    return name
+
+
+TimeZone = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_time_zone)]
+WebhookUrl = Annotated[HttpUrl, Field(max_length=2000)]
 
 
 class _Request(BaseModel):
@@ -65,7 +97,59 @@ class TenantCreate(_Request):
     for calendar budget periods (issue 3)."""
 
     name: NameStr
-    time_zone: str = Field(default="UTC", min_length=1, max_length=64)
+    time_zone: TimeZone = "UTC"
+
+
+class TenantUpdate(_Request):
+    """Change a tenant (``PATCH``): only the fields sent change.
+
+    Attributes:
+        time_zone: IANA name; budget periods of the tenant's limits follow it
+            from the next period on (edges reload every key of the tenant).
+        alert_webhook_url: where budget alerts are POSTed (``Alert`` JSON);
+            null clears it.
+    """
+
+    time_zone: TimeZone | None = None
+    alert_webhook_url: WebhookUrl | None = None
+
+
+Percent = Annotated[int, Field(ge=1, le=1000)]
+
+
+class LimitSet(_Request):
+    """Create or replace the limit of one scope (and model): ``PUT /admin/v1/limits``.
+
+    Field meanings and units are :class:`tollway_contracts.limits.Limit`'s
+    (``time_zone`` comes from the tenant). At least one of
+    ``requests_per_minute``, ``tokens_per_minute``, ``max_concurrent``,
+    ``budget_micro_usd`` is set; ``budget_micro_usd`` and ``budget_period``
+    come together. ``scope_id`` is a key id, user id, team id or tenant id.
+
+    Raises:
+        pydantic.ValidationError: on the rules above.
+    """
+
+    scope: ScopeKind
+    scope_id: str = Field(min_length=1, max_length=64)
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    requests_per_minute: int | None = Field(default=None, ge=0)
+    tokens_per_minute: int | None = Field(default=None, ge=0)
+    max_concurrent: int | None = Field(default=None, ge=0)
+    budget_micro_usd: int | None = Field(default=None, ge=0)
+    budget_period: BudgetPeriod | None = None
+    thresholds_percent: list[Percent] = Field(default_factory=lambda: [50, 80, 100], max_length=10)
+    shadow: bool = False
+
+    @model_validator(mode="after")
+    def _check(self) -> LimitSet:
+        if (self.budget_micro_usd is None) != (self.budget_period is None):
+            raise ValueError("budget_micro_usd and budget_period come together")
+        if all(v is None for v in (self.requests_per_minute, self.tokens_per_minute,
+                                   self.max_concurrent, self.budget_micro_usd)):
+            raise ValueError("set at least one limit")
+        object.__setattr__(self, "thresholds_percent", sorted(set(self.thresholds_percent)))
+        return self
 
 
 class TeamCreate(_Request):
@@ -115,6 +199,7 @@ class Tenant(_Response):
     name: str
     time_zone: str
     created_at: datetime
+    alert_webhook_url: str | None = None
 
 
 class Team(_Response):
@@ -187,6 +272,31 @@ class KeyList(_Response):
     """``GET /admin/v1/keys?tenant_id=``."""
 
     data: list[ApiKey]
+
+
+class LimitRecord(_Response):
+    """A stored limit: :class:`LimitSet`'s fields plus its id, tenant and times."""
+
+    id: str
+    tenant_id: str
+    scope: str
+    scope_id: str
+    model: str | None = None
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+    max_concurrent: int | None = None
+    budget_micro_usd: int | None = None
+    budget_period: str | None = None
+    thresholds_percent: list[int]
+    shadow: bool = False
+    created_at: datetime
+    updated_at: datetime
+
+
+class LimitList(_Response):
+    """``GET /admin/v1/limits?tenant_id=``."""
+
+    data: list[LimitRecord]
 
 
 # --- reporting tokens (issue 5) -----------------------------------------------

@@ -17,9 +17,13 @@ team_id                 text          owning team (nullable)
 user_id                 text          owning user (nullable)
 allowed_models          text[]        model allow-list; NULL = every catalogue model
 revoked                 boolean       true once revoked (never un-revoked)
-expires_at              timestamptz   null = never
+expires_at              timestamptz   null = never; the EDGE refuses the key once
+                                      ``now() >= expires_at`` (no version bump marks expiry)
 redaction_policy        jsonb         effective policy (key's, else team's); null = off
-limits                  jsonb         effective limits per scope; null = none
+limits                  jsonb         JSON array of ``tollway_contracts.limits.Limit``:
+                                      every limit of the key's key, user, team and
+                                      tenant scopes (in that order), each with the
+                                      tenant's ``time_zone``; null = none
 version                 bigint        principals version of the row's last change
 ======================  ============  =============================================
 

@@ -50,7 +50,7 @@ USAGE = TopicManifest(
 ALERTS = TopicManifest(
     name="tollway.alerts.v1",
     key="tenant id",
-    value="a scope crossed a threshold or limit, JSON",
+    value="a scope crossed a threshold or limit (tollway_contracts.alerts.Alert), JSON",
     producers=("quota",),
     consumers=("webhooks", "anyone"),
 )

@@ -20,10 +20,13 @@ from tollway_contracts.admin import (
     KeyCreate,
     KeyCreated,
     KeyList,
+    LimitList,
+    LimitSet,
     TeamCreate,
     TeamList,
     TenantCreate,
     TenantList,
+    TenantUpdate,
     UserCreate,
     UserList,
 )
@@ -133,6 +136,36 @@ async def list_tenants(request: web.Request) -> web.Response:
     return _json(TenantList(data=await request.app[STORE].list_tenants()))
 
 
+async def update_tenant(request: web.Request) -> web.Response:
+    """PATCH /admin/v1/tenants/{tenant_id}: TenantUpdate -> Tenant; 404; 400
+    unknown time zone. A time zone change re-stamps every key of the tenant."""
+    body = await _body(request, TenantUpdate)
+    tenant, change = await request.app[STORE].update_tenant(request.match_info["tenant_id"], body)
+    await _published(request, change)
+    return _json(tenant)
+
+
+async def set_limit(request: web.Request) -> web.Response:
+    """PUT /admin/v1/limits: LimitSet -> 201 LimitRecord (created) or 200
+    (replaced); 404 unknown scope id. Every key in the scope is re-stamped."""
+    body = await _body(request, LimitSet)
+    limit, change, created = await request.app[STORE].set_limit(body)
+    await _published(request, change)
+    return _json(limit, 201 if created else 200)
+
+
+async def list_limits(request: web.Request) -> web.Response:
+    """GET /admin/v1/limits?tenant_id= -> LimitList."""
+    return _json(LimitList(data=await request.app[STORE].list_limits(_tenant_query(request, True))))
+
+
+async def delete_limit(request: web.Request) -> web.Response:
+    """DELETE /admin/v1/limits/{limit_id} -> the deleted LimitRecord; 404."""
+    limit, change = await request.app[STORE].delete_limit(request.match_info["limit_id"])
+    await _published(request, change)
+    return _json(limit)
+
+
 async def create_team(request: web.Request) -> web.Response:
     """POST /admin/v1/teams: TeamCreate -> 201 Team; 404 tenant; 409 name."""
     team, change = await request.app[STORE].create_team(await _body(request, TeamCreate))
@@ -213,6 +246,10 @@ def add_admin_routes(app: web.Application) -> None:
     r = app.router
     r.add_post(f"{PREFIX}/tenants", create_tenant)
     r.add_get(f"{PREFIX}/tenants", list_tenants)
+    r.add_patch(f"{PREFIX}/tenants/{{tenant_id}}", update_tenant)
+    r.add_put(f"{PREFIX}/limits", set_limit)
+    r.add_get(f"{PREFIX}/limits", list_limits)
+    r.add_delete(f"{PREFIX}/limits/{{limit_id}}", delete_limit)
     r.add_post(f"{PREFIX}/teams", create_team)
     r.add_get(f"{PREFIX}/teams", list_teams)
     r.add_put(f"{PREFIX}/teams/{{team_id}}/redaction-policy", set_team_policy)

@@ -4,6 +4,13 @@ Start order (one ``cleanup_ctx``, released in reverse): apply the ``catalog``
 migrations (yoyo, in a thread; a failure stops the start), open the Postgres
 pool, connect Valkey. ``/readyz`` checks Postgres, Valkey and that the
 migrations were applied.
+
+Then, when ``consume_usage`` is on, a second ``cleanup_ctx``: the Kafka
+producer (dead letters, alerts), the webhook workers and the usage consumer
+(settlement + budget alerts). Shutdown plan, in order: stop the consumer
+(stop intake, finish or abandon the message in hand, commit what was
+processed, leave the group; ``shutdown_timeout_seconds``), drain webhooks
+(5 s), flush and stop the producer, then close Valkey and Postgres.
 """
 
 from __future__ import annotations
@@ -17,20 +24,25 @@ from aiohttp import web
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
+import httpx
+from aiokafka import AIOKafkaProducer
+
+from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
+from tollway_quota.consumer import DlqLimit, UsageConsumer
 from tollway_quota.invalidations import InvalidationPublisher
 from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
+from tollway_quota.webhooks import WebhookNotifier
 from tollway_runtime.health import add_health_routes
 from tollway_runtime.migrations import apply_migrations
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
+VALKEY: web.AppKey[Redis] = web.AppKey("valkey", Redis)
+CONSUMER: web.AppKey[UsageConsumer] = web.AppKey("consumer", UsageConsumer)
 log = structlog.get_logger("tollway_quota.app")
-
-# Issue 3 adds here: the usage consumer (Kafka, QUOTA_CONSUMER_GROUP) for
-# settlement, counter seeding and budget alerts, each as its own cleanup_ctx.
 
 
 def create_app(settings: QuotaSettings) -> web.Application:
@@ -54,6 +66,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
         valkey = Redis.from_url(settings.valkey_url)
         store = CatalogStore(pool)
         app[STORE] = store
+        app[VALKEY] = valkey
         app[PUBLISHER] = InvalidationPublisher(valkey, settings.invalidation_channel)
         checks["postgres"] = store.ping
         checks["valkey"] = valkey.ping
@@ -64,7 +77,44 @@ def create_app(settings: QuotaSettings) -> web.Application:
             await valkey.aclose()
             await pool.close()
 
+    async def settlement(app: web.Application) -> AsyncIterator[None]:
+        from tollway_admission import Admission
+
+        producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers, acks="all",
+                                    client_id="tollway-quota")
+        await producer.start()
+        http = httpx.AsyncClient(timeout=settings.webhook_timeout_seconds)
+        webhooks = WebhookNotifier(http, queue_size=settings.webhook_queue_size,
+                                   attempts=settings.webhook_attempts,
+                                   backoff_initial_seconds=settings.webhook_backoff_seconds)
+        webhooks.start()
+        valkey = app[VALKEY]
+        store = app[STORE]
+        emitter = AlertEmitter(valkey, producer, settings.alerts_topic, store.tenant_webhook, webhooks)
+        consumer = UsageConsumer(
+            bootstrap_servers=settings.kafka_bootstrap_servers,
+            topic=settings.usage_topic,
+            group_id=settings.consumer_group,
+            dlq_topic=settings.dlq_topic,
+            settler=Admission(valkey),
+            producer=producer,
+            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(valkey), emitter),
+            dlq_limit=DlqLimit(settings.dlq_max_per_minute),
+        )
+        await consumer.start()
+        app[CONSUMER] = consumer
+        checks["usage_consumer"] = consumer.healthy
+        try:
+            yield
+        finally:
+            await consumer.stop(settings.shutdown_timeout_seconds)
+            await webhooks.stop(5.0)
+            await http.aclose()
+            await producer.stop()
+
     app.cleanup_ctx.append(resources)
+    if settings.consume_usage:
+        app.cleanup_ctx.append(settlement)
     add_admin_routes(app)
     add_reporting_token_routes(app)
     return app

@@ -18,7 +18,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tollway_contracts.admin import KeyCreate, TeamCreate, TenantCreate, UserCreate
+from pydantic import ValidationError
+
+from tollway_contracts.admin import KeyCreate, LimitList, LimitSet, TeamCreate, TenantCreate, TenantUpdate, UserCreate
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_quota.client import AdminApiError, AdminClient
 
@@ -27,10 +29,12 @@ tenant_app = typer.Typer(help="Tenants.", no_args_is_help=True)
 team_app = typer.Typer(help="Teams.", no_args_is_help=True)
 user_app = typer.Typer(help="Users.", no_args_is_help=True)
 key_app = typer.Typer(help="API keys.", no_args_is_help=True)
+limit_app = typer.Typer(help="Limits and budgets per scope (key, user, team, tenant).", no_args_is_help=True)
 app.add_typer(tenant_app, name="tenant")
 app.add_typer(team_app, name="team")
 app.add_typer(user_app, name="user")
 app.add_typer(key_app, name="key")
+app.add_typer(limit_app, name="limit")
 
 out = Console()
 err = Console(stderr=True)
@@ -75,6 +79,13 @@ def _fail(exc: Exception) -> typer.Exit:
     return typer.Exit(1)
 
 
+def _invalid(exc: ValidationError) -> typer.Exit:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    err.print(f"[red]invalid {where or 'arguments'}: {first.get('msg', 'invalid')}[/red]")
+    return typer.Exit(2)
+
+
 # --- tenant ------------------------------------------------------------------------
 
 
@@ -82,8 +93,12 @@ def _fail(exc: Exception) -> typer.Exit:
 def tenant_create(name: str, time_zone: Annotated[str, typer.Option(help="IANA time zone")] = "UTC") -> None:
     """Create a tenant; prints its id."""
     try:
+        body = TenantCreate(name=name, time_zone=time_zone)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    try:
         with _client() as c:
-            t = c.create_tenant(TenantCreate(name=name, time_zone=time_zone))
+            t = c.create_tenant(body)
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
     out.print(f"tenant {t.name} [bold]{t.id}[/bold]")
@@ -97,10 +112,117 @@ def tenant_list() -> None:
             tenants = c.list_tenants()
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
-    table = Table("id", "name", "time zone", "created")
+    table = Table("id", "name", "time zone", "alert webhook", "created")
     for t in tenants:
-        table.add_row(t.id, t.name, t.time_zone, t.created_at.isoformat())
+        table.add_row(t.id, t.name, t.time_zone, t.alert_webhook_url or "", t.created_at.isoformat())
     out.print(table)
+
+
+def _update_tenant(tenant_id: str, **fields: object) -> None:
+    try:
+        body = TenantUpdate(**fields)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    try:
+        with _client() as c:
+            t = c.update_tenant(tenant_id, body)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"tenant {t.id} time zone {t.time_zone} alert webhook {t.alert_webhook_url or '(none)'}")
+
+
+@tenant_app.command("set-timezone")
+def tenant_set_timezone(tenant_id: str, time_zone: Annotated[str, typer.Argument(help="IANA name, e.g. Europe/Paris")]) -> None:
+    """Set the tenant's time zone (budget periods follow it)."""
+    _update_tenant(tenant_id, time_zone=time_zone)
+
+
+@tenant_app.command("set-webhook")
+def tenant_set_webhook(
+    tenant_id: str,
+    url: Annotated[Optional[str], typer.Argument(help="http(s) URL; omit with --clear")] = None,  # noqa: UP007
+    clear: Annotated[bool, typer.Option("--clear", help="remove the webhook")] = False,
+) -> None:
+    """Set (or --clear) the URL budget alerts are POSTed to."""
+    if (url is None) != clear:
+        err.print("[red]give a URL or --clear[/red]")
+        raise typer.Exit(2)
+    _update_tenant(tenant_id, alert_webhook_url=url)
+
+
+# --- limit --------------------------------------------------------------------------------
+
+
+@limit_app.command("set")
+def limit_set(
+    scope: Annotated[str, typer.Argument(help="key | user | team | tenant")],
+    scope_id: Annotated[str, typer.Argument(help="the key id, user id, team id or tenant id")],
+    model: Annotated[Optional[str], typer.Option(help="narrow to one model")] = None,  # noqa: UP007
+    rpm: Annotated[Optional[int], typer.Option("--rpm", help="requests per minute")] = None,  # noqa: UP007
+    tpm: Annotated[Optional[int], typer.Option("--tpm", help="tokens per minute")] = None,  # noqa: UP007
+    max_concurrent: Annotated[Optional[int], typer.Option(help="calls in flight")] = None,  # noqa: UP007
+    budget_micro_usd: Annotated[Optional[int], typer.Option(help="budget, micro-USD per period")] = None,  # noqa: UP007
+    period: Annotated[Optional[str], typer.Option(help="day | week | month")] = None,  # noqa: UP007
+    threshold: Annotated[Optional[list[int]], typer.Option("--threshold", help="alert at this percent (repeat)")] = None,  # noqa: UP007
+    shadow: Annotated[bool, typer.Option("--shadow", help="report only, never refuse")] = False,
+) -> None:
+    """Create or replace the limit of one scope (and model)."""
+    fields: dict = dict(scope=scope, scope_id=scope_id, model=model, requests_per_minute=rpm,
+                        tokens_per_minute=tpm, max_concurrent=max_concurrent,
+                        budget_micro_usd=budget_micro_usd, budget_period=period, shadow=shadow)
+    if threshold:
+        fields["thresholds_percent"] = threshold
+    try:
+        body = LimitSet(**fields)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    try:
+        with _client() as c:
+            lim = c.set_limit(body)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"limit [bold]{lim.id}[/bold] on {lim.scope} {lim.scope_id}" + (f" model {lim.model}" if lim.model else ""))
+
+
+@limit_app.command("list")
+def limit_list(
+    tenant_id: str,
+    as_json: Annotated[bool, typer.Option("--json", help="print the API's JSON (LimitList)")] = False,
+) -> None:
+    """List a tenant's limits."""
+    try:
+        with _client() as c:
+            limits = c.list_limits(tenant_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    if as_json:
+        print(LimitList(data=limits).model_dump_json())
+        return
+    table = Table()
+    for name in ("id", "scope", "scope id", "model", "rpm", "tpm", "concurrent", "budget micro-USD", "period",
+                 "thresholds %", "shadow"):
+        table.add_column(name, overflow="fold")  # ids must stay copyable in narrow terminals
+
+    def n(v: int | None) -> str:
+        return "" if v is None else str(v)
+
+    for lim in limits:
+        table.add_row(lim.id, lim.scope, lim.scope_id, lim.model or "*", n(lim.requests_per_minute),
+                      n(lim.tokens_per_minute), n(lim.max_concurrent), n(lim.budget_micro_usd),
+                      lim.budget_period or "", ",".join(map(str, lim.thresholds_percent)),
+                      "yes" if lim.shadow else "")
+    out.print(table)
+
+
+@limit_app.command("delete")
+def limit_delete(limit_id: str) -> None:
+    """Delete a limit."""
+    try:
+        with _client() as c:
+            lim = c.delete_limit(limit_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"limit {lim.id} deleted")
 
 
 # --- team / user -------------------------------------------------------------------------

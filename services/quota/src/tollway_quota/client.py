@@ -16,12 +16,16 @@ from tollway_contracts.admin import (
     KeyCreate,
     KeyCreated,
     KeyList,
+    LimitList,
+    LimitRecord,
+    LimitSet,
     Team,
     TeamCreate,
     TeamList,
     Tenant,
     TenantCreate,
     TenantList,
+    TenantUpdate,
     User,
     UserCreate,
     UserList,
@@ -116,3 +120,15 @@ class AdminClient:
 
     def set_key_policy(self, key_id: str, policy: RedactionPolicy) -> ApiKey:
         return self._call("PUT", f"/keys/{key_id}/redaction-policy", ApiKey, policy)
+
+    def update_tenant(self, tenant_id: str, body: TenantUpdate) -> Tenant:
+        return self._call("PATCH", f"/tenants/{tenant_id}", Tenant, body)
+
+    def set_limit(self, body: LimitSet) -> LimitRecord:
+        return self._call("PUT", "/limits", LimitRecord, body)
+
+    def list_limits(self, tenant_id: str) -> list[LimitRecord]:
+        return self._call("GET", "/limits", LimitList, params={"tenant_id": tenant_id}).data
+
+    def delete_limit(self, limit_id: str) -> LimitRecord:
+        return self._call("DELETE", f"/limits/{limit_id}", LimitRecord)

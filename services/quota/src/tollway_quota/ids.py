@@ -1,4 +1,4 @@
-"""Principal ids: ``<prefix>_<12 chars of [a-z0-9]>`` (``tn_``, ``tm_``, ``us_``).
+"""Principal ids: ``<prefix>_<12 chars of [a-z0-9]>`` (``tn_``, ``tm_``, ``us_``, ``lm_``).
 
 Format defined in :mod:`tollway_contracts.admin`; random, so ids leak
 neither counts nor creation order.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 import string
 
-from tollway_contracts.admin import ID_RANDOM_LENGTH, TEAM_PREFIX, TENANT_PREFIX, USER_PREFIX
+from tollway_contracts.admin import ID_RANDOM_LENGTH, LIMIT_PREFIX, TEAM_PREFIX, TENANT_PREFIX, USER_PREFIX
 
 _ALPHABET = string.ascii_lowercase + string.digits
 
@@ -32,3 +32,8 @@ def new_team_id() -> str:
 def new_user_id() -> str:
     """A fresh user id, ``us_...``."""
     return new_id(USER_PREFIX)
+
+
+def new_limit_id() -> str:
+    """A fresh limit id, ``lm_...``."""
+    return new_id(LIMIT_PREFIX)

@@ -6,12 +6,14 @@ Shared connection settings come from the un-prefixed ``TOLLWAY_POSTGRES_DSN``,
 
 from __future__ import annotations
 
-from pydantic import SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from tollway_contracts.principals import INVALIDATION_CHANNEL
+from tollway_contracts.topics import ALERTS, QUOTA_CONSUMER_GROUP, USAGE, USAGE_DLQ
 from tollway_runtime.settings import (
     AdminTokenSettings,
+    KafkaSettings,
     PepperSettings,
     PostgresSettings,
     ServiceSettings,
@@ -19,7 +21,9 @@ from tollway_runtime.settings import (
 )
 
 
-class QuotaSettings(ServiceSettings, PostgresSettings, ValkeySettings, AdminTokenSettings, PepperSettings):
+class QuotaSettings(
+    ServiceSettings, PostgresSettings, ValkeySettings, KafkaSettings, AdminTokenSettings, PepperSettings
+):
     """Quota settings.
 
     Attributes:
@@ -29,6 +33,16 @@ class QuotaSettings(ServiceSettings, PostgresSettings, ValkeySettings, AdminToke
         pool_max_size: Postgres connections at most (``TOLLWAY_QUOTA_POOL_MAX_SIZE``).
         invalidation_channel: Valkey channel for invalidations; the contract's
             channel unless a test isolates itself (``TOLLWAY_QUOTA_INVALIDATION_CHANNEL``).
+        consume_usage: run the settlement consumer (``TOLLWAY_QUOTA_CONSUME_USAGE``,
+            default true; false serves the admin API only).
+        usage_topic, dlq_topic, alerts_topic, consumer_group: Kafka names, the
+            contract's unless a test isolates itself.
+        dlq_max_per_minute: dead letters per minute before the consumer stops.
+        webhook_queue_size: alerts waiting for webhook delivery at most (more are dropped).
+        webhook_timeout_seconds: per POST attempt.
+        webhook_attempts: tries per alert.
+        webhook_backoff_seconds: first retry delay (doubles, at most 30 s).
+        shutdown_timeout_seconds: the consumer's drain deadline at stop.
 
     Raises:
         pydantic.ValidationError: ``TOLLWAY_ADMIN_TOKEN`` or
@@ -40,6 +54,17 @@ class QuotaSettings(ServiceSettings, PostgresSettings, ValkeySettings, AdminToke
     port: int = 8082
     pool_max_size: int = 5
     invalidation_channel: str = INVALIDATION_CHANNEL
+    consume_usage: bool = True
+    usage_topic: str = USAGE.name
+    dlq_topic: str = USAGE_DLQ.name
+    alerts_topic: str = ALERTS.name
+    consumer_group: str = QUOTA_CONSUMER_GROUP
+    dlq_max_per_minute: int = Field(default=60, ge=1)
+    webhook_queue_size: int = Field(default=1000, ge=1)
+    webhook_timeout_seconds: float = Field(default=5.0, gt=0)
+    webhook_attempts: int = Field(default=5, ge=1)
+    webhook_backoff_seconds: float = Field(default=0.5, ge=0)
+    shutdown_timeout_seconds: float = Field(default=10.0, gt=0)
 
     @field_validator("admin_token", "key_pepper")
     @classmethod

@@ -24,16 +24,34 @@ from psycopg_pool import AsyncConnectionPool
 from tollway_contracts.admin import (
     ApiKey,
     KeyCreate,
+    LimitRecord,
+    LimitSet,
     Team,
     TeamCreate,
     Tenant,
     TenantCreate,
+    TenantUpdate,
     User,
     UserCreate,
 )
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_quota.errors import BadRequest, Conflict, NotFound
-from tollway_quota.ids import new_team_id, new_tenant_id, new_user_id
+from tollway_quota.ids import new_limit_id, new_team_id, new_tenant_id, new_user_id
+
+_TENANT_COLUMNS = "id, name, time_zone, alert_webhook_url, created_at"
+_LIMIT_COLUMNS = (
+    "id, tenant_id, scope, scope_id, model, requests_per_minute, tokens_per_minute, max_concurrent, "
+    "budget_micro_usd, budget_period, thresholds_percent, shadow, created_at, updated_at"
+)
+# The api_keys column that places a key in each scope kind.
+_SCOPE_COLUMN = {"key": "key_id", "user": "user_id", "team": "team_id", "tenant": "tenant_id"}
+# Where a scope id must exist, and in which tenant: (sql returning tenant_id).
+_SCOPE_OWNER = {
+    "key": "SELECT tenant_id FROM catalog.api_keys WHERE key_id = %s",
+    "user": "SELECT tenant_id FROM catalog.users WHERE id = %s",
+    "team": "SELECT tenant_id FROM catalog.teams WHERE id = %s",
+    "tenant": "SELECT id AS tenant_id FROM catalog.tenants WHERE id = %s",
+}
 
 _KEY_COLUMNS = (
     "key_id, tenant_id, team_id, user_id, name, allowed_models, redaction_policy, "
@@ -96,7 +114,7 @@ class CatalogStore:
                 version = await self._bump(cur)
                 await cur.execute(
                     "INSERT INTO catalog.tenants (id, name, time_zone) VALUES (%s, %s, %s) "
-                    "RETURNING id, name, time_zone, created_at",
+                    f"RETURNING {_TENANT_COLUMNS}",
                     (new_tenant_id(), body.name, body.time_zone),
                 )
                 row = await cur.fetchone()
@@ -107,8 +125,46 @@ class CatalogStore:
     async def list_tenants(self) -> list[Tenant]:
         """Every tenant, by name."""
         async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute("SELECT id, name, time_zone, created_at FROM catalog.tenants ORDER BY name")
+            await cur.execute(f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants ORDER BY name")
             return [Tenant.model_validate(r) for r in await cur.fetchall()]
+
+    async def update_tenant(self, tenant_id: str, body: TenantUpdate) -> tuple[Tenant, Change]:
+        """Change the fields sent in ``body`` (``time_zone``, ``alert_webhook_url``).
+
+        A time zone change moves the budget periods of every limit the
+        tenant's keys carry, so every key of the tenant is re-stamped.
+        Raises NotFound.
+        """
+        fields = body.model_dump(mode="json", exclude_unset=True)
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            current = await self._require(
+                cur, f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants WHERE id = %s FOR UPDATE", (tenant_id,),
+                f"no tenant {tenant_id!r}", "tenant_id",
+            )
+            version = await self._bump(cur)
+            time_zone = fields.get("time_zone") or current["time_zone"]
+            webhook = fields["alert_webhook_url"] if "alert_webhook_url" in fields else current["alert_webhook_url"]
+            await cur.execute(
+                "UPDATE catalog.tenants SET time_zone = %s, alert_webhook_url = %s WHERE id = %s "
+                f"RETURNING {_TENANT_COLUMNS}",
+                (time_zone, webhook, tenant_id),
+            )
+            row = await cur.fetchone()
+            key_ids: list[str] = []
+            if time_zone != current["time_zone"]:
+                await cur.execute(
+                    "UPDATE catalog.api_keys SET version = %s WHERE tenant_id = %s RETURNING key_id",
+                    (version, tenant_id),
+                )
+                key_ids = [r["key_id"] for r in await cur.fetchall()]
+        return Tenant.model_validate(row), Change(version, sorted(key_ids))
+
+    async def tenant_webhook(self, tenant_id: str) -> str | None:
+        """The tenant's alert webhook URL, or None (also for an unknown tenant)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute("SELECT alert_webhook_url FROM catalog.tenants WHERE id = %s", (tenant_id,))
+            row = await cur.fetchone()
+        return None if row is None else row["alert_webhook_url"]
 
     # --- teams -------------------------------------------------------------------
 
@@ -283,3 +339,87 @@ class CatalogStore:
             )
             row = await cur.fetchone()
         return ApiKey.model_validate(row), Change(version, [key_id])
+
+    # --- limits ------------------------------------------------------------------
+
+    @staticmethod
+    async def _stamp_scope(cur: psycopg.AsyncCursor, version: int, scope: str, scope_id: str) -> list[str]:
+        """Stamp ``version`` on every key in the scope; return their ids."""
+        column = _SCOPE_COLUMN[scope]  # from a fixed mapping, never from input
+        await cur.execute(
+            f"UPDATE catalog.api_keys SET version = %s WHERE {column} = %s RETURNING key_id",
+            (version, scope_id),
+        )
+        return sorted(r["key_id"] for r in await cur.fetchall())
+
+    async def set_limit(self, body: LimitSet) -> tuple[LimitRecord, Change, bool]:
+        """Create the limit of ``(scope, scope_id, model)`` or replace every
+        field of the existing one; re-stamp every key in the scope.
+
+        Returns:
+            (the limit, the change, True when it was created).
+
+        Raises:
+            NotFound: ``scope_id`` names no key/user/team/tenant of that kind.
+        """
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            owner = await self._require(
+                cur, _SCOPE_OWNER[body.scope], (body.scope_id,),
+                f"no {body.scope} {body.scope_id!r}", "scope_id",
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                "INSERT INTO catalog.limits (id, tenant_id, scope, scope_id, model, requests_per_minute, "
+                "tokens_per_minute, max_concurrent, budget_micro_usd, budget_period, thresholds_percent, shadow) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT ON CONSTRAINT limits_scope_model_key DO UPDATE SET "
+                "requests_per_minute = EXCLUDED.requests_per_minute, "
+                "tokens_per_minute = EXCLUDED.tokens_per_minute, max_concurrent = EXCLUDED.max_concurrent, "
+                "budget_micro_usd = EXCLUDED.budget_micro_usd, budget_period = EXCLUDED.budget_period, "
+                "thresholds_percent = EXCLUDED.thresholds_percent, shadow = EXCLUDED.shadow, updated_at = now() "
+                f"RETURNING {_LIMIT_COLUMNS}, (xmax = 0) AS created",
+                (new_limit_id(), owner["tenant_id"], body.scope, body.scope_id, body.model,
+                 body.requests_per_minute, body.tokens_per_minute, body.max_concurrent,
+                 body.budget_micro_usd, body.budget_period, body.thresholds_percent, body.shadow),
+            )
+            row = await cur.fetchone()
+            key_ids = await self._stamp_scope(cur, version, body.scope, body.scope_id)
+        created = bool(row.pop("created"))
+        return LimitRecord.model_validate(row), Change(version, key_ids), created
+
+    async def list_limits(self, tenant_id: str) -> list[LimitRecord]:
+        """The tenant's limits by scope kind, scope id, model (all-model first)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                f"SELECT {_LIMIT_COLUMNS} FROM catalog.limits WHERE tenant_id = %s "
+                "ORDER BY array_position(ARRAY['key', 'user', 'team', 'tenant'], scope), scope_id, "
+                "model NULLS FIRST",
+                (tenant_id,),
+            )
+            return [LimitRecord.model_validate(r) for r in await cur.fetchall()]
+
+    async def delete_limit(self, limit_id: str) -> tuple[LimitRecord, Change]:
+        """Delete a limit and re-stamp every key in its scope. Raises NotFound."""
+        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            await self._require(
+                cur, "SELECT 1 FROM catalog.limits WHERE id = %s FOR UPDATE", (limit_id,),
+                f"no limit {limit_id!r}", "limit_id",
+            )
+            version = await self._bump(cur)
+            await cur.execute(f"DELETE FROM catalog.limits WHERE id = %s RETURNING {_LIMIT_COLUMNS}", (limit_id,))
+            row = await cur.fetchone()
+            key_ids = await self._stamp_scope(cur, version, row["scope"], row["scope_id"])
+        return LimitRecord.model_validate(row), Change(version, key_ids)
+
+    async def key_limits(self, key_id: str) -> tuple[str, list[dict]] | None:
+        """``(tenant_id, limits)`` of a key as the edge sees them (the view's
+        ``limits`` column, a list of ``Limit`` dicts; empty when none), or
+        None for an unknown key. Used by settlement to evaluate alerts."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                "SELECT tenant_id, limits FROM catalog.edge_principals WHERE key_id = %s", (key_id,)
+            )
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return row["tenant_id"], list(row["limits"] or [])

@@ -1,0 +1,39 @@
+"""Tollway admission: reservations on Valkey counters (DESIGN.md "Reservations").
+
+The Lua scripts in ``lua/`` and :mod:`tollway_admission.keys` alone define
+the layout of counters and reservation records; use :class:`Admission`.
+"""
+
+from tollway_admission.admission import (
+    Admission,
+    AdmitResult,
+    ExpiredReservation,
+    ExtendResult,
+    LimitCheck,
+    Reservation,
+    SeedProvider,
+    SeedRequest,
+    SettleResult,
+    applicable,
+    openai_duration,
+)
+from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+
+__all__ = [
+    "Admission",
+    "AdmitResult",
+    "Clock",
+    "ExpiredReservation",
+    "ExtendResult",
+    "LimitCheck",
+    "Reservation",
+    "SeedProvider",
+    "SeedRequest",
+    "SettleResult",
+    "Window",
+    "applicable",
+    "minute_window",
+    "openai_duration",
+    "period_window",
+    "utc_now",
+]

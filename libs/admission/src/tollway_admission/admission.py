@@ -1,0 +1,754 @@
+"""The Python face of the admission scripts (``lua/*.lua``).
+
+:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node,
+or anything that routes a one-slot script correctly). Scripts are loaded once
+(``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
+``EVALSHA``; a ``NOSCRIPT`` reply (Valkey restarted or failed over) reloads
+the script and retries once.
+
+Lifecycle of one call (DESIGN.md, "Reservations"):
+
+1. ``admit`` — one round trip: every applicable limit of every scope is
+   checked and reserved on, or none is. A refusal carries the refusing limit,
+   ``Retry-After`` and OpenAI's ``x-ratelimit-*`` headers.
+2. ``extend`` — a stream reserves more on the same counters, all or nothing.
+3. ``release`` — when the response ends, the concurrency slot is given back,
+   once.
+4. ``settle`` — the actual tokens and cost replace the reservation on every
+   counter, exactly once per request id (also releases the slot).
+5. Reservations never settled pass their deadline: their slot is pruned by
+   the next admit on that scope, and :meth:`Admission.list_expired` lists them
+   for reconciliation against the ledger (then ``settle`` with the ledger's
+   actuals, or zero if the call never reached a provider).
+
+Cold budget counters (the seeding protocol):
+
+- Only ``seed.lua`` creates a budget counter. When admit finds the counter of
+  the current period missing it reserves nothing and answers ``seed``, naming
+  the missing counters.
+- The wrapper then asks a *seed provider* (``async (limit, window) -> spent
+  micro-USD``, normally the ledger's spend for that scope and period), writes
+  the value with ``seed.lua`` — create-if-absent, so among any number of
+  concurrent callers exactly one value is written and nothing recorded since
+  is overwritten — and runs admit again (at most ``seed_attempts`` times).
+- Within one process, concurrent callers needing the same counter share one
+  provider call; across processes the create-if-absent write decides.
+- Without a provider, admit returns ``status == "seed_needed"`` with
+  :attr:`AdmitResult.seeds_needed`; the caller seeds (:meth:`Admission.seed`)
+  and retries itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from importlib import resources
+from typing import Any, Literal
+
+import orjson
+from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
+from tollway_contracts.events import ScopeReservation
+from tollway_contracts.limits import Limit
+
+from tollway_admission import keys as K
+from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+
+CheckKind = Literal["requests", "tokens", "concurrency", "budget"]
+Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
+SeedProvider = Callable[[Limit, Window], Awaitable[int]]
+"""``async (limit, period window) -> spent micro-USD`` for that scope and period."""
+
+_LUA_KIND: dict[CheckKind, str] = {
+    "requests": "rpm",
+    "tokens": "tpm",
+    "concurrency": "conc",
+    "budget": "budget",
+}
+_OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
+_WINDOW_GRACE = timedelta(seconds=60)
+_SEED_MEMORY_SECONDS = 1.0
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+class _Script:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.source = resources.files("tollway_admission").joinpath(f"lua/{name}.lua").read_text()
+        self.sha = hashlib.sha1(self.source.encode()).hexdigest()
+
+
+ADMIT, EXTEND, RELEASE, SETTLE, SEED = (
+    _Script(n) for n in ("admit", "extend", "release", "settle", "seed")
+)
+SCRIPTS = (ADMIT, EXTEND, RELEASE, SETTLE, SEED)
+
+
+@dataclass(frozen=True, slots=True)
+class LimitCheck:
+    """One limit as admit saw it.
+
+    Attributes:
+        limit: the :class:`Limit` it comes from.
+        kind: ``requests`` (rpm), ``tokens`` (tpm), ``concurrency`` or ``budget``.
+        key: the Valkey counter.
+        value: the limit (calls per minute, tokens per minute, slots, micro-USD).
+        used: the counter before this call (calls, tokens, slots, micro-USD
+            spent + reserved).
+        requested: what this call asked of it (1 call, tokens, 1 slot, micro-USD).
+        remaining: what is left after this call if it was admitted, else
+            before it; never negative.
+        reset_seconds: until the window or period ends (seconds, float);
+            concurrency: 1.0 (a slot frees when any call ends).
+        outcome: ``fits``, ``refuses``, ``would_refuse`` (shadow limit) or
+            ``seed_needed``.
+    """
+
+    limit: Limit
+    kind: CheckKind
+    key: str
+    value: int
+    used: int
+    requested: int
+    remaining: int
+    reset_seconds: float
+    outcome: Outcome
+
+    @property
+    def shadow(self) -> bool:
+        """True when the limit only reports (``Limit.shadow``)."""
+        return self.limit.shadow
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRequest:
+    """A budget counter admit found missing for the current period.
+
+    Attributes:
+        limit: the budget limit.
+        window: the period (UTC) the counter covers.
+        key: the counter's key.
+        expire_at_ms: when the counter should expire (period end + grace).
+    """
+
+    limit: Limit
+    window: Window
+    key: str
+    expire_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Handle for a reservation: enough to extend/release it in one round trip.
+
+    Attributes:
+        tenant_id, request_id: identity.
+        counter_keys: the record's counters (``c`` list order).
+        tokens: tokens reserved so far.
+        cost_micro_usd: micro-USD reserved so far.
+    """
+
+    tenant_id: str
+    request_id: str
+    counter_keys: tuple[str, ...]
+    tokens: int
+    cost_micro_usd: int
+
+
+@dataclass(frozen=True, slots=True)
+class AdmitResult:
+    """What admit decided.
+
+    Attributes:
+        status: ``admitted``, ``refused``, ``duplicate`` (this request id was
+            already admitted or settled; nothing reserved) or ``seed_needed``
+            (a budget counter is cold and no seed provider was given).
+        request_id: the call's id.
+        checks: every applicable limit, in order.
+        reservation: handle when admitted.
+        seeds_needed: the cold budget counters (``seed_needed`` only).
+        now: the clock reading the decision was made at.
+    """
+
+    status: Literal["admitted", "refused", "duplicate", "seed_needed"]
+    request_id: str
+    checks: tuple[LimitCheck, ...]
+    reservation: Reservation | None = None
+    seeds_needed: tuple[SeedRequest, ...] = ()
+    now: datetime = field(default_factory=utc_now)
+
+    @property
+    def admitted(self) -> bool:
+        """True when reserved on every limit."""
+        return self.status == "admitted"
+
+    @property
+    def refused_by(self) -> LimitCheck | None:
+        """The first enforced limit that refused, or None."""
+        return next((c for c in self.checks if c.outcome == "refuses"), None)
+
+    @property
+    def would_refuse(self) -> tuple[LimitCheck, ...]:
+        """Shadow limits that would have refused this call (it was not refused for them)."""
+        return tuple(c for c in self.checks if c.outcome == "would_refuse")
+
+    @property
+    def retry_after_seconds(self) -> int | None:
+        """``Retry-After`` (whole seconds, >= 1) when refused: the longest wait
+        among the refusing limits; None otherwise."""
+        refusing = [c.reset_seconds for c in self.checks if c.outcome == "refuses"]
+        if not refusing:
+            return None
+        return max(1, math.ceil(max(refusing)))
+
+    def _tightest(self, kind: CheckKind) -> LimitCheck | None:
+        enforced = [c for c in self.checks if c.kind == kind and not c.shadow]
+        return min(enforced, key=lambda c: (c.remaining, c.value), default=None)
+
+    def headers(self) -> dict[str, str]:
+        """OpenAI's rate-limit headers from the tightest enforced rpm and tpm
+        limits, plus ``Retry-After`` when refused.
+
+        ``x-ratelimit-{limit,remaining,reset}-{requests,tokens}``; resets in
+        OpenAI's duration format (``"20ms"``, ``"1s"``, ``"6m0s"``). Absent
+        kinds are omitted.
+        """
+        out: dict[str, str] = {}
+        for kind, suffix in (("requests", "requests"), ("tokens", "tokens")):
+            c = self._tightest(kind)  # type: ignore[arg-type]
+            if c is not None:
+                out[f"x-ratelimit-limit-{suffix}"] = str(c.value)
+                out[f"x-ratelimit-remaining-{suffix}"] = str(c.remaining)
+                out[f"x-ratelimit-reset-{suffix}"] = openai_duration(c.reset_seconds)
+        ra = self.retry_after_seconds
+        if ra is not None:
+            out["Retry-After"] = str(ra)
+        return out
+
+    def reservation_by_scope(self) -> dict[str, ScopeReservation]:
+        """The usage event's ``reservation`` field: per scope (``<scope>:<id>``),
+        tokens reserved on its tpm limits and micro-USD on its budgets."""
+        out: dict[str, ScopeReservation] = {}
+        if not self.admitted:
+            return out
+        for c in self.checks:
+            if c.kind not in ("tokens", "budget"):
+                continue
+            name = f"{c.limit.scope}:{c.limit.scope_id}"
+            prev = out.get(name, ScopeReservation())
+            if c.kind == "tokens":
+                prev = prev.model_copy(update={"tokens": max(prev.tokens, c.requested)})
+            else:
+                prev = prev.model_copy(
+                    update={"cost_micro_usd": max(prev.cost_micro_usd, c.requested)}
+                )
+            out[name] = prev
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendResult:
+    """What extend decided.
+
+    Attributes:
+        status: ``extended``, ``refused`` (a tpm or budget limit would be
+            exceeded; nothing reserved), ``settled``, ``unknown``, ``expired``.
+        tokens, cost_micro_usd: the reservation's totals after the call.
+        refused_keys: counters whose enforced limit refused.
+        would_refuse_keys: counters whose shadow limit would have refused.
+    """
+
+    status: Literal["extended", "refused", "settled", "unknown", "expired"]
+    tokens: int
+    cost_micro_usd: int
+    refused_keys: tuple[str, ...] = ()
+    would_refuse_keys: tuple[str, ...] = ()
+
+    @property
+    def extended(self) -> bool:
+        """True when the extra amounts were reserved."""
+        return self.status == "extended"
+
+
+@dataclass(frozen=True, slots=True)
+class SettleResult:
+    """What settle did.
+
+    Attributes:
+        status: ``settled`` (this call settled it), ``already_settled`` (an
+            earlier call did; nothing changed), ``unknown`` (no record).
+        reserved_tokens, reserved_cost_micro_usd: what was reserved (for
+            ``already_settled``: the actuals settled then).
+        slot_released: this call released the concurrency slot.
+    """
+
+    status: Literal["settled", "already_settled", "unknown"]
+    reserved_tokens: int
+    reserved_cost_micro_usd: int
+    slot_released: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredReservation:
+    """An unsettled reservation past its deadline, to reconcile with the ledger.
+
+    Attributes:
+        tenant_id, request_id: identity (the ledger's ``request_id``).
+        deadline: when it expired (UTC).
+        tokens, cost_micro_usd: still reserved on its counters.
+    """
+
+    tenant_id: str
+    request_id: str
+    deadline: datetime
+    tokens: int
+    cost_micro_usd: int
+
+
+def openai_duration(seconds: float) -> str:
+    """Format a reset time like OpenAI's headers: ``"250ms"``, ``"1s"``, ``"6m0s"``, ``"1h0m0s"``."""
+    if seconds < 1:
+        return f"{max(0, math.ceil(seconds * 1000))}ms"
+    total = math.ceil(seconds)
+    h, rem = divmod(total, 3600)
+    m, s = divmod(rem, 60)
+    if h:
+        return f"{h}h{m}m{s}s"
+    if m:
+        return f"{m}m{s}s"
+    return f"{s}s"
+
+
+def applicable(limits: Iterable[Limit], model: str | None) -> list[Limit]:
+    """The limits that apply to a call of ``model``: unnarrowed ones and those
+    narrowed to exactly that model."""
+    return [lim for lim in limits if lim.model is None or lim.model == model]
+
+
+class Admission:
+    """Admission, extension, release, settlement and seeding of reservations.
+
+    Args:
+        client: ``redis.asyncio.Redis`` (bytes or decoded responses).
+        clock: returns the current aware datetime; minute windows, budget
+            periods and deadlines all derive from it.
+        reservation_ttl: default time a reservation holds before it expires
+            (slot freed, listed for reconciliation); streams push it with
+            ``extend(..., ttl=...)``.
+        record_retention: how long a record outlives its deadline, so a late
+            settlement or reconciliation still refunds exactly.
+        settled_ttl: lifetime of the settled marker; must exceed
+            ``reservation_ttl + record_retention`` so a record never outlives
+            the protection against settling twice.
+        budget_grace: how long a budget counter outlives its period (late
+            settlements of calls admitted in it land on it).
+        seed_provider: default provider for cold budget counters.
+        seed_attempts: seed rounds per :meth:`admit` call (>= 1); after
+            them a still-cold counter returns ``seed_needed``.
+
+    Raises:
+        ValueError: ``settled_ttl`` too short.
+    """
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        clock: Clock = utc_now,
+        reservation_ttl: timedelta = timedelta(minutes=10),
+        record_retention: timedelta = timedelta(days=1),
+        settled_ttl: timedelta = timedelta(days=3),
+        budget_grace: timedelta = timedelta(days=2),
+        seed_provider: SeedProvider | None = None,
+        seed_attempts: int = 3,
+    ) -> None:
+        if settled_ttl <= reservation_ttl + record_retention:
+            raise ValueError("settled_ttl must exceed reservation_ttl + record_retention")
+        self._r = client
+        self._clock = clock
+        self._ttl = reservation_ttl
+        self._retention = record_retention
+        self._settled_ttl_ms = int(settled_ttl.total_seconds() * 1000)
+        self._budget_grace = budget_grace
+        self._seed_provider = seed_provider
+        self._seed_attempts = max(1, seed_attempts)
+        self._seeding: dict[str, asyncio.Future[int]] = {}
+
+    # -- scripts -----------------------------------------------------------
+
+    async def load(self) -> None:
+        """``SCRIPT LOAD`` every script (call once at start; optional, since
+        a NOSCRIPT reply loads lazily)."""
+        for s in SCRIPTS:
+            sha = await self._r.script_load(s.source)
+            if _s(sha) != s.sha:  # pragma: no cover - would mean a broken server
+                raise RuntimeError(f"SCRIPT LOAD of {s.name} returned {sha!r}, expected {s.sha}")
+
+    async def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        try:
+            return await self._r.evalsha(script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await self._r.script_load(script.source)
+            return await self._r.evalsha(script.sha, len(keys), *keys, *args)
+
+    # -- admit -------------------------------------------------------------
+
+    def _plan(
+        self, tenant_id: str, limits: Sequence[Limit], model: str | None, now: datetime
+    ) -> list[tuple[CheckKind, Limit, int, str, float, int, Window | None]]:
+        """(kind, limit, value, key, reset_seconds, counter expiry ms, period) per check."""
+        minute = minute_window(now)
+        minute_s = int(minute.start.timestamp())
+        minute_reset = (minute.end - now).total_seconds()
+        minute_expire = _ms(minute.end + _WINDOW_GRACE)
+        plan: list[tuple[CheckKind, Limit, int, str, float, int, Window | None]] = []
+        for lim in applicable(limits, model):
+            if lim.requests_per_minute is not None:
+                plan.append(("requests", lim, lim.requests_per_minute,
+                             K.rpm_key(tenant_id, lim, minute_s), minute_reset, minute_expire, None))
+            if lim.tokens_per_minute is not None:
+                plan.append(("tokens", lim, lim.tokens_per_minute,
+                             K.tpm_key(tenant_id, lim, minute_s), minute_reset, minute_expire, None))
+            if lim.max_concurrent is not None:
+                plan.append(("concurrency", lim, lim.max_concurrent,
+                             K.conc_key(tenant_id, lim), 1.0, 0, None))
+            if lim.budget_micro_usd is not None:
+                # A budget without a period is read as monthly (the common case).
+                if lim.budget_period is None:
+                    lim = lim.model_copy(update={"budget_period": "month"})
+                w = period_window(lim.budget_period, lim.time_zone, now)  # type: ignore[arg-type]
+                plan.append(("budget", lim, lim.budget_micro_usd,
+                             K.budget_key(tenant_id, lim, int(w.start.timestamp())),
+                             (w.end - now).total_seconds(), _ms(w.end + self._budget_grace), w))
+        return plan
+
+    async def admit(
+        self,
+        *,
+        tenant_id: str,
+        request_id: str,
+        limits: Sequence[Limit],
+        model: str | None = None,
+        tokens: int = 0,
+        cost_micro_usd: int = 0,
+        ttl: timedelta | None = None,
+        seed_provider: SeedProvider | None = None,
+    ) -> AdmitResult:
+        """Reserve one call on every applicable limit, or on none (admit.lua).
+
+        One round trip when the counters are warm; a cold budget counter adds
+        a seed round (see the module doc).
+
+        Args:
+            tenant_id: the call's tenant (the hash tag of every key).
+            request_id: the call's id (``x-request-id``); one reservation per id.
+            limits: the key's effective limits (every scope); those narrowed
+                to another model are ignored.
+            model: the requested model.
+            tokens: tokens to reserve against tpm limits (prompt estimate +
+                ``max_tokens`` or the model's output cap).
+            cost_micro_usd: micro-USD to reserve against budgets (those tokens, priced).
+            ttl: reservation lifetime (default: ``reservation_ttl``).
+            seed_provider: overrides the default provider for this call.
+
+        Returns:
+            :class:`AdmitResult`.
+
+        Raises:
+            ValueError: negative amounts, or a tenant id unusable as a hash tag.
+            redis.exceptions.RedisError: Valkey unreachable or failing (the
+                edge fails closed).
+        """
+        if tokens < 0 or cost_micro_usd < 0:
+            raise ValueError("tokens and cost_micro_usd must be >= 0")
+        provider = seed_provider or self._seed_provider
+        attempt = 0
+        while True:
+            attempt += 1
+            result = await self._admit_once(tenant_id, request_id, limits, model, tokens,
+                                            cost_micro_usd, ttl)
+            if result.status != "seed_needed" or provider is None or attempt > self._seed_attempts:
+                return result
+            await self._seed_from(tenant_id, result.seeds_needed, provider)
+
+    async def _admit_once(
+        self,
+        tenant_id: str,
+        request_id: str,
+        limits: Sequence[Limit],
+        model: str | None,
+        tokens: int,
+        cost: int,
+        ttl: timedelta | None,
+    ) -> AdmitResult:
+        now = self._clock()
+        plan = self._plan(tenant_id, limits, model, now)
+        deadline = now + (ttl if ttl is not None else self._ttl)
+        keys = [K.record_key(tenant_id, request_id), K.settled_key(tenant_id, request_id),
+                K.deadlines_key(tenant_id)]
+        args: list[Any] = [request_id, _ms(now), _ms(deadline), _ms(deadline + self._retention),
+                           tokens, cost, len(plan)]
+        for kind, lim, value, key, _reset, expire, _w in plan:
+            keys.append(key)
+            args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
+        raw = await self._eval(ADMIT, keys, args)
+        status = _s(raw[0])
+        used = [int(u) for u in raw[1]]
+        flags = [int(f) for f in raw[2]]
+        if status == "duplicate":
+            return AdmitResult("duplicate", request_id, (), now=now)
+        admitted = status == "admitted"
+        checks: list[LimitCheck] = []
+        seeds: list[SeedRequest] = []
+        for (kind, lim, value, key, reset, expire, w), u, f in zip(plan, used, flags, strict=True):
+            req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}[kind]
+            remaining = max(0, value - u - (req if admitted else 0))
+            checks.append(LimitCheck(lim, kind, key, value, u, req, remaining, reset, _OUTCOMES[f]))
+            if f == 3 and w is not None:
+                seeds.append(SeedRequest(lim, w, key, expire))
+        reservation = None
+        if admitted:
+            counter_keys = tuple(c.key for c in checks if c.kind != "requests")
+            reservation = Reservation(tenant_id, request_id, counter_keys, tokens, cost)
+        st = {"admitted": "admitted", "refused": "refused", "seed": "seed_needed"}[status]
+        return AdmitResult(st, request_id, tuple(checks), reservation, tuple(seeds), now)  # type: ignore[arg-type]
+
+    # -- seeding -----------------------------------------------------------
+
+    async def _seed_from(
+        self, tenant_id: str, needed: Sequence[SeedRequest], provider: SeedProvider
+    ) -> None:
+        values = await asyncio.gather(*(self._provide(s, provider) for s in needed))
+        await self.seed(tenant_id, [(s.key, v, s.expire_at_ms) for s, v in zip(needed, values, strict=True)])
+
+    async def _provide(self, s: SeedRequest, provider: SeedProvider) -> int:
+        # One provider call per counter per process at a time; concurrent
+        # callers await the same future.
+        fut = self._seeding.get(s.key)
+        if fut is not None:
+            return await asyncio.shield(fut)
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self._seeding[s.key] = fut
+        try:
+            value = int(await provider(s.limit, s.window))
+        except BaseException as exc:
+            self._seeding.pop(s.key, None)
+            if isinstance(exc, asyncio.CancelledError):
+                fut.cancel()
+            else:
+                fut.set_exception(exc)
+                fut.exception()  # retrieved: waiters re-raise it, nobody else must
+            raise
+        fut.set_result(value)
+        # Keep the value a moment: callers whose admit saw the cold counter
+        # just before the seed landed reuse it instead of querying the ledger
+        # again (the write is create-if-absent, so a reused value can never
+        # overwrite anything).
+        loop.call_later(_SEED_MEMORY_SECONDS, self._seeding.pop, s.key, None)
+        return value
+
+    async def seed(self, tenant_id: str, seeds: Sequence[tuple[str, int, int]]) -> list[bool]:
+        """Create missing budget counters (seed.lua, create-if-absent).
+
+        Args:
+            tenant_id: the tenant every key belongs to.
+            seeds: ``(counter key, spent micro-USD, expire at epoch ms)``,
+                keys as given in :attr:`SeedRequest.key`.
+
+        Returns:
+            Per counter, True if this call created it.
+
+        Raises:
+            ValueError: a key of another tenant, or a negative amount.
+        """
+        if not seeds:
+            return []
+        pfx = K.prefix(tenant_id)
+        for key, spent, _ in seeds:
+            if not key.startswith(pfx + "budget:") or spent < 0:
+                raise ValueError(f"not a budget counter of {tenant_id!r}, or negative spend: {key!r}")
+        now_ms = _ms(self._clock())
+        args: list[Any] = []
+        for _key, spent, expire in seeds:
+            args += [spent, max(1, expire - now_ms)]
+        raw = await self._eval(SEED, [k for k, _, _ in seeds], args)
+        return [int(x) == 1 for x in raw]
+
+    async def seed_budget(self, tenant_id: str, limit: Limit, spent_micro_usd: int) -> bool:
+        """Create the current period's counter for a budget limit if missing
+        (quota may pre-warm counters). Returns True if this call created it."""
+        now = self._clock()
+        plan = [p for p in self._plan(tenant_id, [limit], limit.model, now) if p[0] == "budget"]
+        if not plan:
+            raise ValueError("the limit has no budget")
+        _, _, _, key, _, expire, _ = plan[0]
+        return (await self.seed(tenant_id, [(key, spent_micro_usd, expire)]))[0]
+
+    # -- extend / release / settle -------------------------------------------
+
+    async def _record_keys(self, tenant_id: str, request_id: str) -> list[str]:
+        raw = await self._r.hget(K.record_key(tenant_id, request_id), "c")
+        if raw is None:
+            return []
+        c = orjson.loads(raw)
+        return [e[1] for e in c] if isinstance(c, list) else []
+
+    def _base_keys(self, tenant_id: str, request_id: str) -> list[str]:
+        return [K.record_key(tenant_id, request_id), K.settled_key(tenant_id, request_id),
+                K.deadlines_key(tenant_id)]
+
+    async def _with_counters(
+        self,
+        script: _Script,
+        tenant_id: str,
+        request_id: str,
+        args: Sequence[Any],
+        reservation: Reservation | None,
+        stale: Callable[[Any], bool],
+    ) -> Any:
+        base = self._base_keys(tenant_id, request_id)
+        if reservation is not None:
+            raw = await self._eval(script, base + list(reservation.counter_keys), args)
+            if not stale(raw):
+                return raw
+        counters = await self._record_keys(tenant_id, request_id)
+        return await self._eval(script, base + counters, args)
+
+    async def extend(
+        self,
+        *,
+        tenant_id: str,
+        request_id: str,
+        tokens: int = 0,
+        cost_micro_usd: int = 0,
+        ttl: timedelta | None = None,
+        reservation: Reservation | None = None,
+    ) -> ExtendResult:
+        """Reserve ``tokens`` and ``cost_micro_usd`` more for a reservation
+        (extend.lua), on the counters it was admitted on, all or nothing.
+
+        Args:
+            ttl: when given, the new deadline is now + ttl (streams keep
+                their slot alive this way).
+            reservation: the handle from admit saves a round trip.
+
+        Returns:
+            :class:`ExtendResult`; ``refused`` means the edge ends the stream.
+
+        Raises:
+            ValueError: negative amounts.
+        """
+        if tokens < 0 or cost_micro_usd < 0:
+            raise ValueError("tokens and cost_micro_usd must be >= 0")
+        now = self._clock()
+        new_deadline = _ms(now + ttl) if ttl is not None else 0
+        new_expire = _ms(now + ttl + self._retention) if ttl is not None else 0
+        args = [_ms(now), tokens, cost_micro_usd, new_deadline, new_expire, request_id]
+        raw = await self._with_counters(EXTEND, tenant_id, request_id, args, reservation,
+                                        lambda r: _s(r[0]) == "stale")
+        status = _s(raw[0])
+        if status == "stale":  # pragma: no cover - the record changed between two reads
+            raise RuntimeError("reservation record changed under extend")
+        flags = [int(f) for f in raw[1]]
+        counters = (list(reservation.counter_keys) if reservation is not None
+                    and len(reservation.counter_keys) == len(flags)
+                    else await self._record_keys(tenant_id, request_id) if flags else [])
+        refused = tuple(k for k, f in zip(counters, flags) if f == 1)
+        would = tuple(k for k, f in zip(counters, flags) if f == 2)
+        return ExtendResult(status, int(raw[2]), int(raw[3]), refused, would)  # type: ignore[arg-type]
+
+    async def release(
+        self, *, tenant_id: str, request_id: str, reservation: Reservation | None = None
+    ) -> bool:
+        """Give back the reservation's concurrency slots, once (release.lua).
+
+        Returns:
+            True if this call released them; False if already released,
+            settled, unknown, or no concurrency limit applied.
+        """
+        raw = await self._with_counters(RELEASE, tenant_id, request_id, [request_id], reservation,
+                                        lambda r: int(r) == -1)
+        return int(raw) == 1
+
+    async def settle(
+        self, *, tenant_id: str, request_id: str, tokens: int, cost_micro_usd: int
+    ) -> SettleResult:
+        """Replace the reservation by the actuals on every counter, exactly once
+        per request id (settle.lua). Also releases the slot if still held.
+
+        Args:
+            tokens: actual total tokens (prompt + completion).
+            cost_micro_usd: actual cost, micro-USD (the usage event's ``cost_micro_usd``).
+
+        Returns:
+            :class:`SettleResult`; ``already_settled`` changes nothing.
+
+        Raises:
+            ValueError: negative amounts.
+        """
+        if tokens < 0 or cost_micro_usd < 0:
+            raise ValueError("tokens and cost_micro_usd must be >= 0")
+        args = [request_id, tokens, cost_micro_usd, self._settled_ttl_ms]
+        raw = None
+        for _ in range(3):
+            raw = await self._with_counters(SETTLE, tenant_id, request_id, args, None,
+                                            lambda r: _s(r[0]) == "stale")
+            if _s(raw[0]) != "stale":
+                break
+        assert raw is not None
+        status = _s(raw[0])
+        if status == "stale":  # pragma: no cover
+            raise RuntimeError("reservation record changed under settle")
+        return SettleResult(status, int(raw[1]), int(raw[2]), int(raw[3]) == 1)  # type: ignore[arg-type]
+
+    # -- reconciliation ------------------------------------------------------
+
+    async def list_expired(self, tenant_id: str, *, limit: int = 1000) -> list[ExpiredReservation]:
+        """Unsettled reservations of a tenant past their deadline, oldest first.
+
+        Reconcile each against the ledger: ``settle`` with the ledger's actual
+        tokens and cost for that ``request_id`` (zero if the ledger shows the
+        call never reached a provider). Index entries whose record is gone
+        (older than ``record_retention``) are dropped here.
+        """
+        idx = K.deadlines_key(tenant_id)
+        now_ms = _ms(self._clock())
+        rows = await self._r.zrangebyscore(idx, "-inf", now_ms, start=0, num=limit, withscores=True)
+        if not rows:
+            return []
+        async with self._r.pipeline(transaction=False) as p:
+            for rid, _ in rows:
+                p.hmget(K.record_key(tenant_id, _s(rid)), "tokens", "cost", "deadline")
+            recs = await p.execute()
+        out: list[ExpiredReservation] = []
+        gone: list[str] = []
+        for (rid, _score), rec in zip(rows, recs, strict=True):
+            if rec[0] is None:
+                gone.append(_s(rid))
+                continue
+            out.append(ExpiredReservation(
+                tenant_id, _s(rid), datetime.fromtimestamp(int(rec[2]) / 1000, UTC),
+                int(rec[0]), int(rec[1])))
+        if gone:
+            await self._r.zrem(idx, *gone)
+        return out
+
+    async def tenants_with_reservations(self) -> list[str]:
+        """Tenant ids that have a deadline index (a SCAN; for reconciliation sweeps)."""
+        out: list[str] = []
+        async for key in self._r.scan_iter(match=K.DEADLINES_SCAN_PATTERN, count=500):
+            k = _s(key)
+            out.append(k[len("tw:{"): k.index("}:")])
+        return out
+
+
+def _ms(dt: datetime) -> int:
+    return int(dt.timestamp() * 1000)

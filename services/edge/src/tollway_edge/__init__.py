@@ -1,0 +1,1 @@
+"""Tollway edge: the data plane (authenticate → admit → redact → forward → emit)."""

@@ -1,0 +1,92 @@
+"""The composition root: ``create_app(settings)`` builds every adapter (tests call it too)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from tollway_contracts.catalogue import load_catalogue
+from tollway_runtime.health import add_health_routes
+
+from tollway_edge.emitter import UsageEmitter
+from tollway_edge.handlers import (
+    STATE,
+    EdgeState,
+    chat_completions,
+    edge_middleware,
+    list_models,
+    on_prepare,
+)
+from tollway_edge.principals import Snapshot
+from tollway_edge.principals_sync import PrincipalsSync
+from tollway_edge.settings import EdgeSettings
+from tollway_edge.upstream import close_upstreams, open_upstreams
+
+
+async def _metrics(_: web.Request) -> web.Response:
+    resp = web.Response(body=generate_latest())
+    resp.headers["Content-Type"] = CONTENT_TYPE_LATEST
+    return resp
+
+
+def create_app(settings: EdgeSettings) -> web.Application:
+    """Build the edge application.
+
+    Startup order (cleanup_ctx, reversed at stop): usage emitter (connects to
+    Kafka in the background; events queue meanwhile) → provider sessions →
+    principals snapshot (loaded before the first request is served; its
+    loops keep it current). At stop: principals loops, provider sessions,
+    then the emitter drains and flushes.
+
+    Raises:
+        OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
+    """
+    catalogue = load_catalogue(settings.catalogue_path)
+    snapshot = Snapshot(settings.negative_cache_size)
+    emitter = UsageEmitter(
+        settings.kafka_bootstrap_servers,
+        settings.usage_topic,
+        queue_size=settings.usage_queue_size,
+        linger_ms=settings.kafka_linger_ms,
+        drain_seconds=settings.shutdown_drain_seconds,
+    )
+    sync = PrincipalsSync(snapshot, settings.postgres_dsn, settings.valkey_url, settings.version_poll_interval_seconds)
+    state = EdgeState(
+        catalogue=catalogue,
+        snapshot=snapshot,
+        sync=sync,
+        pepper=settings.key_pepper.get_secret_value().encode(),
+        emitter=emitter,
+        max_body_bytes=settings.max_body_bytes,
+        max_in_flight=settings.max_in_flight,
+    )
+
+    app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
+    app[STATE] = state
+    app.on_response_prepare.append(on_prepare)
+
+    async def emitter_ctx(_: web.Application) -> AsyncIterator[None]:
+        await emitter.start()
+        yield
+        await emitter.stop()
+
+    async def upstreams_ctx(_: web.Application) -> AsyncIterator[None]:
+        state.upstreams = await open_upstreams(catalogue)
+        yield
+        await close_upstreams(state.upstreams)
+
+    async def principals_ctx(_: web.Application) -> AsyncIterator[None]:
+        await sync.start()
+        yield
+        await sync.stop()
+
+    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, principals_ctx])
+
+    checks = add_health_routes(app)
+    checks["principals"] = lambda: snapshot.loaded
+    checks["kafka"] = lambda: emitter.ready
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_get("/v1/models", list_models)
+    app.router.add_get("/metrics", _metrics)
+    return app

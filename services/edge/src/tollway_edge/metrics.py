@@ -1,0 +1,21 @@
+"""Prometheus metrics of the edge (process-global, as prometheus-client registers them)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+REQUESTS = Counter(
+    "tollway_requests_total", "Calls answered by the edge, by HTTP status and requested model.", ["status", "model"]
+)
+DURATION = Histogram(
+    "tollway_request_duration_seconds",
+    "Wall time of a call at the edge, seconds (streams: until the last byte).",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+)
+EVENTS_DROPPED = Counter(
+    "tollway_usage_events_dropped_total",
+    "Usage events not delivered to Kafka (queue full, producer error, shutdown), by reason.",
+    ["reason"],
+)
+IN_FLIGHT = Gauge("tollway_in_flight_calls", "Calls in flight in this process.")
+SHED = Counter("tollway_requests_shed_total", "Calls refused with 503 because the process was at max_in_flight.")

@@ -1,0 +1,47 @@
+"""Edge settings: one typed object, read from the environment before anything starts."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+from tollway_runtime.settings import (
+    KafkaSettings,
+    PepperSettings,
+    PostgresSettings,
+    ServiceSettings,
+    ValkeySettings,
+    shared,
+)
+
+
+class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSettings, PepperSettings):
+    """Settings of the edge (env prefix ``TOLLWAY_EDGE_``; shared names un-prefixed).
+
+    Attributes:
+        port: listening port (``TOLLWAY_EDGE_PORT``, default 8080).
+        catalogue_path: the routing catalogue YAML (``TOLLWAY_CATALOGUE_PATH``).
+        max_body_bytes: largest request body accepted, bytes; larger is a 413.
+        version_poll_interval_seconds: how often the principals version is
+            checked (the fallback when an invalidation message is lost), s.
+        negative_cache_size: how many unknown key ids are remembered.
+        max_in_flight: calls served at once by this process; beyond it the
+            edge answers 503 with ``Retry-After`` (DESIGN.md "Load shedding").
+        usage_queue_size: usage events waiting for the Kafka producer; beyond
+            it events are dropped and counted (never blocking a call).
+        kafka_linger_ms: producer batching delay, ms.
+        usage_topic: the topic usage events go to (tests use a fresh one).
+        shutdown_drain_seconds: time allowed to flush usage events at stop, s.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="TOLLWAY_EDGE_", extra="ignore", populate_by_name=True)
+
+    port: int = 8080
+    catalogue_path: str = shared("catalogue_path", default="infra/catalogue.yaml")
+    max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
+    version_poll_interval_seconds: float = Field(default=1.0, gt=0)
+    negative_cache_size: int = Field(default=10_000, ge=1)
+    max_in_flight: int = Field(default=4096, ge=1)
+    usage_queue_size: int = Field(default=100_000, ge=1)
+    kafka_linger_ms: int = Field(default=5, ge=0)
+    usage_topic: str = "tollway.usage.v1"
+    shutdown_drain_seconds: float = Field(default=10.0, gt=0)

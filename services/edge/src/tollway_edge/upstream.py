@@ -1,0 +1,92 @@
+"""Provider connections (adapter): one shared aiohttp ClientSession per provider.
+
+Each session keeps a large keep-alive pool (at least 1,024 connections, or the
+catalogue's ``max_connections`` when larger, so 1,000 concurrent streams fit)
+and the request headers are computed once at start, including the
+credential read from the provider's ``api_key_env``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiohttp
+import structlog
+from tollway_contracts.catalogue import Catalogue, Provider
+
+log = structlog.get_logger("tollway_edge.upstream")
+
+MIN_POOL = 1024
+
+
+@dataclass(slots=True)
+class Upstream:
+    """A provider ready to call.
+
+    Attributes:
+        name: the provider's catalogue name (``provider`` in usage events).
+        url: ``{base_url}/chat/completions``.
+        headers: precomputed request headers (content type, credential).
+        timeout_seconds: whole-call timeout (non-stream) or time to first
+            byte (stream), s.
+        usable: False when its credential variable is missing (every call
+            to it then counts as a connection failure and falls back).
+    """
+
+    name: str
+    provider: Provider
+    session: aiohttp.ClientSession
+    url: str
+    headers: dict[str, str]
+    timeout_seconds: float
+    usable: bool
+
+
+def _base(provider: Provider) -> str:
+    return str(provider.base_url).rstrip("/")
+
+
+async def open_upstreams(catalogue: Catalogue) -> dict[str, Upstream]:
+    """Open one session per provider (call :func:`close_upstreams` at stop)."""
+    upstreams: dict[str, Upstream] = {}
+    for name, provider in catalogue.providers.items():
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        usable = True
+        try:
+            key = provider.api_key()
+        except KeyError:
+            log.error("provider_credential_missing", provider=name, env=provider.api_key_env)
+            key, usable = None, False
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        connector = aiohttp.TCPConnector(
+            limit=max(provider.max_connections, MIN_POOL),
+            limit_per_host=0,
+            keepalive_timeout=75,
+            ttl_dns_cache=300,
+        )
+        session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(
+                total=None,
+                sock_connect=provider.connect_timeout_seconds,
+                sock_read=provider.timeout_seconds,
+            ),
+            skip_auto_headers=("User-Agent",),
+        )
+        upstreams[name] = Upstream(
+            name=name,
+            provider=provider,
+            session=session,
+            url=f"{_base(provider)}/chat/completions",
+            headers=headers,
+            timeout_seconds=provider.timeout_seconds,
+            usable=usable,
+        )
+    return upstreams
+
+
+async def close_upstreams(upstreams: dict[str, Upstream]) -> None:
+    """Close every provider session."""
+    for upstream in upstreams.values():
+        await upstream.session.close()

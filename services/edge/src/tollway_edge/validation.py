@@ -1,0 +1,107 @@
+"""Parse and check a chat-completions body (pure; no I/O).
+
+Only the fields the edge uses are checked by hand (no pydantic on the hot
+path); everything else passes through to the provider untouched. Rules follow
+OpenAI's ``CreateChatCompletionRequest`` for those fields; ``null`` counts as
+absent, as in OpenAI's API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from tollway_edge.errors import EdgeError, bad_request
+
+_INT_FIELDS = ("max_tokens", "max_completion_tokens")
+
+
+def parse_chat_body(raw: bytes) -> dict[str, Any]:
+    """Decode and check a ``POST /v1/chat/completions`` body.
+
+    Args:
+        raw: the request body bytes (already size-limited by the caller).
+
+    Returns:
+        The decoded JSON object, unchanged.
+
+    Raises:
+        EdgeError: 400 with ``param`` naming the field: invalid UTF-8, malformed
+            JSON, not an object, ``model`` not a string, ``messages`` not a
+            non-empty list of objects each with a string ``role``, ``stream``
+            not a bool, ``max_tokens``/``max_completion_tokens`` not an int ≥ 1,
+            ``stream_options`` not an object.
+    """
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise bad_request("The request body is not valid UTF-8.", None, "invalid_utf8") from None
+        raise bad_request("The request body is not valid JSON.", None, "invalid_json") from None
+    if type(body) is not dict:
+        raise bad_request("The request body must be a JSON object.", None, "invalid_body")
+
+    model = body.get("model")
+    if model is None:
+        raise bad_request("Missing required parameter: 'model'.", "model", "missing_required_parameter")
+    if type(model) is not str or not model:
+        raise bad_request("'model' must be a non-empty string.", "model", "invalid_type")
+
+    messages = body.get("messages")
+    if messages is None:
+        raise bad_request("Missing required parameter: 'messages'.", "messages", "missing_required_parameter")
+    if type(messages) is not list or not messages:
+        raise bad_request("'messages' must be a non-empty array.", "messages", "invalid_type")
+    for i, message in enumerate(messages):
+        if type(message) is not dict:
+            raise bad_request(f"'messages[{i}]' must be an object.", f"messages[{i}]", "invalid_type")
+        role = message.get("role")
+        if type(role) is not str:
+            raise bad_request(
+                f"'messages[{i}].role' must be a string.", f"messages[{i}].role", "invalid_type"
+            )
+
+    stream = body.get("stream")
+    if stream is not None and type(stream) is not bool:
+        raise bad_request("'stream' must be a boolean.", "stream", "invalid_type")
+
+    for name in _INT_FIELDS:
+        value = body.get(name)
+        if value is not None and (type(value) is not int or value < 1):
+            raise bad_request(f"'{name}' must be an integer >= 1.", name, "invalid_type")
+
+    options = body.get("stream_options")
+    if options is not None and type(options) is not dict:
+        raise bad_request("'stream_options' must be an object.", "stream_options", "invalid_type")
+    return body
+
+
+def wants_usage(body: dict[str, Any]) -> bool:
+    """True when the client itself asked for the usage chunk of a stream."""
+    options = body.get("stream_options")
+    return type(options) is dict and options.get("include_usage") is True
+
+
+def model_not_found(model: str) -> EdgeError:
+    """404 for a model the catalogue does not have (OpenAI's ``model_not_found``)."""
+    return EdgeError(
+        404,
+        f"The model '{model}' does not exist or you do not have access to it.",
+        type="invalid_request_error",
+        code="model_not_found",
+        param="model",
+    )
+
+
+def model_not_allowed(model: str) -> EdgeError:
+    """403 for a catalogue model outside the key's allow-list."""
+    return EdgeError(
+        403,
+        f"This API key is not allowed to use the model '{model}'.",
+        type="permission_error",
+        code="model_not_allowed",
+        param="model",
+    )

@@ -1,0 +1,195 @@
+"""Integration fixtures: a real edge (create_app) in-process, over real Postgres,
+Valkey and Kafka (tollway_testing fixtures) and the fake provider."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+import pytest_asyncio
+import yaml
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+from aiokafka import AIOKafkaConsumer
+from tollway_contracts.errors import error_json
+from tollway_testing.fake_provider import FakeProviderConfig
+
+from tollway_edge.app import create_app
+from tollway_edge.handlers import STATE
+from tollway_edge.settings import EdgeSettings
+
+from .principals_schema import create_principals_schema, upsert_key
+
+PEPPER = "edge-test-pepper"
+
+
+async def _error_provider_handler(request: web.Request) -> web.Response:
+    status = int(request.match_info["status"])
+    if request.match_info["shape"] == "openai":
+        body = error_json(f"provider says {status}", type="server_error", code="provider_boom")
+    else:
+        body = b"<html>oops</html>"
+    return web.Response(body=body, status=status, content_type="application/json")
+
+
+@pytest_asyncio.fixture
+async def edge_error_provider() -> AsyncIterator[str]:
+    """A provider that always fails: ``{url}/{status}/{openai|html}/v1`` answers that status."""
+    app = web.Application()
+    app.router.add_post("/{status}/{shape}/v1/chat/completions", _error_provider_handler)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        yield f"http://127.0.0.1:{server.port}"
+    finally:
+        await server.close()
+
+
+@dataclass
+class Edge:
+    """A running edge and what a test needs around it."""
+
+    url: str
+    dsn: str
+    valkey_url: str
+    topic: str
+    kafka: str
+    app: web.Application
+    catalogue: dict[str, Any]
+    keys: dict[str, str] = field(default_factory=dict)
+    key_ids: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    async def new_key(self, name: str, **kwargs: Any) -> str:
+        full, key_id, _ = await upsert_key(self.dsn, PEPPER.encode(), **kwargs)
+        self.keys[name], self.key_ids[name] = full, key_id
+        return full
+
+    async def events(self, request_ids: set[str], count: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+        """Read the topic from the start until ``count`` events of ``request_ids`` are seen
+        (then 0.5 s more, to catch extra ones)."""
+        consumer = AIOKafkaConsumer(
+            self.topic, bootstrap_servers=self.kafka, auto_offset_reset="earliest", enable_auto_commit=False, group_id=None
+        )
+        await consumer.start()
+        found: list[dict[str, Any]] = []
+        try:
+            deadline = time.monotonic() + timeout
+            extra_until: float | None = None
+            while time.monotonic() < (extra_until or deadline):
+                batch = await consumer.getmany(timeout_ms=200)
+                for records in batch.values():
+                    for record in records:
+                        event = orjson.loads(record.value)
+                        if event["request_id"] in request_ids:
+                            assert record.key == event["request_id"].encode()
+                            found.append(event)
+                if len(found) >= count and extra_until is None:
+                    extra_until = time.monotonic() + 0.5
+        finally:
+            await consumer.stop()
+        return found
+
+
+def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> dict[str, Any]:
+    """Models of the tests: routes to the fake provider, to a closed port, to failing providers."""
+    prices = {"input": 150000, "cached_input": 75000, "output": 600000}
+    return {
+        "version": 1,
+        "providers": {
+            "fake": {"kind": "openai", "base_url": fake_base_url, "timeout_seconds": 10},
+            "dead": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 5, "connect_timeout_seconds": 2},
+            "err500": {"base_url": f"{error_url}/500/openai/v1", "timeout_seconds": 5},
+            "err503": {"base_url": f"{error_url}/503/html/v1", "timeout_seconds": 5},
+            "slow": {"base_url": slow_base_url, "timeout_seconds": 10},
+        },
+        "models": {
+            "gpt-4o-mini": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]},
+            "gpt-4o": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model-large"}]},
+            "fallback-dead": {
+                "prices": prices,
+                "routes": [{"provider": "dead", "upstream_model": "x"}, {"provider": "fake", "upstream_model": "fake-model"}],
+            },
+            "fallback-503": {
+                "prices": prices,
+                "routes": [{"provider": "err503", "upstream_model": "x"}, {"provider": "fake", "upstream_model": "fake-model"}],
+            },
+            "slow-model": {"prices": prices, "routes": [{"provider": "slow", "upstream_model": "fake-model"}]},
+            "unreachable": {"prices": prices, "routes": [{"provider": "dead", "upstream_model": "x"}]},
+            "broken": {"prices": prices, "routes": [{"provider": "err500", "upstream_model": "x"}]},
+        },
+    }
+
+
+@pytest_asyncio.fixture
+async def edge(
+    fresh_database: str,
+    valkey_test_url: str,
+    fresh_topic: Any,
+    kafka_bootstrap_servers: str,
+    fake_provider: Any,
+    fake_provider_factory: Any,
+    edge_error_provider: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[Edge]:
+    """An in-process edge on a free port, with a fresh database, Valkey db and topic."""
+    overrides = dict(getattr(request, "param", {}) or {})
+    if not overrides.pop("_no_schema", False):
+        await create_principals_schema(fresh_database)
+    topic = await fresh_topic(partitions=1)
+    slow = fake_provider_factory(FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False))
+    catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider, slow.base_url)
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(catalogue))
+    values: dict[str, Any] = {
+        "postgres_dsn": fresh_database,
+        "valkey_url": valkey_test_url,
+        "kafka_bootstrap_servers": kafka_bootstrap_servers,
+        "key_pepper": PEPPER,
+        "catalogue_path": str(path),
+        "usage_topic": topic,
+        "max_body_bytes": 64 * 1024,
+        "log_format": "console",
+    }
+    values.update(overrides)
+    settings = EdgeSettings(**values)
+    app = create_app(settings)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    state = app[STATE]
+    for _ in range(300 if settings.kafka_bootstrap_servers == kafka_bootstrap_servers else 0):
+        # the producer connects in the background
+        if state.emitter.ready:
+            break
+        await asyncio.sleep(0.05)
+    try:
+        yield Edge(
+            url=f"http://127.0.0.1:{server.port}",
+            dsn=fresh_database,
+            valkey_url=valkey_test_url,
+            topic=topic,
+            kafka=kafka_bootstrap_servers,
+            app=app,
+            catalogue=catalogue,
+        )
+    finally:
+        await server.close()
+
+
+@pytest_asyncio.fixture
+async def edge_http() -> AsyncIterator[aiohttp.ClientSession]:
+    """A plain HTTP client for raw requests."""
+    async with aiohttp.ClientSession() as session:
+        yield session
+
