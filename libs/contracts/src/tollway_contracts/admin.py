@@ -297,3 +297,34 @@ class LimitList(_Response):
     """``GET /admin/v1/limits?tenant_id=``."""
 
     data: list[LimitRecord]
+
+
+# --- reporting tokens (issue 5) -----------------------------------------------
+# POST /admin/v1/reporting-tokens                ReportingTokenCreate  201 ReportingTokenCreated
+# POST /admin/v1/reporting-tokens/{id}/revoke    -                     ReportingToken
+# A reporting token (``twr_<id>_<secret>``, tollway_contracts.keys) reads one
+# tenant's reports from the reporting service; only its HMAC is stored.
+
+
+class ReportingTokenCreate(_Request):
+    """Mint a reporting token scoped to ``tenant_id``; ``name`` is a label."""
+
+    tenant_id: str
+    name: NameStr
+
+
+class ReportingToken(_Response):
+    """A reporting token as listed: never its secret nor its hash."""
+
+    id: str
+    tenant_id: str
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+class ReportingTokenCreated(ReportingToken):
+    """The answer to ``POST /admin/v1/reporting-tokens``: the token's fields plus
+    the full token ``twr_<id>_<secret>``, shown this once and never again."""
+
+    token: str

@@ -68,3 +68,34 @@ def hash_secret(pepper: bytes, key_id: str, secret: str) -> str:
 def verify_secret(pepper: bytes, key_id: str, secret: str, stored_hash: str) -> bool:
     """True when ``secret`` matches ``stored_hash``; constant-time comparison."""
     return hmac.compare_digest(hash_secret(pepper, key_id, secret), stored_hash)
+
+
+# --- reporting tokens ---------------------------------------------------------
+# A reporting token is ``twr_<token id>_<secret>`` with the same id and secret
+# alphabets and lengths as an API key, minted by the quota admin API
+# (``POST /admin/v1/reporting-tokens``) and stored as :func:`hash_secret` of
+# ``token_id:secret``. It grants read access to ONE tenant's reports only; it
+# is not an API key (the edge never accepts it: different prefix).
+
+REPORTING_PREFIX = "twr"
+_REPORTING_RE = re.compile(rf"^twr_([a-z0-9]{{{KEY_ID_LENGTH}}})_([A-Za-z0-9]{{{SECRET_LENGTH}}})$")
+
+
+def new_reporting_token() -> tuple[str, ParsedKey]:
+    """Mint a reporting token.
+
+    Returns:
+        ``(full_token, parsed)``; ``parsed.key_id`` is the public token id. The
+        full token is shown to the admin once.
+    """
+    token_id = new_key_id()
+    secret = "".join(secrets.choice(_SECRET_ALPHABET) for _ in range(SECRET_LENGTH))
+    return f"{REPORTING_PREFIX}_{token_id}_{secret}", ParsedKey(token_id, secret)
+
+
+def parse_reporting_token(raw: str) -> ParsedKey | None:
+    """Split a presented reporting token; None if it is not ``twr_<id>_<secret>``."""
+    match = _REPORTING_RE.match(raw)
+    if match is None:
+        return None
+    return ParsedKey(match.group(1), match.group(2))

@@ -31,6 +31,7 @@ from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, Settleme
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
 from tollway_quota.invalidations import InvalidationPublisher
+from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
 from tollway_quota.webhooks import WebhookNotifier
@@ -115,4 +116,5 @@ def create_app(settings: QuotaSettings) -> web.Application:
     if settings.consume_usage:
         app.cleanup_ctx.append(settlement)
     add_admin_routes(app)
+    add_reporting_token_routes(app)
     return app
