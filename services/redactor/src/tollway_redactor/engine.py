@@ -1,0 +1,231 @@
+"""The detector: Presidio's analyzer over a lean spaCy pipeline, fully offline.
+
+Built once per worker process (``pool.py``) and called with batches of texts.
+
+Offline traps handled here (PLATFORM-NOTES "Presidio and spaCy offline"):
+
+- ``tldextract`` would fetch the Public Suffix List on the first e-mail
+  match; ``TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS`` must be empty *before*
+  presidio is imported, so this module sets it before its presidio imports.
+- ``AnalyzerEngine()`` without an NLP engine downloads ``en_core_web_lg``; we
+  always pass our own engine that loads the configured model package and
+  never calls ``spacy.cli.download``, with Presidio's default NER mapping
+  (ORGANIZATION ignored: else "Visa" and "IBAN" come back as organisations).
+
+Speed: only ``tok2vec`` and ``ner`` run (parser, tagger, attribute ruler and
+lemmatizer are excluded; the context enhancer gets lower-cased tokens as
+lemmas), NER runs only when the policy asks for an NER entity type, texts go
+through ``nlp.pipe`` in one batch, and a cheap per-text pre-filter drops
+recognizers that cannot match (no digit: no phone, card, IBAN, SSN, address;
+no ``@``: no e-mail).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+from collections.abc import Sequence
+
+os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see module doc
+
+import spacy  # noqa: E402
+from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry  # noqa: E402
+from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
+
+from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
+
+LANGUAGE = "en"
+
+# Presidio's default mapping (conf/default.yaml), copied so a Presidio upgrade
+# cannot silently change what the small model's labels mean.
+NER_MAPPING = {
+    "PER": "PERSON",
+    "PERSON": "PERSON",
+    "NORP": "NRP",
+    "FAC": "LOCATION",
+    "LOC": "LOCATION",
+    "GPE": "LOCATION",
+    "LOCATION": "LOCATION",
+    "ORG": "ORGANIZATION",
+    "ORGANIZATION": "ORGANIZATION",
+    "DATE": "DATE_TIME",
+    "TIME": "DATE_TIME",
+}
+NER_LABELS_TO_IGNORE = [
+    "ORGANIZATION",
+    "CARDINAL",
+    "EVENT",
+    "LANGUAGE",
+    "LAW",
+    "MONEY",
+    "ORDINAL",
+    "PERCENT",
+    "PRODUCT",
+    "QUANTITY",
+    "WORK_OF_ART",
+]
+NER_ENTITY_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "DATE_TIME"})
+_EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter")
+
+# Entity types none of whose recognizers can match a text without a digit.
+_NEEDS_DIGIT = frozenset(
+    {"PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER", "US_ITIN", "STREET_ADDRESS", "IP_ADDRESS"}
+)
+_DIGIT = re.compile(r"\d")
+
+# Tollway's own recognizers. Street addresses: house number + capitalised
+# street name + a street suffix (US/UK style), or a German/Dutch-style
+# "<Name>straße 12"; an optional unit ("Apt 4B") and "City, ST 12345" or a
+# postcode may follow. Capitalisation is enforced with (?-i:...) because
+# Presidio matches case-insensitively.
+_SUFFIX = (
+    r"(?-i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
+    r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Gardens|Row|Mews|Circle|Cir|Trail)"
+)
+_NAME_WORD = r"(?:(?-i:[A-Z][a-z'\-]+|[A-Z]\.?)|\d{1,3}(?:st|nd|rd|th))"
+_US_TAIL = r"(?:,?\s+(?-i:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl)\.?)\s*#?\w{1,5})?(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?),?\s+(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?)?"
+_STREET_US = rf"\b\d{{1,5}}[A-Za-z]?\s+(?:{_NAME_WORD}\s+){{0,4}}{_SUFFIX}\b\.?{_US_TAIL}"
+_STREET_EU = r"\b(?-i:[A-Z][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein))\s+\d{1,4}[a-z]?\b(?:,\s*\d{4,5}\s+(?-i:[A-Z][a-zäöüß]+))?"
+
+BUILTIN_RECOGNIZERS = [
+    {
+        "name": "tollway_street_address",
+        "entity_type": "STREET_ADDRESS",
+        "patterns": [
+            {"name": "street_number_first", "regex": _STREET_US, "score": 0.6},
+            {"name": "street_number_last", "regex": _STREET_EU, "score": 0.6},
+        ],
+        "context": ["address", "live", "lives", "street", "ship", "deliver", "mail", "send", "located", "home"],
+    }
+]
+
+
+class LeanSpacyNlpEngine(SpacyNlpEngine):
+    """Presidio's spaCy engine loading only ``tok2vec`` + ``ner`` of an installed model.
+
+    Raises (from ``load``):
+        OSError: the model package is not installed (never downloads).
+    """
+
+    def __init__(self, model_name: str) -> None:
+        super().__init__(
+            models=[{"lang_code": LANGUAGE, "model_name": model_name}],
+            ner_model_configuration=NerModelConfiguration(
+                model_to_presidio_entity_mapping=dict(NER_MAPPING),
+                labels_to_ignore=list(NER_LABELS_TO_IGNORE),
+                low_score_entity_names=[],
+            ),
+        )
+        self.model_name = model_name
+
+    def load(self) -> None:  # noqa: D102 - documented on the class
+        nlp = spacy.load(self.model_name, exclude=list(_EXCLUDED_PIPES))
+        self.nlp = {LANGUAGE: nlp}
+
+    def artifacts(self, texts: Sequence[str], ner: bool) -> list[NlpArtifacts]:
+        """NLP artifacts per text; with ``ner=False`` only the tokenizer runs."""
+        nlp = self.nlp[LANGUAGE]
+        docs = nlp.pipe(texts, batch_size=64) if ner else (nlp.make_doc(t) for t in texts)
+        return [self._doc_to_nlp_artifact(doc, LANGUAGE) for doc in docs]
+
+    def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:  # noqa: ANN001
+        entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
+        return NlpArtifacts(
+            entities=entities,
+            tokens=doc,
+            tokens_indices=[t.idx for t in doc],
+            lemmas=[t.lemma_ or t.lower_ for t in doc],  # no lemmatizer: lower-cased text
+            nlp_engine=self,
+            language=language,
+            scores=scores,
+        )
+
+
+def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
+    return PatternRecognizer(
+        supported_entity=cfg["entity_type"],
+        name=cfg["name"],
+        supported_language=LANGUAGE,
+        patterns=[Pattern(name=p["name"], regex=p["regex"], score=p["score"]) for p in cfg.get("patterns", [])],
+        context=cfg.get("context") or None,
+    )
+
+
+class Detector:
+    """Finds entities in texts; one per worker process.
+
+    Args:
+        config: ``RedactorSettings.engine_config()`` (plain data).
+
+    Raises:
+        OSError: the spaCy model package is missing.
+        re.error: a custom recognizer's regex does not compile.
+    """
+
+    def __init__(self, config: dict) -> None:
+        self.nlp_engine = LeanSpacyNlpEngine(config["spacy_model"])
+        self.nlp_engine.load()
+        registry = RecognizerRegistry(supported_languages=[LANGUAGE])
+        registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=self.nlp_engine)
+        customs = list(BUILTIN_RECOGNIZERS) if config.get("builtin_recognizers", True) else []
+        customs += list(config.get("custom_recognizers", []))
+        for cfg in customs:
+            registry.add_recognizer(_pattern_recognizer(cfg))
+        for entity_type, words in sorted(config.get("deny_lists", {}).items()):
+            if words:
+                registry.add_recognizer(
+                    PatternRecognizer(
+                        supported_entity=entity_type,
+                        name=f"deny_list_{entity_type}",
+                        supported_language=LANGUAGE,
+                        deny_list=list(words),
+                    )
+                )
+        self.analyzer = AnalyzerEngine(
+            registry=registry, nlp_engine=self.nlp_engine, supported_languages=[LANGUAGE]
+        )
+        nlp = self.nlp_engine.nlp[LANGUAGE]
+        fingerprint = hashlib.sha256(
+            repr((sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS)).encode()
+        ).hexdigest()[:12]
+        self.model_version = (
+            f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
+            f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}"
+        )
+
+    def analyze(self, texts: Sequence[str], entity_types: Sequence[str], score_threshold: float) -> list[list[Span]]:
+        """Detect ``entity_types`` at or above ``score_threshold`` in each text.
+
+        Returns:
+            Per text, non-overlapping spans sorted by start (code point offsets).
+        """
+        entity_types = sorted(set(entity_types))
+        run_ner = any(e in NER_ENTITY_TYPES for e in entity_types)
+        artifacts = self.nlp_engine.artifacts(texts, ner=run_ner)
+        out: list[list[Span]] = []
+        for text, art in zip(texts, artifacts, strict=True):
+            wanted = entity_types
+            if not _DIGIT.search(text):
+                wanted = [e for e in wanted if e not in _NEEDS_DIGIT]
+            if "@" not in text:
+                wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
+            if not wanted or not text.strip():
+                out.append([])
+                continue
+            results = self.analyzer.analyze(
+                text=text,
+                language=LANGUAGE,
+                entities=wanted,
+                score_threshold=score_threshold,
+                nlp_artifacts=art,
+            )
+            out.append(
+                resolve_overlaps(
+                    Span(r.entity_type, r.start, r.end, round(float(r.score), 4))
+                    for r in results
+                    if r.entity_type in wanted
+                )
+            )
+        return out
