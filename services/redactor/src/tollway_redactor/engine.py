@@ -34,7 +34,10 @@ import spacy  # noqa: E402
 from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry  # noqa: E402
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
 
+from presidio_analyzer.predefined_recognizers import IbanRecognizer  # noqa: E402
+
 from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
+from tollway_redactor.names import CUE_SCORE, cue_names, extend_person, plausible_person  # noqa: E402
 
 LANGUAGE = "en"
 
@@ -85,7 +88,12 @@ _SUFFIX = (
     r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Gardens|Row|Mews|Circle|Cir|Trail)"
 )
 _NAME_WORD = r"(?:(?-i:[A-Z][a-z'\-]+|[A-Z]\.?)|\d{1,3}(?:st|nd|rd|th))"
-_US_TAIL = r"(?:,?\s+(?-i:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl)\.?)\s*#?\w{1,5})?(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?),?\s+(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?)?"
+_DIRECTION = r"(?:\s+(?-i:N|S|E|W|NE|NW|SE|SW)\b\.?)?"
+_UNIT = r"(?:,?\s+(?-i:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl)\.?)\s*#?\w{1,5})?"
+_CITY = r"(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
+_US_ZIP = rf"(?:,\s*{_CITY},?\s+(?-i:[A-Z]{{2}})\s+\d{{5}}(?:-\d{{4}})?)"
+_UK_POSTCODE = rf"(?:,\s*{_CITY},?\s+(?-i:[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}}))"
+_US_TAIL = rf"{_DIRECTION}{_UNIT}(?:{_US_ZIP}|{_UK_POSTCODE})?"
 _STREET_US = rf"\b\d{{1,5}}[A-Za-z]?\s+(?:{_NAME_WORD}\s+){{0,4}}{_SUFFIX}\b\.?{_US_TAIL}"
 _STREET_EU = r"\b(?-i:[A-Z][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein))\s+\d{1,4}[a-z]?\b(?:,\s*\d{4,5}\s+(?-i:[A-Z][a-zäöüß]+))?"
 
@@ -94,8 +102,10 @@ BUILTIN_RECOGNIZERS = [
         "name": "tollway_street_address",
         "entity_type": "STREET_ADDRESS",
         "patterns": [
-            {"name": "street_number_first", "regex": _STREET_US, "score": 0.6},
-            {"name": "street_number_last", "regex": _STREET_EU, "score": 0.6},
+            # 0.85 = spaCy's NER score: on a tie the longer span (the whole
+            # address) wins over a city or street name tagged PERSON.
+            {"name": "street_number_first", "regex": _STREET_US, "score": 0.85},
+            {"name": "street_number_last", "regex": _STREET_EU, "score": 0.85},
         ],
         "context": ["address", "live", "lives", "street", "ship", "deliver", "mail", "send", "located", "home"],
     }
@@ -169,6 +179,12 @@ class Detector:
         self.nlp_engine.load()
         registry = RecognizerRegistry(supported_languages=[LANGUAGE])
         registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=self.nlp_engine)
+        # Presidio's IBAN recognizer, loaded by the registry with IGNORECASE,
+        # lets its last 4-character group swallow a following word ("ES24...
+        # belongs") and then fails validation of every candidate: IBANs are
+        # upper case, so match case-sensitively.
+        registry.remove_recognizer("IbanRecognizer")
+        registry.add_recognizer(IbanRecognizer(regex_flags=re.DOTALL | re.MULTILINE))
         customs = list(BUILTIN_RECOGNIZERS) if config.get("builtin_recognizers", True) else []
         customs += list(config.get("custom_recognizers", []))
         for cfg in customs:
@@ -221,11 +237,22 @@ class Detector:
                 score_threshold=score_threshold,
                 nlp_artifacts=art,
             )
-            out.append(
-                resolve_overlaps(
-                    Span(r.entity_type, r.start, r.end, round(float(r.score), 4))
-                    for r in results
-                    if r.entity_type in wanted
-                )
-            )
+            spans = [Span(r.entity_type, r.start, r.end, round(float(r.score), 4)) for r in results if r.entity_type in wanted]
+            if "PERSON" in wanted:
+                spans = _person_rules(text, spans, score_threshold)
+            out.append(resolve_overlaps(spans))
         return out
+
+
+def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[Span]:
+    """Apply the PERSON heuristics of ``names.py`` (see there for why)."""
+    out = []
+    for s in spans:
+        if s.entity_type == "PERSON":
+            if not plausible_person(text, s):
+                continue
+            s = extend_person(text, s)
+        out.append(s)
+    if score_threshold <= CUE_SCORE:
+        out.extend(cue_names(text))
+    return out

