@@ -521,6 +521,25 @@ class RedactorClient:
         _check_answer(list(payload.texts), answer)
         return answer
 
+    async def prime(self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float) -> bool:
+        """Warm the redactor's detection cache with texts the client will send
+        back next turn (the assistant's answer as the client received it),
+        so the next call analyses only the new user message.
+
+        Meant for ``asyncio.create_task`` after a response completes; never
+        raises.
+
+        Returns:
+            True when the redactor analysed (or already had) the texts.
+        """
+        if not texts or policy.mode == "off":
+            return False
+        try:
+            await self.redact(policy, texts, deadline_ms)
+        except RedactionUnavailable:
+            return False
+        return True
+
     async def close(self) -> None:
         """Close the session if this client created it."""
         if self._owns_session and self._session is not None:

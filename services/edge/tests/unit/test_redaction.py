@@ -375,3 +375,12 @@ async def test_client_connection_refused_fails_closed():
             await client.redact(RedactionPolicy(mode="redact"), [R.TextRef("/messages/0/content", "x")], 500)
     finally:
         await client.close()
+
+
+async def test_prime_never_raises(edge_redactor_stub):
+    state, client = edge_redactor_stub
+    policy = RedactionPolicy(mode="redact")
+    assert await client.prime(policy, [R.TextRef("/messages/9/content", "Hi Jane Roe")], 2000) is True
+    state["mode"] = "500"
+    assert await client.prime(policy, [R.TextRef("/messages/9/content", "Hi Jane Roe")], 2000) is False
+    assert await client.prime(RedactionPolicy(mode="off"), [R.TextRef("a", "x")], 2000) is False

@@ -37,7 +37,7 @@ from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, Sp
 from presidio_analyzer.predefined_recognizers import IbanRecognizer  # noqa: E402
 
 from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
-from tollway_redactor.names import CUE_SCORE, cue_names, extend_person, plausible_person  # noqa: E402
+from tollway_redactor.names import CUE_SCORE, cue_names, ner_segments, extend_person, plausible_person  # noqa: E402
 
 LANGUAGE = "en"
 
@@ -72,10 +72,18 @@ NER_LABELS_TO_IGNORE = [
 NER_ENTITY_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "DATE_TIME"})
 _EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter")
 
-# Entity types none of whose recognizers can match a text without a digit.
-_NEEDS_DIGIT = frozenset(
-    {"PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "US_BANK_NUMBER", "US_ITIN", "STREET_ADDRESS", "IP_ADDRESS"}
-)
+# Fewest digits a text must hold for a type's recognizers to be able to match
+# (the phone recognizer, the slowest, runs one matcher per region).
+_MIN_DIGITS = {
+    "PHONE_NUMBER": 7,
+    "CREDIT_CARD": 12,
+    "IBAN_CODE": 8,
+    "US_SSN": 9,
+    "US_BANK_NUMBER": 8,
+    "US_ITIN": 9,
+    "STREET_ADDRESS": 1,
+    "IP_ADDRESS": 1,
+}
 _DIGIT = re.compile(r"\d")
 
 # Tollway's own recognizers. Street addresses: house number + capitalised
@@ -134,10 +142,31 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         nlp = spacy.load(self.model_name, exclude=list(_EXCLUDED_PIPES))
         self.nlp = {LANGUAGE: nlp}
 
-    def artifacts(self, texts: Sequence[str], ner: bool) -> list[NlpArtifacts]:
-        """NLP artifacts per text; with ``ner=False`` only the tokenizer runs."""
+    def artifacts(self, texts: Sequence[str], ner: bool, prefilter: bool = True) -> list[NlpArtifacts]:
+        """NLP artifacts per text; with ``ner=False`` only the tokenizer runs.
+
+        With ``prefilter``, NER runs only on the sentences that
+        :func:`tollway_redactor.names.ner_segments` selects (those with a
+        capitalised word that is not a common sentence opener); the
+        entities are mapped back onto a tokenizer-only Doc of the full text.
+        """
         nlp = self.nlp[LANGUAGE]
-        docs = nlp.pipe(texts, batch_size=64) if ner else (nlp.make_doc(t) for t in texts)
+        if not ner:
+            docs = [nlp.make_doc(t) for t in texts]
+        elif not prefilter:
+            docs = list(nlp.pipe(texts, batch_size=64))
+        else:
+            docs = [nlp.make_doc(t) for t in texts]
+            jobs = [(i, start, end) for i, t in enumerate(texts) for start, end in ner_segments(t)]
+            seg_docs = nlp.pipe((texts[i][a:b] for i, a, b in jobs), batch_size=64)
+            ents: dict[int, list] = {}
+            for (i, start, _), seg in zip(jobs, seg_docs, strict=True):
+                for ent in seg.ents:
+                    span = docs[i].char_span(start + ent.start_char, start + ent.end_char, label=ent.label_, alignment_mode="expand")
+                    if span is not None:
+                        ents.setdefault(i, []).append(span)
+            for i, spans in ents.items():
+                docs[i].ents = spacy.util.filter_spans(spans)
         return [self._doc_to_nlp_artifact(doc, LANGUAGE) for doc in docs]
 
     def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:  # noqa: ANN001
@@ -175,6 +204,7 @@ class Detector:
     """
 
     def __init__(self, config: dict) -> None:
+        self.ner_prefilter = bool(config.get("ner_prefilter", True))
         self.nlp_engine = LeanSpacyNlpEngine(config["spacy_model"])
         self.nlp_engine.load()
         registry = RecognizerRegistry(supported_languages=[LANGUAGE])
@@ -219,12 +249,11 @@ class Detector:
         """
         entity_types = sorted(set(entity_types))
         run_ner = any(e in NER_ENTITY_TYPES for e in entity_types)
-        artifacts = self.nlp_engine.artifacts(texts, ner=run_ner)
+        artifacts = self.nlp_engine.artifacts(texts, ner=run_ner, prefilter=self.ner_prefilter)
         out: list[list[Span]] = []
         for text, art in zip(texts, artifacts, strict=True):
-            wanted = entity_types
-            if not _DIGIT.search(text):
-                wanted = [e for e in wanted if e not in _NEEDS_DIGIT]
+            digits = len(_DIGIT.findall(text))
+            wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0)]
             if "@" not in text:
                 wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
             if not wanted or not text.strip():

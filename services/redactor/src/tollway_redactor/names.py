@@ -82,3 +82,38 @@ def extend_person(text: str, span: Span) -> Span:
 def plausible_person(text: str, span: Span) -> bool:
     """False for a PERSON span with a digit or '@' in it."""
     return not _NOT_NAME.search(text[span.start : span.end])
+
+
+# Words that commonly open a sentence and are not names: a sentence whose only
+# capitalised word is one of these (or "I") does not need NER.
+OPENERS = STOP_WORDS | frozenset(
+    """
+    What How Why When Where Who Which Whose Could Would Should Can Will Do Does Did Have Has Had
+    Yes No Ok Okay Sure Then Now Let Make Give Show Explain List Generate Create Keep Last Next
+    First Second Finally Just Maybe Because Since While Although However After Before Also Not
+    Is Are Was Were Be Been Am Any Some Every Each Other Another Many Much More Most One Two Three
+    Its It's I'm I've I'll I'd Don't Can't Won't Isn't There's That's What's Let's Here's
+    Use Add Remove Update Change Check Find Help Need Want Try Read See Look Note Remember Thanks
+    """.split()
+)
+_SENTENCE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s|$)|\n|$)")  # a dot inside an e-mail does not end it
+_CAP_WORD = re.compile(r"(?<![\w@.])[A-Z][a-zà-ÿß'’]+")
+
+
+def ner_segments(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the sentences of ``text`` that may hold a name.
+
+    A sentence qualifies when it has a capitalised word (``[A-Z][a-z]+``,
+    not inside an e-mail or identifier) that is not in :data:`OPENERS`.
+    Text with no such word (lower-case chat, code, numbers) skips NER: the
+    small model finds almost no names there (measured in
+    ``docs/redaction-eval.md``).
+    """
+    out: list[tuple[int, int]] = []
+    for m in _SENTENCE.finditer(text):
+        if any(w.group() not in OPENERS for w in _CAP_WORD.finditer(m.group())):
+            if out and out[-1][1] == m.start():
+                out[-1] = (out[-1][0], m.end())  # merge neighbours: fewer, longer NER calls
+            else:
+                out.append((m.start(), m.end()))
+    return out

@@ -60,6 +60,8 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
         default_score_threshold: used when a policy's threshold is null, 0..1.
         builtin_recognizers: add Tollway's own recognizers (street
             addresses) on top of Presidio's predefined ones.
+        ner_prefilter: run NER only on sentences with a capitalised word
+            that is not a common sentence opener (see ``names.ner_segments``).
         custom_recognizers: extra pattern recognizers (JSON list).
         deny_lists: entity type -> words always detected (score 1.0).
         cache_enabled / cache_ttl_seconds / cache_prefix: the shared Valkey
@@ -76,6 +78,7 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
     default_entity_types: list[str] = Field(default_factory=lambda: list(DEFAULT_ENTITY_TYPES))
     default_score_threshold: float = Field(default=0.35, ge=0.0, le=1.0)
     builtin_recognizers: bool = True
+    ner_prefilter: bool = True
     custom_recognizers: list[RecognizerConfig] = Field(default_factory=list)
     deny_lists: dict[str, list[str]] = Field(default_factory=dict)
     cache_enabled: bool = True
@@ -94,6 +97,7 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
         return {
             "spacy_model": self.spacy_model,
             "builtin_recognizers": self.builtin_recognizers,
+            "ner_prefilter": self.ner_prefilter,
             "custom_recognizers": [r.model_dump() for r in self.custom_recognizers],
             "deny_lists": {k: list(v) for k, v in sorted(self.deny_lists.items())},
         }

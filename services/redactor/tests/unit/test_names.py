@@ -37,3 +37,16 @@ def test_plausible_person():
     text = "expiry 09/27 for Jane"
     assert not plausible_person(text, Span("PERSON", 0, 12, 0.85))
     assert plausible_person(text, Span("PERSON", 17, 21, 0.85))
+
+
+def test_ner_segments_select_sentences_that_may_hold_a_name():
+    from tollway_redactor.names import ner_segments
+
+    text = (
+        "Hi, I'm Priya Sharma and I need help. You can reach me at priya.sharma@example.com today. "
+        "The invoice was paid. My manager Sean Murphy asked.\nkeep it short"
+    )
+    picked = [text[a:b].strip() for a, b in ner_segments(text)]
+    assert picked == ["Hi, I'm Priya Sharma and I need help.", "My manager Sean Murphy asked."]
+    assert ner_segments("what is the capital of france?") == []
+    assert ner_segments("") == []
