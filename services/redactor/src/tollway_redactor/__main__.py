@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from aiohttp import web
@@ -24,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         print(exc, file=sys.stderr)
         return 2
     if args.check_config:
-        print(settings.model_dump_json(indent=2))
+        shown = settings.model_dump(mode="json", exclude={"valkey_url"})  # a URL may carry a password
+        print(json.dumps(shown, indent=2))
         return 0
     configure_logging(settings.log_level, settings.log_format, service="redactor")
     raise_nofile_limit()

@@ -115,6 +115,19 @@ async def test_cache_holds_detections_never_text(redactor_client, redactor_prefi
         await r.aclose()
 
 
+async def test_health_answers_while_a_long_analysis_runs(redactor_client):
+    import asyncio
+
+    long_text = " ".join(f"Dear Maria Garcia, call me on +1 415 555 {1000 + i}. The weather is fine." for i in range(500))
+    task = asyncio.create_task(_redact(redactor_client, [{"id": "big", "text": long_text}]))
+    await asyncio.sleep(0.2)  # the analysis is now in the worker
+    resp = await redactor_client.get("/healthz")
+    assert resp.status == 200
+    assert not task.done()  # answered while the model was busy
+    answer = await task
+    assert "<PERSON_1>" in answer["results"][0]["anonymized_text"]
+
+
 async def test_malformed_request_is_400(redactor_client):
     resp = await redactor_client.post("/v1/redact", data=b"{not json")
     assert resp.status == 400
