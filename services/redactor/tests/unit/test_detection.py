@@ -66,7 +66,7 @@ def test_text_around_detections_never_corrupted(seed):
     spans = [Span(rng.choice(["PERSON", "EMAIL_ADDRESS"]), s, s + rng.randint(0, 12), rng.random()) for s in (rng.randint(0, 85) for _ in range(12))]
     anon, reps = anonymise(text, spans, PlaceholderAllocator())
     # rebuild the original from the replacements: every untouched character is in place
-    rebuilt, cursor, pos = [], 0, 0
+    rebuilt, cursor = [], 0
     for r in reps:
         rebuilt.append(text[cursor : r.span.start] + text[r.span.start : r.span.end])
         cursor = r.span.end
