@@ -36,3 +36,117 @@ class RedactionPolicy(BaseModel):
     entity_types: list[str] | None = None
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     reversible: bool = False
+
+
+# --- Edge -> redactor HTTP contract: POST /v1/redact ------------------------
+
+REDACT_PATH = "/v1/redact"
+"""The redactor's analysis endpoint (JSON in, JSON out, port 8081)."""
+
+
+class RedactionText(BaseModel):
+    """One text the provider would see, with a stable id.
+
+    Attributes:
+        id: stable within the call, e.g. a JSON-pointer-like path
+            (``/messages/2/content/0/text``); echoed back in the answer.
+        text: the text as it would be sent. Offsets in the answer are
+            Unicode code point indices into this string (Python ``str``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    text: str
+
+
+class RedactRequest(BaseModel):
+    """Body of ``POST /v1/redact``: the policy and ALL the texts of one call.
+
+    Sending every text of the call in one request is what makes placeholder
+    numbering consistent across the call (``<PERSON_1>`` is the same person
+    in every message).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    policy: RedactionPolicy
+    texts: list[RedactionText]
+
+
+class Detection(BaseModel):
+    """One detected entity (never its value).
+
+    Attributes:
+        entity_type: Presidio entity type, e.g. ``PERSON``, ``EMAIL_ADDRESS``.
+        start: first code point of the entity in the text (inclusive).
+        end: code point after the entity (exclusive).
+        score: recognizer score, 0..1.
+        placeholder: the typed, numbered placeholder that replaced it in
+            ``anonymized_text``, e.g. ``<PERSON_1>``; the same value gets the
+            same placeholder in every text of the request.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entity_type: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    score: float = Field(ge=0.0, le=1.0)
+    placeholder: str
+
+
+class RedactedText(BaseModel):
+    """The redactor's answer for one text.
+
+    Attributes:
+        id: the request's text id.
+        detections: non-overlapping, sorted by ``start``.
+        anonymized_text: the text with each detection replaced by its
+            placeholder; text between detections is untouched.
+        cached: True when the detections came from the shared cache.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    detections: list[Detection] = Field(default_factory=list)
+    anonymized_text: str
+    cached: bool = False
+
+
+class RedactionCacheStats(BaseModel):
+    """How much of the request the detection cache served.
+
+    Attributes:
+        hits: texts whose detections came from the cache.
+        misses: texts analysed now.
+        cached_chars: characters of the texts served from the cache.
+        total_chars: characters of all texts.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hits: int = Field(default=0, ge=0)
+    misses: int = Field(default=0, ge=0)
+    cached_chars: int = Field(default=0, ge=0)
+    total_chars: int = Field(default=0, ge=0)
+
+
+class RedactResponse(BaseModel):
+    """Body of the 200 answer to ``POST /v1/redact``.
+
+    Attributes:
+        results: one per request text, in request order.
+        cache: detection cache statistics for this request.
+        model_version: identifies the detector (spaCy model, Presidio
+            version, recognizer configuration); part of the cache key.
+        analysis_ms: wall time the redactor spent on the request, ms.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    results: list[RedactedText]
+    cache: RedactionCacheStats
+    model_version: str
+    analysis_ms: float = Field(default=0.0, ge=0.0)

@@ -1,0 +1,1 @@
+"""Tollway redactor: PII detection and anonymisation service."""

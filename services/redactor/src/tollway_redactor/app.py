@@ -1,0 +1,122 @@
+"""Composition root of the redactor: ``create_app(settings)``.
+
+Routes: ``POST /v1/redact`` (``tollway_contracts.redaction``), ``/healthz``,
+``/readyz`` (ready once every worker has loaded the model).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+
+import orjson
+import redis.asyncio as aioredis
+import structlog
+from aiohttp import web
+from pydantic import ValidationError
+from tollway_contracts.errors import error_json
+from tollway_contracts.redaction import REDACT_PATH, RedactRequest
+from tollway_runtime.health import add_health_routes
+
+from tollway_redactor.cache import DetectionCache
+from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
+from tollway_redactor.service import Redactor
+from tollway_redactor.settings import RedactorSettings
+
+log = structlog.get_logger("tollway_redactor")
+
+SETTINGS: web.AppKey[RedactorSettings] = web.AppKey("settings", RedactorSettings)
+POOL: web.AppKey[AnalyzerPool] = web.AppKey("pool", AnalyzerPool)
+REDACTOR: web.AppKey[Redactor] = web.AppKey("redactor", Redactor)
+
+
+def _error(status: int, message: str, code: str, type_: str = "invalid_request_error") -> web.Response:
+    return web.Response(status=status, body=error_json(message, type=type_, code=code), content_type="application/json")
+
+
+async def redact_handler(request: web.Request) -> web.Response:
+    """``POST /v1/redact``: 200 ``RedactResponse``; 400 malformed body; 413 over
+    the limits; 503 ``redactor_unavailable`` when the workers cannot answer."""
+    started = time.perf_counter()
+    settings = request.app[SETTINGS]
+    try:
+        body = RedactRequest.model_validate(orjson.loads(await request.read()))
+    except (orjson.JSONDecodeError, ValidationError) as exc:
+        log.info("redact", status=400, error=type(exc).__name__)
+        return _error(400, "malformed redaction request", "invalid_redaction_request")
+    total_chars = sum(len(t.text) for t in body.texts)
+    if len(body.texts) > settings.max_texts or total_chars > settings.max_total_chars:
+        log.info("redact", status=413, texts=len(body.texts), chars=total_chars)
+        return _error(413, "too many texts or characters in one redaction request", "redaction_request_too_large")
+    try:
+        answer = await request.app[REDACTOR].redact(body)
+    except AnalyzerUnavailable:
+        log.error("redact", status=503, texts=len(body.texts), chars=total_chars)
+        return _error(503, "redactor unavailable", "redactor_unavailable", "api_error")
+    entities = Counter(d.entity_type for r in answer.results for d in r.detections)
+    log.info(
+        "redact",
+        status=200,
+        texts=len(body.texts),
+        chars=total_chars,
+        cache_hits=answer.cache.hits,
+        entities=dict(entities),
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+    return web.Response(body=answer.__pydantic_serializer__.to_json(answer), content_type="application/json")
+
+
+def _log_loaded(pool: AnalyzerPool):  # noqa: ANN202
+    def done(task: asyncio.Task) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            pool.broken = True
+            log.error("model_load_failed", error=repr(task.exception()))
+        else:
+            log.info("model_loaded", model_version=pool.model_version, workers=pool.workers)
+
+    return done
+
+
+def create_app(settings: RedactorSettings) -> web.Application:
+    """Build the redactor application (tests call this too).
+
+    Resources (worker pool, Valkey client) are acquired in ``cleanup_ctx``:
+    the pool's start blocks the app's startup until every worker has loaded
+    the model, and ``/readyz`` reports ``model`` until then.
+    """
+    app = web.Application(client_max_size=settings.max_body_bytes)
+    app[SETTINGS] = settings
+    checks = add_health_routes(app)
+    pool = AnalyzerPool(settings.engine_config(), settings.worker_count())
+    app[POOL] = pool
+    checks["model"] = lambda: pool.ready
+
+    async def resources(app: web.Application) -> AsyncIterator[None]:
+        client = None
+        cache = None
+        if settings.cache_enabled:
+            client = aioredis.Redis.from_url(
+                settings.valkey_url, socket_connect_timeout=0.5, socket_timeout=0.5, health_check_interval=30
+            )
+            cache = DetectionCache(client, settings.cache_prefix, settings.cache_ttl_seconds)
+        app[REDACTOR] = Redactor(pool, cache, settings.default_entity_types, settings.default_score_threshold)
+        # Load in the background: /healthz answers at once, /readyz says
+        # "model" until every worker has loaded it, /v1/redact answers 503.
+        loading = asyncio.create_task(pool.start())
+        loading.add_done_callback(_log_loaded(pool))
+        try:
+            yield
+        finally:
+            if not loading.done():
+                loading.cancel()
+            await pool.close()
+            if client is not None:
+                await client.aclose()
+
+    app.cleanup_ctx.append(resources)
+    app.router.add_post(REDACT_PATH, redact_handler)
+    return app

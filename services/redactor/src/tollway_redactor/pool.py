@@ -1,0 +1,155 @@
+"""Worker processes that own the model: CPU-bound analysis off the event loop.
+
+One ``ProcessPoolExecutor`` (spawn context) with one worker per core; every
+worker builds its own :class:`~tollway_redactor.engine.Detector` in the pool
+initializer, then waits on a barrier, so :meth:`AnalyzerPool.start` returns
+only when *every* worker has loaded the model (readiness is gated on it).
+The event loop that answers ``/healthz`` only awaits futures.
+
+This module must not import presidio or spaCy at top level: the parent
+process never loads the model, and a spawned worker imports this module
+before its initializer runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from tollway_redactor.detection import Span
+
+_DETECTOR = None  # the worker's Detector, set by _init_worker
+
+
+def _init_worker(config: dict, barrier) -> None:  # noqa: ANN001 - multiprocessing Barrier proxy
+    global _DETECTOR
+    # One thread per worker process: the pool already uses every core.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from tollway_redactor.engine import Detector
+
+    _DETECTOR = Detector(config)
+    _DETECTOR.analyze(["warm up: Jane Doe, jane@example.com, +1 415 555 0134"], ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"], 0.5)
+    barrier.wait(timeout=600)
+
+
+def _model_version() -> str:
+    return _DETECTOR.model_version
+
+
+def _analyze(texts: list[str], entity_types: list[str], threshold: float) -> list[list[tuple]]:
+    spans = _DETECTOR.analyze(texts, entity_types, threshold)
+    return [[(s.entity_type, s.start, s.end, s.score) for s in per_text] for per_text in spans]
+
+
+class AnalyzerUnavailable(RuntimeError):
+    """The worker pool is not started, or a worker died (the pool is broken)."""
+
+
+class AnalyzerPool:
+    """Runs :class:`Detector.analyze` in ``workers`` processes.
+
+    Args:
+        config: ``RedactorSettings.engine_config()``.
+        workers: number of processes (>= 1).
+    """
+
+    def __init__(self, config: dict, workers: int) -> None:
+        self._config = config
+        self.workers = max(1, workers)
+        self._executor: ProcessPoolExecutor | None = None
+        self.model_version: str | None = None
+        self.broken = False
+        self._loaded = asyncio.Event()
+
+    async def start(self) -> None:
+        """Spawn the workers and wait until every one has loaded the model.
+
+        Raises:
+            BrokenProcessPool: a worker failed to load the model.
+        """
+        ctx = multiprocessing.get_context("spawn")
+        barrier = ctx.Barrier(self.workers)  # inherited by each spawned worker
+        self._executor = ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=ctx, initializer=_init_worker, initargs=(self._config, barrier)
+        )
+        loop = asyncio.get_running_loop()
+        # n submissions at once make the executor spawn all n processes
+        versions = await asyncio.gather(
+            *(loop.run_in_executor(self._executor, _model_version) for _ in range(self.workers))
+        )
+        self.model_version = versions[0]
+        self._loaded.set()
+
+    async def wait_ready(self, timeout: float = 300.0) -> None:
+        """Wait until :meth:`start` has finished (tests, benchmarks).
+
+        Raises:
+            TimeoutError: not ready within ``timeout`` seconds.
+        """
+        await asyncio.wait_for(self._loaded.wait(), timeout)
+
+    @property
+    def ready(self) -> bool:
+        """True when the model is loaded in every worker and no worker died."""
+        return self.model_version is not None and not self.broken
+
+    async def analyze(
+        self, texts: Sequence[str], entity_types: Sequence[str], threshold: float
+    ) -> list[list[Span]]:
+        """Detections per text, computed in the workers.
+
+        Large batches are split into up to ``workers`` chunks of similar
+        character counts so one big request uses every core.
+
+        Raises:
+            AnalyzerUnavailable: pool not started or broken.
+        """
+        if not texts:
+            return []
+        if not self.ready or self._executor is None:
+            raise AnalyzerUnavailable("analyzer pool is not running")
+        loop = asyncio.get_running_loop()
+        chunks = _split(list(texts), self.workers)
+        try:
+            parts = await asyncio.gather(
+                *(
+                    loop.run_in_executor(self._executor, _analyze, chunk, list(entity_types), threshold)
+                    for chunk in chunks
+                )
+            )
+        except BrokenProcessPool as exc:
+            self.broken = True
+            raise AnalyzerUnavailable("an analyzer worker died") from exc
+        return [[Span(*t) for t in per_text] for part in parts for per_text in part]
+
+    async def close(self) -> None:
+        """Stop the workers (waits for running analyses)."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
+
+
+def _split(texts: list[str], n: int) -> list[list[str]]:
+    """Contiguous chunks (order kept) of roughly equal total length, at most ``n``.
+
+    Small requests (under ~2,000 characters) stay in one chunk: shipping them
+    to several processes costs more than it saves.
+    """
+    total = sum(len(t) for t in texts)
+    if n <= 1 or len(texts) <= 1 or total < 2_000:
+        return [texts]
+    n = min(n, len(texts))
+    target = total / n
+    chunks: list[list[str]] = [[]]
+    acc = 0
+    for t in texts:
+        if acc >= target * len(chunks) and len(chunks) < n:
+            chunks.append([])
+        chunks[-1].append(t)
+        acc += len(t)
+    return [c for c in chunks if c]
