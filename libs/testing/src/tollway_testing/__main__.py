@@ -1,0 +1,3 @@
+from tollway_testing.fake_provider import main
+
+main()

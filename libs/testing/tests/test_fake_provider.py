@@ -1,0 +1,196 @@
+"""The fake provider: OpenAI shapes, deterministic counts, controls, recording."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import orjson
+import pytest
+from openai import AsyncOpenAI, OpenAI
+
+from tollway_testing.fake_provider import (
+    FakeProviderConfig,
+    RequestLog,
+    completion_words,
+    count_embedding_tokens,
+    count_prompt_tokens,
+)
+
+pytestmark = pytest.mark.unit
+
+MESSAGES = [
+    {"role": "system", "content": "You are terse."},  # 14 bytes
+    {"role": "user", "content": [{"type": "text", "text": "héllo"}]},  # 6 bytes
+]
+
+
+def test_prompt_token_rule() -> None:
+    # ceil((14 + 6) / 4) + 3 * 2
+    assert count_prompt_tokens(MESSAGES) == 5 + 6
+    assert count_prompt_tokens([{"role": "user", "content": None}]) == 3
+    assert count_embedding_tokens(["abcde", [1, 2, 3]]) == 2 + 3
+
+
+def test_request_log_is_bounded() -> None:
+    log = RequestLog(max_records=3)
+    for i in range(5):
+        log.append({"request_id": str(i)})
+    assert [r["request_id"] for r in log.all()] == ["2", "3", "4"]
+    assert log.all("3") == [{"request_id": "3"}]
+
+
+def test_non_stream_with_openai_client(fake_provider) -> None:
+    client = OpenAI(base_url=fake_provider.base_url, api_key="sk-test")
+    resp = client.chat.completions.create(model="fake-model", messages=MESSAGES)
+    assert resp.object == "chat.completion"
+    assert resp.choices[0].finish_reason == "stop"
+    assert resp.choices[0].message.content == " ".join(completion_words(20))
+    assert resp.usage.prompt_tokens == 11
+    assert resp.usage.completion_tokens == 20
+    assert resp.usage.total_tokens == 31
+    [rec] = fake_provider.requests()
+    assert rec["path"] == "/v1/chat/completions"
+    assert rec["body"]["messages"] == MESSAGES
+    assert rec["headers"]["Authorization"] == "Bearer sk-test"
+    assert (rec["prompt_tokens"], rec["completion_tokens"], rec["status"]) == (11, 20, 200)
+
+
+async def test_stream_with_usage_and_max_tokens(fake_provider) -> None:
+    client = AsyncOpenAI(base_url=fake_provider.base_url, api_key="sk-test")
+    stream = await client.chat.completions.create(
+        model="fake-model",
+        messages=MESSAGES,
+        stream=True,
+        stream_options={"include_usage": True},
+        max_tokens=5,
+    )
+    chunks = [c async for c in stream]
+    assert all(c.object == "chat.completion.chunk" for c in chunks)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == " ".join(completion_words(5))
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert finishes == ["length"]
+    assert chunks[-1].choices == []
+    assert chunks[-1].usage.completion_tokens == 5
+    assert chunks[-1].usage.prompt_tokens == 11
+    # role chunk + 5 content chunks + finish chunk + usage chunk
+    assert len(chunks) == 8
+
+
+async def test_stream_wire_format(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-tokens-4", "messages": MESSAGES, "stream": True},
+            headers={"x-request-id": "req-wire", "x-fake-chunks": "2"},
+        )
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/event-stream")
+    assert r.headers["x-request-id"] == "req-wire"
+    events = [e for e in r.text.split("\n\n") if e]
+    assert all(e.startswith("data: ") for e in events)
+    assert events[-1] == "data: [DONE]"
+    payloads = [orjson.loads(e[6:]) for e in events[:-1]]
+    # no include_usage: no usage field, no usage chunk
+    assert all("usage" not in p for p in payloads)
+    contents = [p["choices"][0]["delta"].get("content") for p in payloads[1:-1]]
+    assert contents == ["alpha bravo", " charlie delta"]  # model name asks for 4 tokens, 2 chunks
+    assert payloads[-1]["choices"][0]["finish_reason"] == "stop"
+    assert fake_provider.requests("req-wire")[0]["completion_tokens"] == 4
+
+
+async def test_completion_tokens_header_and_max_completion_tokens(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "m", "messages": MESSAGES, "max_completion_tokens": 50},
+            headers={"x-fake-completion-tokens": "7"},
+        )
+    body = r.json()
+    assert body["usage"]["completion_tokens"] == 7
+    assert body["choices"][0]["finish_reason"] == "stop"
+
+
+@pytest.mark.parametrize("status", [429, 500, 503])
+async def test_forced_status(fake_provider, status: int) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "m", "messages": MESSAGES, "stream": True},
+            headers={"x-fake-status": str(status)},
+        )
+    assert r.status_code == status
+    assert set(r.json()["error"]) == {"message", "type", "param", "code"}
+    assert ("retry-after" in r.headers) == (status == 429)
+    assert fake_provider.requests()[0]["status"] == status
+
+
+async def test_bad_requests(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r1 = await http.post("/v1/chat/completions", content=b"{nope")
+        r2 = await http.post("/v1/chat/completions", json={"model": "m", "messages": []})
+    assert r1.status_code == r2.status_code == 400
+    assert r2.json()["error"]["type"] == "invalid_request_error"
+
+
+async def test_latency_controls(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        t0 = time.perf_counter()
+        async with http.stream(
+            "POST",
+            "/v1/chat/completions",
+            json={"model": "m", "messages": MESSAGES, "stream": True},
+            headers={"x-fake-ttft-ms": "100", "x-fake-chunk-interval-ms": "20", "x-fake-completion-tokens": "5"},
+        ) as r:
+            first_at = None
+            async for line in r.aiter_lines():
+                if first_at is None and line.startswith("data: "):
+                    first_at = time.perf_counter() - t0
+            total = time.perf_counter() - t0
+    assert 0.09 <= first_at < 0.5
+    assert total >= 0.1 + 4 * 0.02 * 0.9
+
+
+async def test_disconnect_mid_stream(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        with pytest.raises(httpx.HTTPError):
+            async with http.stream(
+                "POST",
+                "/v1/chat/completions",
+                json={"model": "m", "messages": MESSAGES, "stream": True},
+                headers={"x-fake-disconnect-after-chunks": "2", "x-fake-chunk-interval-ms": "5"},
+            ) as r:
+                async for _ in r.aiter_bytes():
+                    pass
+
+
+async def test_embeddings_and_models(fake_provider) -> None:
+    client = AsyncOpenAI(base_url=fake_provider.base_url, api_key="sk-test")
+    emb = await client.embeddings.create(model="fake-embedding", input=["hello world", "abc"])
+    assert [d.index for d in emb.data] == [0, 1]
+    assert len(emb.data[0].embedding) == 8
+    assert emb.usage.prompt_tokens == 3 + 1
+    again = await client.embeddings.create(model="fake-embedding", input="hello world", dimensions=8)
+    assert again.data[0].embedding == pytest.approx(emb.data[0].embedding)
+    models = await client.models.list()
+    assert "fake-model" in [m.id for m in models.data]
+
+
+async def test_requests_endpoint(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        for rid in ("a", "b"):
+            await http.post("/v1/chat/completions", json={"model": "m", "messages": MESSAGES},
+                            headers={"x-request-id": rid})
+        listed = (await http.get("/_fake/requests", params={"request_id": "b"})).json()
+        assert [r["request_id"] for r in listed] == ["b"]
+        assert (await http.delete("/_fake/requests")).status_code == 204
+        assert (await http.get("/_fake/requests")).json() == []
+
+
+async def test_factory_config(fake_provider_factory) -> None:
+    provider = fake_provider_factory(FakeProviderConfig(completion_tokens=3, access_log=False))
+    async with httpx.AsyncClient(base_url=provider.url) as http:
+        r = await http.post("/v1/chat/completions", json={"model": "m", "messages": MESSAGES})
+    assert r.json()["usage"]["completion_tokens"] == 3
+    assert provider.port != 9000
