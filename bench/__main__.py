@@ -98,8 +98,19 @@ class Runner:
             gs += self.provider.groups
         return gs
 
+    def provider_up(self) -> str | None:
+        """The shared stack may restart its provider mid-run: wait up to 60 s for it; a note if it was down."""
+        url = self.provider.base + "/healthz"
+        if targets.wait_http(url, None, 0.5) is None:
+            return None
+        log(f"fake provider at {url} not answering; waiting up to 60 s")
+        t0 = time.monotonic()
+        err = targets.wait_http(url, None, 60)
+        return f"provider was down before this step ({'still down' if err else f'back after {time.monotonic() - t0:.0f} s'})"
+
     def measure_wrk(self, scenario: str, t: targets.Target, path: str, *, method: str, body: bytes | None,
                     concurrency: int, duration: float, extra_headers: dict[str, str] | None = None) -> dict:
+        down = self.provider_up()
         headers = dict(t.headers)
         if body:
             headers["content-type"] = "application/json"
@@ -110,7 +121,7 @@ class Runner:
         step = {"scenario": scenario, "target": t.name, "path": path, "concurrency": concurrency,
                 "wrk": r.as_dict(), "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
                 "processes": m.window.processes, "wall_s": m.window.wall_s,
-                "machine_busy_cores": m.window.machine_busy_cores}
+                "machine_busy_cores": m.window.machine_busy_cores, "note": down}
         self.results["steps"].append(step)
         err = f" errors={r.errors} {r.error_kinds}" if r.errors else ""
         gw = t.groups[0].name if t.groups else "-"
@@ -120,6 +131,7 @@ class Runner:
         return step
 
     def measure_streams(self, scenario: str, t: targets.Target, n: int, chunks: int, interval: int, ttft: int) -> dict:
+        down = self.provider_up()
         headers = dict(t.headers)
         headers.update({"content-type": "application/json", "x-fake-chunks": str(chunks),
                         "x-fake-completion-tokens": str(chunks), "x-fake-chunk-interval-ms": str(interval),
@@ -131,7 +143,7 @@ class Runner:
                 "stream": r.as_dict(), "chunks": chunks, "interval_ms": interval, "ttft_ms": ttft,
                 "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
                 "processes": m.window.processes, "wall_s": m.window.wall_s,
-                "machine_busy_cores": m.window.machine_busy_cores}
+                "machine_busy_cores": m.window.machine_busy_cores, "note": down}
         self.results["steps"].append(step)
         log(f"{scenario:<24} {t.name:<18} completed {r.completed}/{n} ttfc p50={r.ttfc_p50_ms} p95={r.ttfc_p95_ms}"
             f" events p50={r.events_p50} failures={r.failures}{' FAIL ' + r.failure if r.failure else ''}")
@@ -153,7 +165,9 @@ class Runner:
 
     def run(self) -> None:
         a = self.args
-        live = [t for t in self.targets if t.available]
+        streams_only = {"portkey-patched"}
+        live_all = [t for t in self.targets if t.available]
+        live = [t for t in live_all if t.name not in streams_only]
         everyone = [self.provider, *live]
         log("idle window")
         self.idle()
@@ -191,7 +205,7 @@ class Runner:
             for name, (n, chunks, interval, ttft) in STREAM_SCENARIOS.items():
                 if a.stream_scale != 1.0:
                     n = max(1, int(n * a.stream_scale))
-                for t in everyone:
+                for t in [self.provider, *live_all]:
                     if t.name.endswith("redaction"):
                         continue
                     self.measure_streams(name, t, n, chunks, interval, ttft)
@@ -221,11 +235,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--targets", default="tollway,litellm,portkey", help="comma list of tollway,litellm,portkey")
     p.add_argument("--workers", type=int, default=0,
                    help="LiteLLM workers (default: as many as the edge has listening processes, else 1)")
-    p.add_argument("--provider-port", type=int, default=9000)
+    p.add_argument("--provider-port", type=int, default=9000, help="the stack's fake provider (default 9000)")
+    p.add_argument("--own-provider-port", type=int, default=9100,
+                   help="where the harness starts its own fake provider when the stack's is not running")
     p.add_argument("--edge-port", type=int, default=8080)
     p.add_argument("--litellm-port", type=int, default=4400)
     p.add_argument("--portkey-port", type=int, default=8787)
-    p.add_argument("--profile", action="store_true", help="py-spy profile of the edge under chat load")
+    p.add_argument("--no-portkey-patched", action="store_true",
+                   help="skip the locally patched Portkey copy in the streaming scenarios")
+    p.add_argument("--no-profile", dest="profile", action="store_false",
+                   help="skip the py-spy profile of the edge under chat load (on by default when the edge runs)")
     p.add_argument("--preliminary", action="store_true", help="mark the report preliminary (busy machine)")
     p.add_argument("--out-dir", type=Path, default=targets.REPO / "docs")
     p.add_argument("--note", action="append", default=[], help="a line added to the report's notes")
@@ -244,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     logdir = Path(tempfile.mkdtemp(prefix="tollway-bench-"))
     log(f"logs in {logdir}")
     facts = machine_facts()
-    provider = targets.fake_provider(a.provider_port, logdir)
+    provider = targets.fake_provider(a.provider_port, a.own_provider_port, logdir)
     if not provider.available:
         log(f"cannot run without the fake provider: {provider.unavailable}")
         return 2
@@ -269,9 +288,17 @@ def main(argv: list[str] | None = None) -> int:
             started_procs.append(t.proc)
             tgts.append(t)
             log(f"portkey: {t.unavailable or 'available'}")
+        if "portkey" in a.targets and "streams" in a.scenarios and not a.no_portkey_patched:
+            log("starting Portkey with the local stream patch")
+            t = targets.portkey(a.portkey_port + 1, provider, logdir, patched=True)
+            started_procs.append(t.proc)
+            tgts.append(t)
+            log(f"portkey-patched: {t.unavailable or 'available'}")
         runner = Runner(a, provider, tgts, "")
         runner.run()
     finally:
+        for t in tgts:
+            targets.revoke_key(t)
         for p in started_procs:
             targets.stop(p)
         targets.stop(provider.proc)

@@ -11,7 +11,7 @@ GOAL_ADDED_P50_MS = 1.0
 GOAL_TTFC_DELTA_MS = 100.0
 
 PEERS = ("litellm", "portkey")
-ORDER = ("direct", "tollway", "tollway+redaction", "litellm", "portkey")
+ORDER = ("direct", "tollway", "tollway+redaction", "litellm", "portkey", "portkey-patched")
 STACK_GROUPS = ("edge", "quota", "ledger", "redactor", "valkey", "kafka", "postgres")
 
 
@@ -118,6 +118,12 @@ def peak_rps(series: dict[int, dict]) -> float | None:
     return max(good) if good else None
 
 
+def shape_applied(step: dict) -> bool:
+    """Did the provider stream the asked number of chunks (i.e. did x-fake-* reach it)?"""
+    ev = step["stream"]["events_p50"]
+    return ev is None or ev >= step["chunks"]
+
+
 def render(results: dict) -> str:
     out: list[str] = []
     w = out.append
@@ -195,9 +201,13 @@ def render(results: dict) -> str:
         dp50 = (ts["ttfc_p50_ms"] - ds["ttfc_p50_ms"]) if ds and ts["ttfc_p50_ms"] is not None and ds["ttfc_p50_ms"] is not None else None
         dp95 = (ts["ttfc_p95_ms"] - ds["ttfc_p95_ms"]) if ds and ts["ttfc_p95_ms"] is not None and ds["ttfc_p95_ms"] is not None else None
         good = ts["completed"] == ts["streams"] and dp50 is not None and dp95 is not None and max(dp50, dp95) <= GOAL_TTFC_DELTA_MS
+        verdict = "yes" if good else "**no**"
+        if not shape_applied(t):
+            verdict = ("not comparable: the stream shape headers (x-fake-*) did not reach the provider "
+                       f"({_f(ts['events_p50'], 0)} events per stream, {t['chunks']} chunks asked)")
         w(f"| {scen}: all complete, first chunk within {GOAL_TTFC_DELTA_MS:g} ms of direct | {ts['streams']} done, Δ ≤ 100 ms | "
           f"{ts['completed']}/{ts['streams']} done; Δp50 {_f(dp50, 1, ' ms')}, Δp95 {_f(dp95, 1, ' ms')} | "
-          f"{'yes' if good else '**no**'} |")
+          f"{verdict} |")
     w("")
 
     # --- idle -----------------------------------------------------------------------------------------
@@ -340,15 +350,16 @@ def render(results: dict) -> str:
                 g = gateway_group(n)
                 rss = s["peak_rss_bytes"].get(g)
                 ratio = (_ratio(cpu_ms_per_call(tws, "edge"), cpu_ms_per_call(s, "gateway"))
-                         if tws and n in PEERS else "–")
+                         if tws and n in (*PEERS, "portkey-patched") else "–")
                 fails = ", ".join(f"{k}: {v}" for k, v in r["failures"].items()) or "0"
                 if r.get("failure"):
                     fails += f" ({r['failure']})"
-                w(f"| {n} | {r['completed']}/{r['streams']} | {fails} | {_f(r['events_p50'], 0)} | "
+                ev = _f(r["events_p50"], 0) + ("" if shape_applied(s) else " ⚠ shape not applied")
+                w(f"| {n} | {r['completed']}/{r['streams']} | {fails} | {ev} | "
                   f"{_f(r['ttfc_p50_ms'], 1)} / {_f(r['ttfc_p95_ms'], 1)} | {dp} | "
                   f"{_f(cpu_ms_per_call(s, g), 2)} | {_f(rss / 2**20 if rss else None, 0)} | "
                   f"{r['loadgen_cpu_s']:.2f} | {ratio} |")
-            for n in ("tollway", *PEERS):
+            for n in ("tollway", *PEERS, "portkey-patched"):
                 if n not in steps:
                     w(f"| {n} | {_unavailable_note(results, n)} |||||||||")
             w("")
@@ -385,6 +396,11 @@ def render(results: dict) -> str:
     w("Each step records how many cores the whole machine was busy (all users). Busy cores well above the sum "
       "of the measured groups mean another engineer's work competed for the CPU during that step.\n")
     steps = results["steps"]
+    for s in steps:
+        if s.get("note"):
+            w(f"- {s['scenario']} · {s['target']} · c={s['concurrency']}: {s['note']}")
+    if any(s.get("note") for s in steps):
+        w("")
     if steps:
         busy = [s["machine_busy_cores"] for s in steps]
         w(f"Machine busy cores per step: min {min(busy):.2f}, median {sorted(busy)[len(busy) // 2]:.2f}, "

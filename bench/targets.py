@@ -8,6 +8,7 @@ error, so the report shows it instead of silently dropping it.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -60,6 +61,8 @@ class Target:
     notes: list[str] = field(default_factory=list)
     command: str = ""
     proc: subprocess.Popen | None = None
+    revoke_key_id: str | None = None  # a key minted for this run
+    admin_token: str | None = None
 
     @property
     def available(self) -> bool:
@@ -122,12 +125,18 @@ def _log_tail(path: Path, n: int = 1200) -> str:
 # --- fake provider ---------------------------------------------------------------------------------
 
 
-def fake_provider(port: int, logdir: Path) -> Target:
-    """The stack's fake provider if one answers on `port`, else one we start (no access log)."""
+def fake_provider(port: int, own_port: int, logdir: Path) -> Target:
+    """The stack's fake provider if one listens on `port`, else one we start on `own_port` (no access log).
+
+    Our own never takes the stack's port, so a stack coming up meanwhile does not collide with it.
+    """
+    stack = not port_free(port)
+    if not stack:
+        port = own_port
     t = Target(name="direct", kind="floor", base=f"http://127.0.0.1:{port}", health_path="/healthz",
                models_path="/v1/models", headers={"authorization": "Bearer sk-fake"})
     t.version = "tollway_testing.fake_provider"
-    if not port_free(port):
+    if stack:
         pids = listeners(port)
         cmd = ""
         if pids:
@@ -143,6 +152,9 @@ def fake_provider(port: int, logdir: Path) -> Target:
         if "--no-access-log" not in cmd:
             t.notes.append("it writes one access-log line per request; that CPU is in the provider's column, the same for every target")
         t.groups = [ProcGroup.from_port("provider", port)]
+        return t
+    if not port_free(port):
+        t.unavailable = f"no fake provider on :{t.base.rsplit(':', 1)[1]} and port {port} is taken"
         return t
     argv = [sys.executable, "-m", "tollway_testing.fake_provider", "--host", "127.0.0.1", "--port", str(port),
             "--no-access-log"]
@@ -160,7 +172,8 @@ def fake_provider(port: int, logdir: Path) -> Target:
         t.unavailable = f"fake provider {err}: {_log_tail(log, 400)}"
         stop(t.proc)
         return t
-    t.notes.append(f"started by the harness on :{port} with --no-access-log")
+    t.notes.append(f"started by the harness on :{port} with --no-access-log (no stack provider was running;"
+                   " Tollway's edge routes to :9000, so Tollway could not be measured against this one)")
     t.groups = [ProcGroup.from_pid("provider", t.proc.pid)]
     return t
 
@@ -242,10 +255,66 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
     red.groups, red.version, red.workers, red.command = groups, full.version, full.workers, full.command
     if red_key:
         red.headers = {"authorization": f"Bearer {red_key}"}
+        red.notes.append("redaction key from the environment / dev.env")
+    elif env.get("TOLLWAY_ADMIN_TOKEN"):
+        key, key_id, err = provision_redaction_key(env["TOLLWAY_ADMIN_TOKEN"])
+        if key:
+            red.headers = {"authorization": f"Bearer {key}"}
+            red.revoke_key_id = key_id
+            red.admin_token = env["TOLLWAY_ADMIN_TOKEN"]
+            red.notes.append(f"key {key_id} minted for this run for the demo user with policy "
+                             '{"mode": "redact"} through the admin API, revoked at the end')
+        else:
+            red.unavailable = f"not available: could not mint a redaction key through the admin API: {err}"
     else:
-        red.unavailable = ("not available: no API key with a redaction policy (set TOLLWAY_BENCH_REDACTION_API_KEY "
-                           "or TOLLWAY_REDACTION_API_KEY in .tollway/dev.env)")
+        red.unavailable = ("not available: no API key with a redaction policy and no TOLLWAY_ADMIN_TOKEN to mint "
+                           "one (set TOLLWAY_BENCH_REDACTION_API_KEY)")
     return full, red
+
+
+ADMIN_URL = os.environ.get("TOLLWAY_ADMIN_URL", "http://127.0.0.1:8082")
+
+
+def _admin(method: str, path: str, token: str, body: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(ADMIN_URL + path, data=data, method=method,
+                                 headers={"authorization": f"Bearer {token}", "content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read() or b"{}")
+
+
+def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None, str | None, str | None]:
+    """Mint a key for the demo tenant/team/user and set its policy to redact; (key, key_id, error).
+
+    Uses the quota admin API (`/admin/v1`, bearer TOLLWAY_ADMIN_TOKEN) as `tollway-admin` does; waits
+    `wait_s` for the edges to load the new key (a principals change is in force within 1 s).
+    """
+    try:
+        tenant = next(t for t in _admin("GET", "/admin/v1/tenants", token)["data"] if t["name"] == "demo")
+        team = next(t for t in _admin("GET", f"/admin/v1/teams?tenant_id={tenant['id']}", token)["data"]
+                    if t["name"] == "demo")
+        user = next(u for u in _admin("GET", f"/admin/v1/users?tenant_id={tenant['id']}", token)["data"]
+                    if u["name"] == "demo")
+        created = _admin("POST", "/admin/v1/keys", token, {
+            "tenant_id": tenant["id"], "team_id": team["id"], "user_id": user["id"],
+            "name": "bench-redaction-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())})
+        _admin("PUT", f"/admin/v1/keys/{created['key_id']}/redaction-policy", token, {"mode": "redact"})
+    except StopIteration:
+        return None, None, "no demo tenant/team/user (run tollway-admin bootstrap-demo)"
+    except (OSError, KeyError, ValueError) as e:
+        detail = e.read().decode(errors="replace")[:200] if isinstance(e, urllib.error.HTTPError) else ""
+        return None, None, f"{type(e).__name__}: {e} {detail}".strip()
+    time.sleep(wait_s)
+    return created["key"], created["key_id"], None
+
+
+def revoke_key(t: "Target") -> None:
+    """Revoke the key a target minted for this run (best effort)."""
+    if getattr(t, "revoke_key_id", None):
+        try:
+            _admin("POST", f"/admin/v1/keys/{t.revoke_key_id}/revoke", t.admin_token)
+        except (OSError, ValueError):
+            pass
 
 
 def _git_describe() -> str:
@@ -336,13 +405,28 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
 # --- Portkey -----------------------------------------------------------------------------------------------
 
 
-def install_portkey() -> tuple[Path | None, str | None]:
-    """@portkey-ai/gateway@PORTKEY_VERSION under CACHE/portkey; (start-server.js, error)."""
-    root = CACHE / "portkey"
+# Portkey 1.15.2 on Node 20 appends its x-portkey-* headers to the upstream fetch Response, whose
+# headers are immutable for a streamed body: every stream answers 500 "TypeError: immutable".
+# The patched copy (its own directory) re-wraps the Response before touching its headers.
+PORTKEY_PATCH = (
+    ("updateHeaders(e,t,a){return e.headers.append(",
+     'updateHeaders(e,t,a){try{e.headers.set("x-bench-probe","1"),e.headers.delete("x-bench-probe")}'
+     "catch(_){e=new Response(e.body,e)}return e.headers.append("),
+    ("this.updateHeaders(i,n.cacheStatus,o),{response:i",
+     "i=this.updateHeaders(i,n.cacheStatus,o),{response:i"),
+)
+
+
+def install_portkey(patched: bool = False) -> tuple[Path | None, str | None]:
+    """@portkey-ai/gateway@PORTKEY_VERSION under CACHE/portkey (or portkey-patched); (start-server.js, error)."""
+    root = CACHE / ("portkey-patched" if patched else "portkey")
     js = root / "node_modules/@portkey-ai/gateway/build/start-server.js"
     pkg = root / "node_modules/@portkey-ai/gateway/package.json"
+    marker = root / ".bench-patched"
     if js.exists() and pkg.exists() and f'"version": "{PORTKEY_VERSION}"' in pkg.read_text():
-        return js, None
+        if not patched or marker.exists():
+            return js, None
+        return _patch_portkey(js, marker)
     npm = shutil.which("npm")
     if not npm:
         return None, "npm not found"
@@ -355,6 +439,19 @@ def install_portkey() -> tuple[Path | None, str | None]:
                            cwd=root, stdout=f, stderr=subprocess.STDOUT)
     if p.returncode != 0 or not js.exists():
         return None, f"npm install failed: {_log_tail(log, 600)}"
+    if patched:
+        return _patch_portkey(js, marker)
+    return js, None
+
+
+def _patch_portkey(js: Path, marker: Path) -> tuple[Path | None, str | None]:
+    src = js.read_text()
+    for old, new in PORTKEY_PATCH:
+        if src.count(old) != 1:
+            return None, f"the stream patch does not apply to this build (pattern found {src.count(old)} times)"
+        src = src.replace(old, new)
+    js.write_text(src)
+    marker.touch()
     return js, None
 
 
@@ -365,17 +462,23 @@ def node_version() -> str:
     return subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
 
 
-def portkey(port: int, provider: Target, logdir: Path) -> Target:
-    """Portkey's gateway: provider openai, custom host = the fake provider, x-fake-* forwarded."""
-    t = Target(name="portkey", kind="peer", base=f"http://127.0.0.1:{port}", health_path="/",
-               models_path=None, version=f"@portkey-ai/gateway@{PORTKEY_VERSION} on node {node_version()}",
+def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) -> Target:
+    """Portkey's gateway: provider openai, custom host = the fake provider, x-fake-* forwarded.
+
+    `patched`: the copy with the stream fix (PORTKEY_PATCH), measured in the streaming scenarios only.
+    """
+    name = "portkey-patched" if patched else "portkey"
+    t = Target(name=name, kind="peer", base=f"http://127.0.0.1:{port}", health_path="/",
+               models_path=None,
+               version=f"@portkey-ai/gateway@{PORTKEY_VERSION}{' + local stream patch' if patched else ''}"
+                       f" on node {node_version()}",
                headers={
                    "authorization": "Bearer sk-fake",
                    "x-portkey-provider": "openai",
                    "x-portkey-custom-host": f"{provider.base}/v1",
                    "x-portkey-forward-headers": ",".join(STREAM_HEADERS),
                })
-    js, err = install_portkey()
+    js, err = install_portkey(patched)
     if err:
         t.unavailable = f"Portkey {err}"
         return t
@@ -385,7 +488,7 @@ def portkey(port: int, provider: Target, logdir: Path) -> Target:
     env = dict(os.environ, NODE_ENV="production")
     argv = [shutil.which("node") or "node", str(js), f"--port={port}", "--headless"]
     t.command = f"NODE_ENV=production node .../build/start-server.js --port={port} --headless"
-    log = logdir / "portkey.log"
+    log = logdir / f"{name}.log"
     t.proc = subprocess.Popen(argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env,
                               start_new_session=True, cwd=js.parent)
     err = wait_http(t.base + "/", t.proc, 30)
@@ -395,4 +498,7 @@ def portkey(port: int, provider: Target, logdir: Path) -> Target:
         return t
     t.groups = [ProcGroup.from_pid("gateway", t.proc.pid)]
     t.notes.append("single Node process (no worker option); /v1/models is not served for a custom host")
+    if patched:
+        t.notes.append("locally patched copy (bench/targets.py PORTKEY_PATCH: re-wrap the upstream Response so its "
+                       "headers are mutable), measured in the streaming scenarios only")
     return t
