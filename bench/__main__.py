@@ -138,7 +138,8 @@ class Runner:
                         "x-fake-ttft-ms": str(ttft)})
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
             r = run_streams(t.base + t.chat_path, body=STREAM_BODY, headers=headers, streams=n,
-                            processes=self.args.stream_clients, timeout_s=max(60.0, chunks * interval / 1000 * 4))
+                            processes=self.args.stream_clients, timeout_s=max(60.0, chunks * interval / 1000 * 4),
+                            ramp_s=self.args.stream_ramp)
         step = {"scenario": scenario, "target": t.name, "path": t.chat_path, "concurrency": n,
                 "stream": r.as_dict(), "chunks": chunks, "interval_ms": interval, "ttft_ms": ttft,
                 "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
@@ -232,6 +233,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ladder-concurrency", type=int, default=16)
     p.add_argument("--stream-scale", type=float, default=1.0, help="scale the stream counts (smoke runs)")
     p.add_argument("--stream-clients", type=int, default=2, help="stream client processes (default 2)")
+    p.add_argument("--stream-ramp", type=float, default=1.0,
+                   help="seconds over which the streams are opened (default 1; a listen backlog of 128 drops "
+                        "SYNs when 1,000 connect at once)")
     p.add_argument("--targets", default="tollway,litellm,portkey", help="comma list of tollway,litellm,portkey")
     p.add_argument("--workers", type=int, default=0,
                    help="LiteLLM workers (default: as many as the edge has listening processes, else 1)")
@@ -315,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"duration_s": a.duration, "warmup_s": a.warmup, "settle_s": a.settle,
                      "ladder_concurrency": a.ladder_concurrency, "sweep": a.sweep,
                      "stream_scale": a.stream_scale, "stream_clients": a.stream_clients,
+                     "stream_ramp_s": a.stream_ramp,
                      "chat_body": CHAT_BODY.decode(), "stream_body": STREAM_BODY.decode()},
         "notes": a.note,
         "targets": [

@@ -175,11 +175,16 @@ def run_streams(
     streams: int,
     processes: int = 2,
     timeout_s: float = 60.0,
+    ramp_s: float = 1.0,
 ) -> StreamResult:
-    """Open `streams` concurrent SSE streams split over `processes` client processes."""
+    """Open `streams` concurrent SSE streams split over `processes` client processes, over `ramp_s` seconds.
+
+    All streams are open together once the ramp is done (every scenario's streams last longer than it).
+    """
     res = StreamResult(streams=streams)
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
-    spec = json.dumps({"url": url, "body": body.decode(), "headers": headers, "timeout_s": timeout_s})
+    spec = json.dumps({"url": url, "body": body.decode(), "headers": headers, "timeout_s": timeout_s,
+                       "ramp_s": ramp_s})
     start_at = time.time() + 0.5  # all client processes open their streams together
     procs = []
     tmp = tempfile.TemporaryDirectory(prefix="bench-streams-")

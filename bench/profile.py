@@ -56,6 +56,7 @@ def summarise(collapsed: str, top: int = 15) -> dict:
     """Self and inclusive sample shares per function from py-spy's raw (collapsed) output."""
     self_c: Counter[str] = Counter()
     incl_c: Counter[str] = Counter()
+    pkg_c: Counter[str] = Counter()
     total = 0
     for line in collapsed.splitlines():
         stack, _, n = line.rpartition(" ")
@@ -69,10 +70,12 @@ def summarise(collapsed: str, top: int = 15) -> dict:
             continue
         total += count
         self_c[frames[-1]] += count
+        leaf_path = frames[-1].rsplit("(", 1)[1].rstrip(")")
+        pkg_c[leaf_path.split("/", 1)[0] if "/" in leaf_path else leaf_path] += count
         for f in set(frames):
             incl_c[f] += count
     share = lambda c: [{"function": f, "share": round(v / total, 4)} for f, v in c.most_common(top)]  # noqa: E731
-    return {"samples": total, "self": share(self_c), "inclusive": share(incl_c)}
+    return {"samples": total, "self": share(self_c), "inclusive": share(incl_c), "by_package": share(pkg_c)}
 
 
 def profile_edge(edge, body: bytes, duration: float, out_dir: Path) -> dict:

@@ -24,7 +24,10 @@ def _f(v: float | None, nd: int = 1, unit: str = "") -> str:
 def _ratio(a: float | None, b: float | None) -> str:
     if a is None or b is None or b == 0:
         return "–"
-    return f"{a / b:,.2f}×"
+    r = a / b
+    if 0 < r < 0.5:
+        return f"{r:.3g}× (1/{1 / r:,.0f})"
+    return f"{r:,.2f}×"
 
 
 def gateway_group(target: str) -> str:
@@ -118,6 +121,15 @@ def peak_rps(series: dict[int, dict]) -> float | None:
     return max(good) if good else None
 
 
+def _errors_cell(s: dict) -> str:
+    r = s["wrk"]
+    if r.get("failure"):
+        return f"run failed: {r['failure'][:80]}"
+    if r["requests"] == 0 and r["errors"] == 0:
+        return "no answer within the step"
+    return str(r["errors"]) + (f" {r['error_kinds']}" if r["errors"] else "")
+
+
 def shape_applied(step: dict) -> bool:
     """Did the provider stream the asked number of chunks (i.e. did x-fake-* reach it)?"""
     ev = step["stream"]["events_p50"]
@@ -156,7 +168,8 @@ def render(results: dict) -> str:
     w(f"\nEach step runs {st['duration_s']:g} s after a {st['warmup_s']:g} s warm-up per target; steps of all targets "
       "are interleaved so drifting background load hits them alike. Non-stream load: `wrk -t1 -cN --timeout 10s` "
       "with a Lua script for the POST body and headers; streams: "
-      f"{st['stream_clients']} asyncio aiohttp client processes. Chat body: `{st['chat_body']}`.\n")
+      f"{st['stream_clients']} asyncio aiohttp client processes opening the streams evenly over "
+      f"{st.get('stream_ramp_s', 0):g} s. Chat body: `{st['chat_body']}`.\n")
     w("CPU per call = CPU seconds (utime+stime+cutime+cstime from `/proc/<pid>/stat`, summed over every process of "
       f"the group and its children, over the step plus {st['settle_s']:g} s) ÷ successful calls. *Gateway* = the "
       "edge's processes for Tollway, all processes of the peer otherwise; *stack* adds, for Tollway, quota, ledger, "
@@ -235,7 +248,7 @@ def render(results: dict) -> str:
         for s in lsteps:
             r = s["wrk"]
             w(f"| {s['scenario'].removeprefix('ladder: ')} `{s['path']}` | {s['target']} | {_f(r['rps'])} | "
-              f"{_f(r['p50_ms'], 2)} | {_f(r['p99_ms'], 2)} | {r['errors']}{' ' + str(r['error_kinds']) if r['errors'] else ''} | "
+              f"{_f(r['p50_ms'], 2)} | {_f(r['p99_ms'], 2)} | {_errors_cell(s)} | "
               f"{_f(cpu_ms_per_call(s, gateway_group(s['target'])), 3)} | {_f(stack_cpu_ms_per_call(s), 3)} | "
               f"{_f(cpu_ms_per_call(s, 'provider'), 3)} | {_f(loadgen_cpu_ms_per_call(s), 3)} | "
               f"{s['machine_busy_cores']:.2f} |")
@@ -293,8 +306,7 @@ def render(results: dict) -> str:
               lambda a, b: _ratio(a and a["wrk"]["rps"], b and b["wrk"]["rps"]))
         table("Latency p50 / p95 / p99 (ms)",
               lambda s: f"{_f(s['wrk']['p50_ms'], 2)} / {_f(s['wrk']['p95_ms'], 2)} / {_f(s['wrk']['p99_ms'], 2)}")
-        table("Errors (socket errors, timeouts, HTTP ≥ 400)",
-              lambda s: str(s["wrk"]["errors"]) + (f" {s['wrk']['error_kinds']}" if s["wrk"]["errors"] else ""))
+        table("Errors (socket errors, timeouts, HTTP ≥ 400)", _errors_cell)
         table("Gateway CPU per call (ms)", lambda s: _f(cpu_ms_per_call(s, gateway_group(s["target"])), 3),
               lambda a, b: _ratio(a and cpu_ms_per_call(a, "edge"), b and cpu_ms_per_call(b, "gateway")))
         table("Stack CPU per call (ms) · load generator CPU per call (ms)",
@@ -390,6 +402,9 @@ def render(results: dict) -> str:
             for a, b in zip(prof["self"], prof["inclusive"]):
                 w(f"| `{a['function']}` | {a['share'] * 100:.1f}% | `{b['function']}` | {b['share'] * 100:.1f}% |")
             w("")
+            if prof.get("by_package"):
+                w("Self time by package (file of the innermost frame): "
+                  + ", ".join(f"`{p['function']}` {p['share'] * 100:.1f}%" for p in prof["by_package"]) + ".\n")
 
     # --- noise ------------------------------------------------------------------------------------------
     w("## Noise\n")

@@ -1,6 +1,7 @@
 """Child process: open N concurrent SSE streams, report completion and time to first chunk.
 
-argv: N START_AT_EPOCH; stdin: {"url", "body", "headers", "timeout_s"}; stdout: one JSON object
+argv: N START_AT_EPOCH; stdin: {"url", "body", "headers", "timeout_s", "ramp_s"} (stream i of N opens
+at START_AT + ramp_s * i / N, so N connections do not hit a listen backlog in the same millisecond); stdout: one JSON object
 {completed, failed, failures{reason: count}, ttfc_ms[], duration_ms[], events[]}.
 
 A stream is *completed* when it answered 200 and its body ended with ``data: [DONE]``.
@@ -18,7 +19,10 @@ import time
 import aiohttp
 
 
-async def _one(session: aiohttp.ClientSession, spec: dict, out: dict) -> None:
+async def _one(session: aiohttp.ClientSession, spec: dict, out: dict, start_at: float) -> None:
+    delay = start_at - time.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
     t0 = time.perf_counter()
     first: float | None = None
     n_events = 0
@@ -55,10 +59,8 @@ async def main(n: int, start_at: float, spec: dict) -> dict:
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=spec.get("timeout_s", 60))
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        delay = start_at - time.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        await asyncio.gather(*(_one(session, spec, out) for _ in range(n)))
+        ramp = float(spec.get("ramp_s", 0.0))
+        await asyncio.gather(*(_one(session, spec, out, start_at + ramp * i / n) for i in range(n)))
     out["ttfc_ms"] = [v for v in out["ttfc_ms"] if v is not None]
     return out
 
