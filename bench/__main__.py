@@ -277,8 +277,10 @@ def main(argv: list[str] | None = None) -> int:
         if "tollway" in a.targets:
             full, red = targets.tollway(a.edge_port, provider)
             tgts += [full, red]
+            if red.available:
+                red.redaction_applied = targets.probe_redaction(red, provider)
             for t in (full, red):
-                log(f"{t.name}: {t.unavailable or 'available'}")
+                log(f"{t.name}: {t.unavailable or 'available'}" + (f" ({t.notes[-1]})" if t is red and t.notes else ""))
         workers = a.workers or (tgts[0].workers if tgts and tgts[0].available else 1)
         if "litellm" in a.targets:
             log(f"starting LiteLLM {targets.LITELLM_VERSION} with {workers} worker(s)")
@@ -325,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": [
             {"name": t.name, "kind": t.kind, "base": t.base, "version": t.version, "workers": t.workers,
              "command": t.command, "unavailable": t.unavailable, "notes": t.notes,
+             "redaction_applied": getattr(t, "redaction_applied", None),
              "groups": [g.name for g in t.groups]}
             for t in [provider, *tgts]
         ],

@@ -252,6 +252,10 @@ def render(results: dict) -> str:
               f"{_f(cpu_ms_per_call(s, gateway_group(s['target'])), 3)} | {_f(stack_cpu_ms_per_call(s), 3)} | "
               f"{_f(cpu_ms_per_call(s, 'provider'), 3)} | {_f(loadgen_cpu_ms_per_call(s), 3)} | "
               f"{s['machine_busy_cores']:.2f} |")
+        red_t = next((t for t in results["targets"] if t["name"] == "tollway+redaction"), None)
+        if red_t and red_t.get("redaction_applied") is False:
+            w("| | | ⚠ tollway+redaction: the provider received the prompt unredacted; redaction is not on the "
+              "edge's path yet, so that row measures the path without redaction work. |||||||||")
         for n in ("tollway+redaction",):
             if n not in names:
                 w(f"| chat+redaction | {n} | {_unavailable_note(results, n)} |||||||||")

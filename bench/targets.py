@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import uuid
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ class Target:
     command: str = ""
     proc: subprocess.Popen | None = None
     revoke_key_id: str | None = None  # a key minted for this run
+    redaction_applied: bool | None = None  # tollway+redaction: what the probe saw at the provider
     admin_token: str | None = None
 
     @property
@@ -502,3 +504,41 @@ def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) ->
         t.notes.append("locally patched copy (bench/targets.py PORTKEY_PATCH: re-wrap the upstream Response so its "
                        "headers are mutable), measured in the streaming scenarios only")
     return t
+
+
+def probe_redaction(red: Target, provider: Target) -> bool | None:
+    """Send one call through the redaction key and read what the provider received (its /_fake/requests).
+
+    True: the e-mail address in the prompt did not reach the provider; False: it did (no redaction
+    happened on the path); None: could not tell. The result is added to `red.notes`.
+    """
+    marker = f"probe-{uuid.uuid4().hex}"
+    email = "jane.doe@example.com"
+    body = json.dumps({"model": MODEL, "max_tokens": 8,
+                       "messages": [{"role": "user", "content": f"{marker} write to {email} today"}]}).encode()
+    req = urllib.request.Request(red.base + red.chat_path, data=body, method="POST",
+                                 headers={**red.headers, "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+    except urllib.error.HTTPError as e:
+        red.notes.append(f"redaction probe answered HTTP {e.code}: {e.read()[:200]!r}")
+        return None
+    except OSError as e:
+        red.notes.append(f"redaction probe failed: {e}")
+        return None
+    try:
+        _, raw = _get(provider.base + "/_fake/requests?limit=500", timeout=5)
+        seen = [r for r in json.loads(raw) if marker in json.dumps(r.get("body"))]
+    except (OSError, ValueError) as e:
+        red.notes.append(f"redaction probe: cannot read the provider's record ({e})")
+        return None
+    if not seen:
+        red.notes.append("redaction probe: the provider has no record of the probe call")
+        return None
+    applied = email not in json.dumps(seen[-1].get("body"))
+    red.notes.append("redaction probe: the provider received the prompt with the e-mail address "
+                     + ("replaced (redaction on the path)" if applied else
+                        "UNREDACTED: redaction is not on this edge's path yet, so this row measures the path "
+                        "without redaction work"))
+    return applied
