@@ -8,6 +8,7 @@ whether it was.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -163,7 +164,7 @@ def percentile(values: list[float], p: float) -> float | None:
     if not values:
         return None
     s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(p / 100 * len(s) + 0.5)) - 1))
+    k = max(0, min(len(s) - 1, math.ceil(p / 100 * len(s)) - 1))
     return s[k]
 
 
