@@ -244,7 +244,11 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
         full.command = Path(f"/proc/{pids[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
     except OSError:
         pass
-    full.version = _git_describe()
+    try:
+        edge_root = Path(os.readlink(f"/proc/{pids[0]}/cwd"))
+    except OSError:
+        edge_root = REPO
+    full.version = f"{edge_root} at {_git_describe(edge_root)}"
     groups = [ProcGroup.from_port("edge", edge_port)]
     for name, port in STACK_PORTS.items():
         if listeners(port):
@@ -319,9 +323,10 @@ def revoke_key(t: "Target") -> None:
             pass
 
 
-def _git_describe() -> str:
+def _git_describe(root: Path = REPO) -> str:
+    """`git describe --always --dirty` of the checkout at `root` (the edge's, or this one)."""
     try:
-        return subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True,
+        return subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"], capture_output=True,
                               text=True, timeout=5).stdout.strip() or "unknown"
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
