@@ -25,7 +25,7 @@ import orjson
 
 from . import report, targets
 from .load import run_streams, run_wrk, wrk_version
-from .procs import Meter, ProcGroup
+from .procs import Meter, ProcGroup, valkey_commands_processed
 from .profile import profile_edge
 
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -115,10 +115,13 @@ class Runner:
         if body:
             headers["content-type"] = "application/json"
         headers.update(extra_headers or {})
+        vk0 = valkey_commands_processed() if t.kind == "tollway" else None
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
             r = run_wrk(t.base + path, method=method, body=body, headers=headers, concurrency=concurrency,
                         duration_s=duration)
+        vk1 = valkey_commands_processed() if vk0 is not None else None
         step = {"scenario": scenario, "target": t.name, "path": path, "concurrency": concurrency,
+                "valkey_commands": (vk1 - vk0) if vk0 is not None and vk1 is not None else None,
                 "wrk": r.as_dict(), "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
                 "processes": m.window.processes, "wall_s": m.window.wall_s,
                 "machine_busy_cores": m.window.machine_busy_cores, "note": down}

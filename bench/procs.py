@@ -253,3 +253,30 @@ class Meter:
 def rusage_cpu_s(ru: os.struct_rusage | None) -> float:
     """User+system CPU seconds from a wait4() rusage."""
     return 0.0 if ru is None else ru.ru_utime + ru.ru_stime
+
+
+def valkey_commands_processed(port: int = 6379) -> int | None:
+    """`total_commands_processed` from Valkey's INFO stats (a raw RESP call); None if unreachable.
+
+    Counts every client's commands, other users' too: a delta per call well below 1 during a
+    Tollway step means admission (one script call per request) is not on the path.
+    """
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n")
+            buf = b""
+            while b"total_commands_processed:" not in buf or not buf.endswith(b"\r\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+                if len(buf) > 1_000_000:
+                    break
+    except OSError:
+        return None
+    for line in buf.split(b"\r\n"):
+        if line.startswith(b"total_commands_processed:"):
+            return int(line.split(b":", 1)[1])
+    return None

@@ -121,6 +121,12 @@ def peak_rps(series: dict[int, dict]) -> float | None:
     return max(good) if good else None
 
 
+def valkey_per_call(step: dict) -> float | None:
+    n = ok_calls(step)
+    v = step.get("valkey_commands")
+    return v / n if v is not None and n else None
+
+
 def _errors_cell(s: dict) -> str:
     r = s["wrk"]
     if r.get("failure"):
@@ -194,6 +200,9 @@ def render(results: dict) -> str:
     if lad:
         v = cpu_ms_per_call(lad, "edge")
         met = "yes" if v is not None and v <= GOAL_EDGE_CPU_MS else f"**no** (+{(v or 0) - GOAL_EDGE_CPU_MS:.3f} ms)"
+        vpc = valkey_per_call(lad)
+        if vpc is not None and vpc < 0.9:
+            met += f" ⚠ admission not on the path ({vpc:.2f} Valkey commands per call)"
         w(f"| edge CPU per call, full path (ladder chat, c={lad['concurrency']}) | ≤ {GOAL_EDGE_CPU_MS} ms | {_f(v, 3, ' ms')} | {met} |")
     else:
         w(f"| edge CPU per call | ≤ {GOAL_EDGE_CPU_MS} ms | {_unavailable_note(results, 'tollway')} | – |")
@@ -281,6 +290,11 @@ def render(results: dict) -> str:
             w("| " + " | ".join(_f(cpu_ms_per_call(a, g), 3) for g in (*STACK_GROUPS, "provider") if g in a["cpu_s"])
               + f" | {_f(stack_cpu_ms_per_call(a), 3)} | {_f(loadgen_cpu_ms_per_call(a), 3)} |")
             w("")
+            vpc = valkey_per_call(a)
+            if vpc is not None:
+                w(f"Valkey commands per call during this step (all clients): {vpc:.2f}"
+                  + (" — below one per call, so admission (one script call per request) is **not on the edge's "
+                     "path yet**; the full-path goals are then measured without it." if vpc < 0.9 else ".") + "\n")
 
     # --- sweep ----------------------------------------------------------------------------------------
     if cs:
