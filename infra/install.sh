@@ -18,6 +18,8 @@ command -v valkey-server >/dev/null || command -v redis-server >/dev/null || mis
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null || missing+=(maven)
 command -v curl >/dev/null || missing+=(curl)
+# Headless browser for the dashboard test (PLATFORM-NOTES: Debian's chromium, never a downloaded one).
+command -v chromium >/dev/null || missing+=(chromium)
 command -v python3 >/dev/null || missing+=(python3 python3-pip)
 if ((${#missing[@]})); then
   [[ $EUID -eq 0 ]] || die "missing packages (${missing[*]}) and not root: install them with apt-get"

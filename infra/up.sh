@@ -100,6 +100,14 @@ BEGIN
   ELSE
     ALTER ROLE tollway LOGIN CREATEDB PASSWORD 'tollway';
   END IF;
+  -- Group roles the migrations grant to (docs/analytics.md): analysts' read-only
+  -- views, and reporting's token lookups. Production adds LOGIN roles in them.
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tollway_reader') THEN
+    CREATE ROLE tollway_reader NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tollway_token_verifier') THEN
+    CREATE ROLE tollway_token_verifier NOLOGIN;
+  END IF;
 END $$;
 SELECT 'CREATE DATABASE tollway OWNER tollway'
  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'tollway') \gexec
