@@ -24,9 +24,7 @@ dead-lettering everything after a bad deploy.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -35,33 +33,14 @@ from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
 from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
+from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded
 from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settlement
 
 log = structlog.get_logger("tollway_quota.consumer")
 
+__all__ = ["DlqLimit", "DlqLimitExceeded", "UsageConsumer"]
+
 AfterSettle = Callable[[SettleCommand, str], Awaitable[None]]
-
-
-class DlqLimitExceeded(RuntimeError):
-    """Too many dead letters in a minute: the consumer stops."""
-
-
-class DlqLimit:
-    """At most ``max_per_window`` dead letters per ``window_seconds`` (sliding)."""
-
-    def __init__(self, max_per_window: int, window_seconds: float = 60.0) -> None:
-        self._max = max_per_window
-        self._window = window_seconds
-        self._times: collections.deque[float] = collections.deque()
-
-    def record(self, now: float | None = None) -> None:
-        """Count one dead letter. Raises :class:`DlqLimitExceeded` past the limit."""
-        now = time.monotonic() if now is None else now
-        while self._times and now - self._times[0] > self._window:
-            self._times.popleft()
-        if len(self._times) >= self._max:
-            raise DlqLimitExceeded(f"more than {self._max} dead letters in {self._window:.0f} s")
-        self._times.append(now)
 
 
 class _Stopping(Exception):
@@ -222,7 +201,7 @@ class UsageConsumer:
         log.info("usage_settled", status=status, tokens=command.tokens, cost_micro_usd=command.cost_micro_usd)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str) -> None:
-        self._dlq_limit.record()
+        self._dlq_limit.check(1, 1)
         letter = DeadLetter(
             source_topic=record.topic, partition=record.partition, offset=record.offset,
             consumer_group=self.group_id, reason=reason,

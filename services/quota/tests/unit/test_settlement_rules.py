@@ -78,12 +78,16 @@ def test_alert_ids_repeat_within_a_period_only() -> None:
 
 
 def test_dead_letter_limit_is_per_sliding_window() -> None:
-    lim = DlqLimit(2, window_seconds=60)
-    lim.record(0.0)
-    lim.record(1.0)
+    now = [0.0]
+    lim = DlqLimit(2, window_seconds=60, clock=lambda: now[0])
+    lim.check(1, 1)
+    now[0] = 1.0
+    lim.check(1, 1)
+    now[0] = 2.0
     with pytest.raises(DlqLimitExceeded):
-        lim.record(2.0)
-    lim.record(61.5)  # the first two left the window
+        lim.check(1, 1)
+    now[0] = 61.5
+    lim.check(1, 1)  # the first two left the window
 
 
 async def test_webhook_submit_never_waits_and_drops_when_full() -> None:
