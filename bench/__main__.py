@@ -285,6 +285,12 @@ def main(argv: list[str] | None = None) -> int:
             tgts += [full, red]
             if red.available:
                 red.redaction_applied = targets.probe_redaction(red, provider)
+            if full.available and "streams" in a.scenarios:
+                for t in (provider, full):
+                    note = targets.probe_stream_model(t)
+                    if note:
+                        t.notes.append(note)
+                        log(f"{t.name}: {note}")
             for t in (full, red):
                 log(f"{t.name}: {t.unavailable or 'available'}" + (f" ({t.notes[-1]})" if t is red and t.notes else ""))
         workers = a.workers or (tgts[0].workers if tgts and tgts[0].available else 1)

@@ -566,3 +566,34 @@ def probe_redaction(red: Target, provider: Target) -> bool | None:
                         "UNREDACTED: redaction is not on this edge's path yet, so this row measures the path "
                         "without redaction work"))
     return applied
+
+
+def probe_stream_model(t: Target) -> str | None:
+    """One small non-stream call with a shape model name (`fake-stream-c3-i0-t0`) through `t`.
+
+    Returns None when the shape arrived (3 completion tokens came back), else a note saying why the
+    streaming rows of `t` will not be comparable: an old fake provider that ignores the model name,
+    or a Tollway edge whose catalogue predates the bench stream models (both: restart the stack).
+    """
+    probe = stream_model(3, 0, 0)
+    model = STREAM_MODELS[0] if t.kind == "tollway" else probe
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "probe"}],
+                       "max_tokens": 3 if t.kind == "tollway" else None}).encode()
+    req = urllib.request.Request(t.base + t.chat_path, data=body, method="POST",
+                                 headers={**t.headers, "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            usage = json.loads(r.read()).get("usage") or {}
+    except urllib.error.HTTPError as e:
+        if e.code == 404 and t.kind == "tollway":
+            return (f"stream-model probe: the edge does not know {model} (HTTP 404): its catalogue predates the "
+                    "bench stream models; restart the stack with the current infra/catalogue.yaml")
+        return f"stream-model probe answered HTTP {e.code}: {e.read()[:200]!r}"
+    except OSError as e:
+        return f"stream-model probe failed: {e}"
+    if t.kind == "tollway":
+        return None  # max_tokens caps it; the events column tells whether the provider applied the shape
+    if usage.get("completion_tokens") != 3:
+        return (f"stream-model probe: {model} came back with {usage.get('completion_tokens')} completion tokens, "
+                "not 3: the fake provider ignores the shape in the model name (older tollway_testing); restart it")
+    return None
