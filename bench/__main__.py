@@ -31,13 +31,17 @@ from .profile import profile_edge
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT = "Email jane.doe@example.com or call +1 415 555 0100 about invoice 4411; summarise the thread for me."
 CHAT_BODY = orjson.dumps({"model": targets.MODEL, "messages": [{"role": "user", "content": PROMPT}], "max_tokens": 64})
-STREAM_BODY = orjson.dumps({"model": targets.MODEL, "messages": [{"role": "user", "content": PROMPT}],
-                            "stream": True, "stream_options": {"include_usage": True}})
-STREAM_SCENARIOS = {
-    # name: (concurrent streams, chunks, interval ms, ttft ms)
-    "200 streams x 200 chunks @25 ms": (200, 200, 25, 0),
-    "1000 streams x 60 chunks @50 ms, ttft 400 ms": (1000, 60, 50, 400),
-}
+STREAM_SCENARIOS = targets.STREAM_SCENARIOS
+
+
+def stream_body(chunks: int, interval: int, ttft: int) -> bytes:
+    """The streaming request: the shape is in the model name (targets.stream_model), the same for every target."""
+    return orjson.dumps({"model": targets.stream_model(chunks, interval, ttft),
+                         "messages": [{"role": "user", "content": PROMPT}],
+                         "stream": True, "stream_options": {"include_usage": True}})
+
+
+STREAM_BODY = stream_body(200, 25, 0)  # recorded in results.json as the example stream body
 
 
 def log(msg: str) -> None:
@@ -136,15 +140,14 @@ class Runner:
     def measure_streams(self, scenario: str, t: targets.Target, n: int, chunks: int, interval: int, ttft: int) -> dict:
         down = self.provider_up()
         headers = dict(t.headers)
-        headers.update({"content-type": "application/json", "x-fake-chunks": str(chunks),
-                        "x-fake-completion-tokens": str(chunks), "x-fake-chunk-interval-ms": str(interval),
-                        "x-fake-ttft-ms": str(ttft)})
+        headers["content-type"] = "application/json"
+        body = stream_body(chunks, interval, ttft)
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
-            r = run_streams(t.base + t.chat_path, body=STREAM_BODY, headers=headers, streams=n,
+            r = run_streams(t.base + t.chat_path, body=body, headers=headers, streams=n,
                             processes=self.args.stream_clients, timeout_s=max(60.0, chunks * interval / 1000 * 4),
                             ramp_s=self.args.stream_ramp)
         step = {"scenario": scenario, "target": t.name, "path": t.chat_path, "concurrency": n,
-                "stream": r.as_dict(), "chunks": chunks, "interval_ms": interval, "ttft_ms": ttft,
+                "stream": r.as_dict(), "model": targets.stream_model(chunks, interval, ttft), "chunks": chunks, "interval_ms": interval, "ttft_ms": ttft,
                 "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
                 "processes": m.window.processes, "wall_s": m.window.wall_s,
                 "machine_busy_cores": m.window.machine_busy_cores, "note": down}
@@ -282,6 +285,12 @@ def main(argv: list[str] | None = None) -> int:
             tgts += [full, red]
             if red.available:
                 red.redaction_applied = targets.probe_redaction(red, provider)
+            if full.available and "streams" in a.scenarios:
+                for t in (provider, full):
+                    note = targets.probe_stream_model(t)
+                    if note:
+                        t.notes.append(note)
+                        log(f"{t.name}: {note}")
             for t in (full, red):
                 log(f"{t.name}: {t.unavailable or 'available'}" + (f" ({t.notes[-1]})" if t is red and t.notes else ""))
         workers = a.workers or (tgts[0].workers if tgts and tgts[0].available else 1)
@@ -325,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
                      "ladder_concurrency": a.ladder_concurrency, "sweep": a.sweep,
                      "stream_scale": a.stream_scale, "stream_clients": a.stream_clients,
                      "stream_ramp_s": a.stream_ramp,
-                     "chat_body": CHAT_BODY.decode(), "stream_body": STREAM_BODY.decode()},
+                     "chat_body": CHAT_BODY.decode(), "stream_body": STREAM_BODY.decode(),
+                     "stream_models": list(targets.STREAM_MODELS)},
         "notes": a.note,
         "targets": [
             {"name": t.name, "kind": t.kind, "base": t.base, "version": t.version, "workers": t.workers,

@@ -137,7 +137,7 @@ def _errors_cell(s: dict) -> str:
 
 
 def shape_applied(step: dict) -> bool:
-    """Did the provider stream the asked number of chunks (i.e. did x-fake-* reach it)?"""
+    """Did the provider stream the asked number of chunks (i.e. did the shape in the model name reach it)?"""
     ev = step["stream"]["events_p50"]
     return ev is None or ev >= step["chunks"]
 
@@ -225,8 +225,9 @@ def render(results: dict) -> str:
         good = ts["completed"] == ts["streams"] and dp50 is not None and dp95 is not None and max(dp50, dp95) <= GOAL_TTFC_DELTA_MS
         verdict = "yes" if good else "**no**"
         if not shape_applied(t):
-            verdict = ("not comparable: the stream shape headers (x-fake-*) did not reach the provider "
-                       f"({_f(ts['events_p50'], 0)} events per stream, {t['chunks']} chunks asked)")
+            verdict = ("not comparable: the provider did not stream the asked shape "
+                       f"({_f(ts['events_p50'], 0)} events per stream, {t['chunks']} chunks asked"
+                       f"{' by model ' + t['model'] if t.get('model') else ''})")
         w(f"| {scen}: all complete, first chunk within {GOAL_TTFC_DELTA_MS:g} ms of direct | {ts['streams']} done, Δ ≤ 100 ms | "
           f"{ts['completed']}/{ts['streams']} done; Δp50 {_f(dp50, 1, ' ms')}, Δp95 {_f(dp95, 1, ' ms')} | "
           f"{verdict} |")
@@ -359,10 +360,12 @@ def render(results: dict) -> str:
     scen_names = list(dict.fromkeys(s["scenario"] for s in results["steps"] if "stream" in s))
     if scen_names:
         w("## Streaming\n")
-        w("The fake provider is told per request (headers `x-fake-chunks`, `x-fake-chunk-interval-ms`, "
-          "`x-fake-ttft-ms`) how to stream; a gateway that does not forward those headers gets the provider's "
-          "defaults (20 chunks, no delay), which shows in the *events* column. Time to first chunk is measured "
-          "by the client from sending the request to the first body bytes.\n")
+        w("The fake provider reads how to stream from the requested model name (`fake-stream-c<chunks>-"
+          "i<interval ms>-t<ttft ms>`, the same for every target; Tollway's catalogue routes it to the same "
+          "upstream name, LiteLLM and Portkey pass it through), so no gateway needs to forward client headers. "
+          "A provider that did not apply the shape shows in the *events* column (the chunks plus 4: role, "
+          "finish, usage, `[DONE]`). Time to first chunk is measured by the client from sending the request "
+          "to the first body bytes.\n")
         for scen in scen_names:
             steps = {s["target"]: s for s in results["steps"] if s["scenario"] == scen}
             d = steps.get("direct")

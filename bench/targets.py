@@ -31,7 +31,25 @@ REPO = Path(__file__).resolve().parent.parent
 
 MODEL = "gpt-4o-mini"  # in infra/catalogue.yaml; the peers map the same name to the fake provider
 MASTER_KEY = "sk-bench-master"  # LiteLLM's bearer token (its proxy refuses to start without one)
-STREAM_HEADERS = ("x-fake-ttft-ms", "x-fake-chunk-interval-ms", "x-fake-chunks", "x-fake-completion-tokens")
+
+# The streaming scenarios: name -> (concurrent streams, chunks, interval ms, ttft ms).
+STREAM_SCENARIOS = {
+    "200 streams x 200 chunks @25 ms": (200, 200, 25, 0),
+    "1000 streams x 60 chunks @50 ms, ttft 400 ms": (1000, 60, 50, 400),
+}
+
+
+def stream_model(chunks: int, interval_ms: int, ttft_ms: int) -> str:
+    """The model name that makes the fake provider stream this shape, e.g. ``fake-stream-c200-i25-t0``.
+
+    Gateway-neutral: every gateway passes the model name on (none needs to forward client headers).
+    Grammar: tollway_testing.fake_provider (``parse_model_shape``). Each name must be in
+    infra/catalogue.yaml for Tollway (upstream_model = the same name); the peers get it in their config.
+    """
+    return f"fake-stream-c{chunks}-i{interval_ms}-t{ttft_ms}"
+
+
+STREAM_MODELS = tuple(stream_model(c, i, t) for _, c, i, t in STREAM_SCENARIOS.values())
 
 # Tollway's stack, by the ports in DESIGN.md; each group's CPU is reported beside the edge's.
 STACK_PORTS = {
@@ -357,8 +375,21 @@ def install_litellm() -> tuple[Path | None, str | None]:
     return exe, None
 
 
+def litellm_config(provider_base: str) -> str:
+    """LiteLLM's config: each bench model name passed through unchanged (`openai/<name>`) to the fake provider."""
+    entries = "".join(
+        f"  - model_name: {name}\n"
+        "    litellm_params:\n"
+        f"      model: openai/{name}\n"
+        f"      api_base: {provider_base}/v1\n"
+        "      api_key: sk-fake\n"
+        for name in (MODEL, *STREAM_MODELS)
+    )
+    return "model_list:\n" + entries + "litellm_settings:\n  telemetry: false\n"
+
+
 def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
-    """LiteLLM's proxy: no database, local cost map, `MODEL` → the fake provider, client x- headers forwarded."""
+    """LiteLLM's proxy: no database, local cost map; `MODEL` and the `STREAM_MODELS` → the fake provider, same name."""
     t = Target(name="litellm", kind="peer", base=f"http://127.0.0.1:{port}", health_path="/health/liveliness",
                models_path="/v1/models", headers={"authorization": f"Bearer {MASTER_KEY}"},
                version=f"litellm[proxy]=={LITELLM_VERSION}", workers=workers)
@@ -370,18 +401,7 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
         t.unavailable = f"port {port} is taken"
         return t
     cfg = logdir / "litellm.yaml"
-    cfg.write_text(
-        "model_list:\n"
-        f"  - model_name: {MODEL}\n"
-        "    litellm_params:\n"
-        f"      model: openai/{MODEL}\n"
-        f"      api_base: {provider.base}/v1\n"
-        "      api_key: sk-fake\n"
-        "general_settings:\n"
-        "  forward_client_headers_to_llm_api: true  # so x-fake-* stream controls reach the provider\n"
-        "litellm_settings:\n"
-        "  telemetry: false\n"
-    )
+    cfg.write_text(litellm_config(provider.base))
     env = dict(os.environ)
     env.update({
         "LITELLM_MASTER_KEY": MASTER_KEY,
@@ -405,7 +425,7 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
         stop(t.proc)
         return t
     t.groups = [ProcGroup.from_pid("gateway", t.proc.pid)]
-    t.notes.append("no database; LITELLM_LOCAL_* switches on; forward_client_headers_to_llm_api: true")
+    t.notes.append("no database; LITELLM_LOCAL_* switches on; each bench model name passed through as openai/<name>")
     return t
 
 
@@ -470,7 +490,7 @@ def node_version() -> str:
 
 
 def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) -> Target:
-    """Portkey's gateway: provider openai, custom host = the fake provider, x-fake-* forwarded.
+    """Portkey's gateway: provider openai, custom host = the fake provider; it passes the model name through.
 
     `patched`: the copy with the stream fix (PORTKEY_PATCH), measured in the streaming scenarios only.
     """
@@ -483,7 +503,6 @@ def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) ->
                    "authorization": "Bearer sk-fake",
                    "x-portkey-provider": "openai",
                    "x-portkey-custom-host": f"{provider.base}/v1",
-                   "x-portkey-forward-headers": ",".join(STREAM_HEADERS),
                })
     js, err = install_portkey(patched)
     if err:
@@ -547,3 +566,34 @@ def probe_redaction(red: Target, provider: Target) -> bool | None:
                         "UNREDACTED: redaction is not on this edge's path yet, so this row measures the path "
                         "without redaction work"))
     return applied
+
+
+def probe_stream_model(t: Target) -> str | None:
+    """One small non-stream call with a shape model name (`fake-stream-c3-i0-t0`) through `t`.
+
+    Returns None when the shape arrived (3 completion tokens came back), else a note saying why the
+    streaming rows of `t` will not be comparable: an old fake provider that ignores the model name,
+    or a Tollway edge whose catalogue predates the bench stream models (both: restart the stack).
+    """
+    probe = stream_model(3, 0, 0)
+    model = STREAM_MODELS[0] if t.kind == "tollway" else probe
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "probe"}],
+                       "max_tokens": 3 if t.kind == "tollway" else None}).encode()
+    req = urllib.request.Request(t.base + t.chat_path, data=body, method="POST",
+                                 headers={**t.headers, "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            usage = json.loads(r.read()).get("usage") or {}
+    except urllib.error.HTTPError as e:
+        if e.code == 404 and t.kind == "tollway":
+            return (f"stream-model probe: the edge does not know {model} (HTTP 404): its catalogue predates the "
+                    "bench stream models; restart the stack with the current infra/catalogue.yaml")
+        return f"stream-model probe answered HTTP {e.code}: {e.read()[:200]!r}"
+    except OSError as e:
+        return f"stream-model probe failed: {e}"
+    if t.kind == "tollway":
+        return None  # max_tokens caps it; the events column tells whether the provider applied the shape
+    if usage.get("completion_tokens") != 3:
+        return (f"stream-model probe: {model} came back with {usage.get('completion_tokens')} completion tokens, "
+                "not 3: the fake provider ignores the shape in the model name (older tollway_testing); restart it")
+    return None

@@ -112,3 +112,50 @@ def test_knee_is_first_concurrency_at_90_percent_of_peak() -> None:
     series = {c: {"wrk": {"rps": r}} for c, r in {1: 100, 2: 180, 4: 300, 8: 320, 16: 310}.items()}
     assert report.knee(series) == 4
     assert report.peak_rps(series) == 320
+
+
+# --- the stream shape travels in the model name, the same for every target --------------------------
+
+
+def test_stream_models_encode_each_scenario_shape() -> None:
+    from tollway_testing.fake_provider import ModelShape, parse_model_shape
+
+    from bench import targets
+
+    for _, chunks, interval, ttft in targets.STREAM_SCENARIOS.values():
+        name = targets.stream_model(chunks, interval, ttft)
+        assert parse_model_shape(name) == ModelShape(chunks, interval, ttft, chunks)
+
+
+def test_catalogue_routes_every_stream_model_to_the_same_upstream_name() -> None:
+    from tollway_contracts.catalogue import load_catalogue
+
+    from bench import targets
+
+    cat = load_catalogue(targets.REPO / "infra" / "catalogue.yaml")
+    for name in targets.STREAM_MODELS:
+        assert name in cat.models, f"{name} missing from infra/catalogue.yaml"
+        assert [r.upstream_model for r in cat.models[name].routes] == [name]
+
+
+def test_litellm_config_passes_every_bench_model_through() -> None:
+    import yaml
+
+    from bench import targets
+
+    cfg = yaml.safe_load(targets.litellm_config("http://127.0.0.1:9000"))
+    routes = {m["model_name"]: m["litellm_params"] for m in cfg["model_list"]}
+    assert set(routes) == {targets.MODEL, *targets.STREAM_MODELS}
+    for name, params in routes.items():
+        assert params["model"] == f"openai/{name}"
+        assert params["api_base"] == "http://127.0.0.1:9000/v1"
+
+
+def test_stream_body_carries_the_shape_in_the_model() -> None:
+    import orjson
+
+    from bench.__main__ import stream_body
+
+    body = orjson.loads(stream_body(60, 50, 400))
+    assert body["model"] == "fake-stream-c60-i50-t400"
+    assert body["stream"] is True

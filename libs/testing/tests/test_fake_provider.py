@@ -12,10 +12,12 @@ from openai import AsyncOpenAI, OpenAI
 
 from tollway_testing.fake_provider import (
     FakeProviderConfig,
+    ModelShape,
     RequestLog,
     completion_words,
     count_embedding_tokens,
     count_prompt_tokens,
+    parse_model_shape,
 )
 
 pytestmark = pytest.mark.unit
@@ -218,3 +220,104 @@ async def test_factory_config(fake_provider_factory) -> None:
         r = await http.post("/v1/chat/completions", json={"model": "m", "messages": MESSAGES})
     assert r.json()["usage"]["completion_tokens"] == 3
     assert provider.port != 9000
+
+
+# --- the stream shape in the model name (gateway-neutral) -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "shape"),
+    [
+        ("fake-stream-c200-i25-t400", ModelShape(200, 25, 400, 200)),
+        ("fake-stream-t400-c60-i50", ModelShape(60, 50, 400, 60)),  # any order
+        ("openai/fake-stream-c60-i50", ModelShape(60, 50, None, 60)),  # a gateway's provider prefix
+        ("fake-stream-c10-n40", ModelShape(10, None, None, 40)),
+        ("fake-stream-n7", ModelShape(None, None, None, 7)),
+        ("fake-stream", ModelShape()),
+        ("fake-stream-c200-i25-t0", ModelShape(200, 25, 0, 200)),
+    ],
+)
+def test_model_shape_grammar(model: str, shape: ModelShape) -> None:
+    assert parse_model_shape(model) == shape
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini", "fake-model", "fake-tokens-100", "my-fake-stream-c5"])
+def test_other_model_names_carry_no_shape(model: str) -> None:
+    assert parse_model_shape(model) is None
+
+
+@pytest.mark.parametrize(
+    "model",
+    ["fake-stream-c", "fake-stream-x5", "fake-stream-c5-c6", "fake-stream-c5-", "fake-streamc5",
+     "fake-stream--c5", "fake-stream-c-5", "fake-stream-c5i25"],
+)
+def test_malformed_shape_names_are_errors(model: str) -> None:
+    with pytest.raises(ValueError):
+        parse_model_shape(model)
+
+
+def _sse_contents(text: str) -> tuple[list[str], list[dict]]:
+    events = [e for e in text.split("\n\n") if e]
+    assert events[-1] == "data: [DONE]"
+    payloads = [orjson.loads(e[6:]) for e in events[:-1]]
+    contents = [p["choices"][0]["delta"]["content"] for p in payloads
+                if p["choices"] and p["choices"][0]["delta"].get("content")]
+    return contents, payloads
+
+
+async def test_stream_shape_from_model_name(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        t0 = time.perf_counter()
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-stream-c6-i20-t100", "messages": MESSAGES, "stream": True,
+                  "stream_options": {"include_usage": True}},
+            headers={"x-request-id": "shape"},
+        )
+        total = time.perf_counter() - t0
+    assert r.status_code == 200
+    contents, payloads = _sse_contents(r.text)
+    assert len(contents) == 6  # one word per chunk: completion tokens default to the chunk count
+    assert "".join(contents) == " ".join(completion_words(6))
+    assert payloads[-1]["usage"]["completion_tokens"] == 6
+    assert payloads[0]["model"] == "fake-stream-c6-i20-t100"  # echoed as asked
+    assert total >= 0.1 + 5 * 0.02 * 0.9
+    [rec] = fake_provider.requests("shape")
+    assert (rec["status"], rec["completion_tokens"]) == (200, 6)
+
+
+async def test_model_name_tokens_and_fewer_chunks(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-stream-c2-n4", "messages": MESSAGES, "stream": True},
+        )
+        non_stream = await http.post(
+            "/v1/chat/completions", json={"model": "openai/fake-stream-c3-i1", "messages": MESSAGES}
+        )
+    contents, _ = _sse_contents(r.text)
+    assert contents == ["alpha bravo", " charlie delta"]
+    assert non_stream.json()["usage"]["completion_tokens"] == 3
+
+
+async def test_headers_override_the_model_name(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-stream-c6", "messages": MESSAGES, "stream": True},
+            headers={"x-fake-chunks": "3", "x-fake-completion-tokens": "9"},
+        )
+    contents, _ = _sse_contents(r.text)
+    assert len(contents) == 3
+    assert " ".join(contents).split() == completion_words(9)
+
+
+async def test_malformed_shape_name_is_refused(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-stream-c200-x5", "messages": MESSAGES, "stream": True},
+        )
+    assert r.status_code == 400
+    assert r.json()["error"]["type"] == "invalid_request_error"
+    assert r.json()["error"]["param"] == "model"

@@ -17,19 +17,43 @@ Deterministic token counts (documented so tests can compute expectations)
                          length of the text of all messages (string contents,
                          or the ``text`` of content parts) and N the number of
                          messages. See :func:`count_prompt_tokens`.
-    completion_tokens  = the ``x-fake-completion-tokens`` header, else a model
+    completion_tokens  = the ``x-fake-completion-tokens`` header, else the
+                         ``n<N>`` (or ``c<N>``) of a ``fake-stream`` model name
+                         (below), else a model
                          name ending in ``tokens-<N>`` / ``tokens<N>`` (e.g.
                          ``fake-tokens-100``), else the configured default
                          (20); then capped by ``max_completion_tokens`` or
                          ``max_tokens``, in which case ``finish_reason`` is
                          ``length`` (else ``stop``).
     The completion text is that many words, one word per token; a stream sends
-    one word per content chunk unless ``x-fake-chunks`` asks for fewer chunks.
+    one word per content chunk unless ``x-fake-chunks`` (or ``c<N>`` in the
+    model name) asks for fewer chunks.
     embeddings         prompt_tokens = Σ ceil(bytes(input_i) / 4) (token-id
                          inputs count one token per id); vectors are a
                          deterministic function of the input text.
 
-Per-request controls (headers), overriding the configuration
+Stream shape from the MODEL NAME (gateway-neutral: every gateway forwards the model)
+    A model name whose last ``/``-separated part starts with ``fake-stream``
+    carries the stream shape, so the shape reaches the provider through any
+    gateway that passes the model name on (gateways need not forward client
+    headers, and Tollway's edge deliberately does not)::
+
+        [<anything>/]fake-stream{-<field>}
+        field  = c<N>    number of stream content chunks         (x-fake-chunks)
+               | i<MS>   delay between content chunks, ms        (x-fake-chunk-interval-ms)
+               | t<MS>   delay before the first byte, ms         (x-fake-ttft-ms)
+               | n<N>    completion tokens; default N of c<N>    (x-fake-completion-tokens)
+        N, MS  = decimal digits; each field at most once, in any order
+
+    e.g. ``fake-stream-c200-i25-t400`` = 200 chunks (200 completion tokens),
+    25 ms apart, the first byte after 400 ms; ``openai/fake-stream-c60-i50``
+    and bare ``fake-stream`` also parse. A name starting with ``fake-stream``
+    that does not follow the grammar is answered 400 (a typo must not silently
+    stream the defaults). Non-stream calls honour the same fields (one delay of
+    ttft + interval x (chunks - 1)). Precedence per value: header, then model
+    name, then configuration. See :func:`parse_model_shape`.
+
+Per-request controls (headers), overriding the model name and the configuration
     x-fake-ttft-ms              delay before the first byte of the answer
     x-fake-chunk-interval-ms    delay between stream content chunks
     x-fake-chunks               number of stream content chunks
@@ -71,6 +95,8 @@ __all__ = [
     "count_prompt_tokens",
     "count_embedding_tokens",
     "completion_words",
+    "ModelShape",
+    "parse_model_shape",
     "create_app",
     "main",
 ]
@@ -81,6 +107,58 @@ _WORDS = (
     "india", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa",
 )
 _MODEL_TOKENS_RE = re.compile(r"tokens-?(\d+)$")
+_SHAPE_PREFIX = "fake-stream"
+_SHAPE_FIELD_RE = re.compile(r"([citn])(\d+)")
+_SHAPE_FIELDS = {"c": "chunks", "i": "chunk_interval_ms", "t": "ttft_ms", "n": "completion_tokens"}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """The stream shape encoded in a model name; None = not given (header or configuration applies).
+
+    Attributes:
+        chunks: stream content chunks (c<N>).
+        chunk_interval_ms: delay between content chunks, ms (i<MS>).
+        ttft_ms: delay before the first byte of the answer, ms (t<MS>).
+        completion_tokens: completion length, tokens (n<N>; defaults to ``chunks``).
+    """
+
+    chunks: int | None = None
+    chunk_interval_ms: int | None = None
+    ttft_ms: int | None = None
+    completion_tokens: int | None = None
+
+
+def parse_model_shape(model: str) -> ModelShape | None:
+    """Read the stream shape from a model name (grammar in the module docstring).
+
+    ``"fake-stream-c200-i25-t400"`` → ``ModelShape(200, 25, 400, 200)``;
+    ``"gpt-4o-mini"`` → None (not a shape name).
+
+    Raises:
+        ValueError: the name starts with ``fake-stream`` but does not follow the
+            grammar (unknown or repeated field, missing digits, trailing text).
+    """
+    name = model.rsplit("/", 1)[-1]
+    if not name.startswith(_SHAPE_PREFIX):
+        return None
+    rest = name[len(_SHAPE_PREFIX) :]
+    if rest and not rest.startswith("-"):
+        raise ValueError(f"model {model!r}: expected 'fake-stream' or 'fake-stream-<fields>'")
+    values: dict[str, int] = {}
+    for part in rest.split("-")[1:]:
+        m = _SHAPE_FIELD_RE.fullmatch(part)
+        if m is None:
+            raise ValueError(
+                f"model {model!r}: field {part!r} is not one of c<chunks>, i<interval ms>, t<ttft ms>, n<tokens>"
+            )
+        key = _SHAPE_FIELDS[m.group(1)]
+        if key in values:
+            raise ValueError(f"model {model!r}: field {m.group(1)!r} given twice")
+        values[key] = int(m.group(2))
+    if "completion_tokens" not in values and "chunks" in values:
+        values["completion_tokens"] = values["chunks"]
+    return ModelShape(**values)
 
 
 @dataclass(slots=True)
@@ -215,6 +293,10 @@ def _header_number(request: web.Request, name: str, default: float) -> float:
         ) from None
 
 
+def _or(value: float | None, default: Any) -> Any:
+    return default if value is None else value
+
+
 def _error_body(message: str, type_: str, code: str | None = None) -> bytes:
     return orjson.dumps({"error": {"message": message, "type": type_, "param": None, "code": code}})
 
@@ -333,10 +415,22 @@ class _Handlers:
         model: str = body["model"]
         cfg = self.config
         prompt_tokens = count_prompt_tokens(messages)
+        try:
+            shape = parse_model_shape(model) or ModelShape()
+        except ValueError as exc:
+            self._finish(request, request_id, body, 400, started)
+            return _json(
+                {"error": {"message": str(exc), "type": "invalid_request_error", "param": "model",
+                           "code": "model_not_found"}},
+                400,
+                request_id,
+            )
         n = cfg.completion_tokens
         m = _MODEL_TOKENS_RE.search(model)
         if m:
             n = int(m.group(1))
+        if shape.completion_tokens is not None:
+            n = shape.completion_tokens
         n = int(_header_number(request, "x-fake-completion-tokens", n))
         limit = body.get("max_completion_tokens")
         if limit is None:
@@ -344,8 +438,11 @@ class _Handlers:
         finish_reason = "stop"
         if isinstance(limit, int) and limit < n:
             n, finish_reason = max(limit, 0), "length"
-        ttft = _header_number(request, "x-fake-ttft-ms", cfg.ttft_ms) / 1000
-        interval = _header_number(request, "x-fake-chunk-interval-ms", cfg.chunk_interval_ms) / 1000
+        ttft = _header_number(request, "x-fake-ttft-ms", _or(shape.ttft_ms, cfg.ttft_ms)) / 1000
+        interval = _header_number(
+            request, "x-fake-chunk-interval-ms", _or(shape.chunk_interval_ms, cfg.chunk_interval_ms)
+        ) / 1000
+        default_chunks = _or(shape.chunks, None)
         words = completion_words(n)
         usage = {
             "prompt_tokens": prompt_tokens,
@@ -363,7 +460,8 @@ class _Handlers:
         created = int(started)
 
         if not body.get("stream"):
-            n_chunks = max(1, min(len(words), int(_header_number(request, "x-fake-chunks", len(words) or 1))))
+            asked = _header_number(request, "x-fake-chunks", _or(default_chunks, len(words) or 1))
+            n_chunks = max(1, min(len(words), int(asked)))
             delay = ttft + interval * (n_chunks - 1)
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -393,7 +491,7 @@ class _Handlers:
 
         stream_options = body.get("stream_options") or {}
         include_usage = bool(isinstance(stream_options, dict) and stream_options.get("include_usage"))
-        n_chunks = int(_header_number(request, "x-fake-chunks", len(words)))
+        n_chunks = int(_header_number(request, "x-fake-chunks", _or(default_chunks, len(words))))
         n_chunks = max(0, min(n_chunks, len(words))) if words else 0
         if words and n_chunks == 0:
             n_chunks = 1
