@@ -67,6 +67,7 @@ async def quota_server(quota_fresh_dsn: str) -> AsyncIterator[QuotaServer]:
         key_pepper=pepper,
         invalidation_channel=channel,
         consume_usage=False,
+        reconcile_expired=False,
         log_format="json",
     )
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)

@@ -7,6 +7,7 @@ the layout of counters and reservation records; use :class:`Admission`.
 from tollway_admission.admission import (
     Admission,
     AdmitResult,
+    BudgetUsage,
     ExpiredReservation,
     ExtendResult,
     LimitCheck,
@@ -22,6 +23,7 @@ from tollway_admission.periods import Clock, Window, minute_window, period_windo
 __all__ = [
     "Admission",
     "AdmitResult",
+    "BudgetUsage",
     "Clock",
     "ExpiredReservation",
     "ExtendResult",

@@ -312,6 +312,24 @@ class ExpiredReservation:
     cost_micro_usd: int
 
 
+@dataclass(frozen=True, slots=True)
+class BudgetUsage:
+    """A budget counter as read by :meth:`Admission.budget_usage`.
+
+    Attributes:
+        spent_micro_usd: settled spend in the period (seeded from the ledger,
+            plus every settlement since), micro-USD.
+        reserved_micro_usd: reserved by calls not settled yet, micro-USD.
+        start, end: the period ``[start, end)``, UTC (calendar period in the
+            limit's time zone).
+    """
+
+    spent_micro_usd: int
+    reserved_micro_usd: int
+    start: datetime
+    end: datetime
+
+
 def openai_duration(seconds: float) -> str:
     """Format a reset time like OpenAI's headers: ``"250ms"``, ``"1s"``, ``"6m0s"``, ``"1h0m0s"``."""
     if seconds < 1:
@@ -708,6 +726,32 @@ class Admission:
         if status == "stale":  # pragma: no cover
             raise RuntimeError("reservation record changed under settle")
         return SettleResult(status, int(raw[1]), int(raw[2]), int(raw[3]) == 1)  # type: ignore[arg-type]
+
+    # -- reading -------------------------------------------------------------
+
+    async def budget_usage(self, tenant_id: str, limit: Limit, at: datetime | None = None) -> BudgetUsage | None:
+        """Read the budget counter of ``limit`` for the period containing ``at``
+        (default: now, from the clock). One ``HMGET``; changes nothing.
+
+        A budget without a period is read as monthly, as admit does.
+
+        Returns:
+            :class:`BudgetUsage`, or None when the counter does not exist
+            (never seeded, or expired ``budget_grace`` after its period).
+
+        Raises:
+            ValueError: ``limit`` has no budget, or the tenant id is unusable.
+        """
+        if limit.budget_micro_usd is None:
+            raise ValueError("the limit has no budget")
+        if limit.budget_period is None:
+            limit = limit.model_copy(update={"budget_period": "month"})
+        w = period_window(limit.budget_period, limit.time_zone, at or self._clock())  # type: ignore[arg-type]
+        spent, reserved = await self._r.hmget(
+            K.budget_key(tenant_id, limit, int(w.start.timestamp())), "spent", "reserved")
+        if spent is None:
+            return None
+        return BudgetUsage(int(spent), int(reserved or 0), w.start, w.end)
 
     # -- reconciliation ------------------------------------------------------
 

@@ -438,3 +438,22 @@ async def test_extend_pushes_the_deadline_so_a_long_stream_keeps_its_slot(adm_re
     adm_clock.advance(seconds=11)
     assert (await adm.extend(tenant_id=adm_tenant, request_id=r, tokens=1)).status == "expired"
     assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)).admitted
+
+
+async def test_budget_usage_reads_spent_and_reserved_of_the_period(adm_redis, adm_tenant, adm_clock):
+    adm = Admission(adm_redis, clock=adm_clock, seed_provider=zero_seed)
+    day = Limit(scope="key", scope_id="k1", budget_micro_usd=10_000_000, budget_period="day")
+    assert await adm.budget_usage(adm_tenant, day) is None  # never seeded
+    r1, r2 = rid(), rid()
+    for r in (r1, r2):
+        assert (await adm.admit(tenant_id=adm_tenant, request_id=r, limits=[day], tokens=10,
+                                cost_micro_usd=70_000)).admitted
+    await adm.settle(tenant_id=adm_tenant, request_id=r1, tokens=5, cost_micro_usd=30_001)
+    usage = await adm.budget_usage(adm_tenant, day)
+    assert usage is not None
+    assert (usage.spent_micro_usd, usage.reserved_micro_usd) == (30_001, 70_000)
+    assert usage.start <= adm_clock() < usage.end
+    # another period's counter is another counter
+    assert await adm.budget_usage(adm_tenant, day, adm_clock() + timedelta(days=2)) is None
+    with pytest.raises(ValueError):
+        await adm.budget_usage(adm_tenant, Limit(scope="key", scope_id="k1", requests_per_minute=1))

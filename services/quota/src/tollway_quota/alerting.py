@@ -29,6 +29,7 @@ import structlog
 from aiokafka import AIOKafkaProducer
 from redis.asyncio import Redis
 
+from tollway_admission import Admission
 from tollway_contracts.alerts import Alert, alert_id_for
 from tollway_contracts.events import format_ts, utcnow
 from tollway_contracts.limits import Limit
@@ -202,28 +203,22 @@ class AlertEmitter:
 
 
 class AdmissionBudgetReader:
-    """:class:`BudgetReader` over the admission counters.
+    """:class:`BudgetReader` over the admission counters, through
+    ``tollway_admission.Admission.budget_usage`` (libs/admission alone knows
+    the counters' layout)."""
 
-    The counter key and period come from ``tollway_admission`` (the one owner
-    of the layout); the ``spent`` field name is the one documented in
-    ``tollway_admission.keys``.
-    """
-
-    def __init__(self, valkey: Redis) -> None:
-        self._valkey = valkey
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
 
     async def read(self, tenant_id: str, limit: Limit, at: datetime) -> BudgetUsage | None:
-        """Settled spend of ``limit``'s budget in the period containing ``at``."""
-        from tollway_admission import keys as K  # noqa: N812
-        from tollway_admission import period_window
-
-        if limit.budget_period is None:
+        """Settled spend of ``limit``'s budget in the period containing ``at``;
+        None when the limit has no budget or the counter does not exist."""
+        if limit.budget_micro_usd is None or limit.budget_period is None:
             return None
-        w = period_window(limit.budget_period, limit.time_zone, at)
-        raw = await self._valkey.hget(K.budget_key(tenant_id, limit, int(w.start.timestamp())), "spent")
-        if raw is None:
+        usage = await self._admission.budget_usage(tenant_id, limit, at)
+        if usage is None:
             return None
-        return BudgetUsage(int(raw), w.start, w.end)
+        return BudgetUsage(usage.spent_micro_usd, usage.start, usage.end)
 
 
 LimitsOf = Callable[[str], Awaitable["tuple[str, list[dict]] | None"]]

@@ -5,6 +5,10 @@ migrations (yoyo, in a thread; a failure stops the start), open the Postgres
 pool, connect Valkey. ``/readyz`` checks Postgres, Valkey and that the
 migrations were applied.
 
+When ``reconcile_expired`` is on, a ``cleanup_ctx`` runs the reconciliation
+of expired reservations (:mod:`tollway_quota.reconciliation`) as a task,
+cancelled at shutdown. ``/metrics`` serves the app's Prometheus registry.
+
 Then, when ``consume_usage`` is on, a second ``cleanup_ctx``: the Kafka
 producer (dead letters, alerts), the webhook workers and the usage consumer
 (settlement + budget alerts). Shutdown plan, in order: stop the consumer
@@ -20,6 +24,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import structlog
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from aiohttp import web
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
@@ -30,6 +35,7 @@ from aiokafka import AIOKafkaProducer
 from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
+from tollway_quota.reconciliation import LedgerLookup, ReconcileMetrics, Reconciler
 from tollway_quota.invalidations import InvalidationPublisher
 from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.settings import QuotaSettings
@@ -42,14 +48,23 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
 VALKEY: web.AppKey[Redis] = web.AppKey("valkey", Redis)
 CONSUMER: web.AppKey[UsageConsumer] = web.AppKey("consumer", UsageConsumer)
+REGISTRY: web.AppKey[CollectorRegistry] = web.AppKey("registry", CollectorRegistry)
+RECONCILER: web.AppKey[Reconciler] = web.AppKey("reconciler", Reconciler)
 log = structlog.get_logger("tollway_quota.app")
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    body = generate_latest(request.app[REGISTRY])
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 def create_app(settings: QuotaSettings) -> web.Application:
     """Build the quota application: admin API under ``/admin/v1``, ``/healthz``,
-    ``/readyz``. Nothing connects until the app starts."""
+    ``/readyz``, ``/metrics``. Nothing connects until the app starts."""
     app = web.Application(middlewares=[admin_middleware])
     app[SETTINGS] = settings
+    app[REGISTRY] = CollectorRegistry()
+    reconcile_metrics = ReconcileMetrics(app[REGISTRY])
     app[ADMIN_TOKEN] = settings.admin_token.get_secret_value().encode()
     app[PEPPER] = settings.key_pepper.get_secret_value().encode()
     checks = add_health_routes(app)
@@ -90,15 +105,16 @@ def create_app(settings: QuotaSettings) -> web.Application:
         webhooks.start()
         valkey = app[VALKEY]
         store = app[STORE]
+        admission = Admission(valkey)
         emitter = AlertEmitter(valkey, producer, settings.alerts_topic, store.tenant_webhook, webhooks)
         consumer = UsageConsumer(
             bootstrap_servers=settings.kafka_bootstrap_servers,
             topic=settings.usage_topic,
             group_id=settings.consumer_group,
             dlq_topic=settings.dlq_topic,
-            settler=Admission(valkey),
+            settler=admission,
             producer=producer,
-            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(valkey), emitter),
+            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(admission), emitter),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
         )
         await consumer.start()
@@ -112,9 +128,35 @@ def create_app(settings: QuotaSettings) -> web.Application:
             await http.aclose()
             await producer.stop()
 
+    async def reconciliation(app: web.Application) -> AsyncIterator[None]:
+        from datetime import timedelta
+
+        from tollway_admission import Admission
+
+        reconciler = Reconciler(
+            app[VALKEY], Admission(app[VALKEY]), LedgerLookup(app[STORE]._pool),  # noqa: SLF001
+            reconcile_metrics,
+            grace=timedelta(seconds=settings.reconcile_grace_seconds),
+            lock_ttl=timedelta(seconds=settings.reconcile_lock_ttl_seconds),
+        )
+        app[RECONCILER] = reconciler
+        task = asyncio.create_task(reconciler.run_forever(settings.reconcile_interval_seconds),
+                                   name="quota-reconcile")
+        try:
+            yield
+        finally:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
     app.cleanup_ctx.append(resources)
+    if settings.reconcile_expired:
+        app.cleanup_ctx.append(reconciliation)
     if settings.consume_usage:
         app.cleanup_ctx.append(settlement)
+    app.router.add_get("/metrics", _metrics)
     add_admin_routes(app)
     add_reporting_token_routes(app)
     return app

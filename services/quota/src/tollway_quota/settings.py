@@ -43,6 +43,14 @@ class QuotaSettings(
         webhook_attempts: tries per alert.
         webhook_backoff_seconds: first retry delay (doubles, at most 30 s).
         shutdown_timeout_seconds: the consumer's drain deadline at stop.
+        reconcile_expired: run the reconciliation of expired reservations
+            (``TOLLWAY_QUOTA_RECONCILE_EXPIRED``, default true; one replica at a
+            time holds the lock).
+        reconcile_interval_seconds: time between sweeps (default 30).
+        reconcile_grace_seconds: how long past its deadline a reservation is
+            left to its usage event before reconciliation (default 60).
+        reconcile_lock_ttl_seconds: lifetime of the one-replica lock (default
+            120; longer than a sweep).
 
     Raises:
         pydantic.ValidationError: ``TOLLWAY_ADMIN_TOKEN`` or
@@ -65,6 +73,10 @@ class QuotaSettings(
     webhook_attempts: int = Field(default=5, ge=1)
     webhook_backoff_seconds: float = Field(default=0.5, ge=0)
     shutdown_timeout_seconds: float = Field(default=10.0, gt=0)
+    reconcile_expired: bool = True
+    reconcile_interval_seconds: float = Field(default=30.0, gt=0)
+    reconcile_grace_seconds: float = Field(default=60.0, ge=0)
+    reconcile_lock_ttl_seconds: float = Field(default=120.0, gt=0)
 
     @field_validator("admin_token", "key_pepper")
     @classmethod

@@ -88,6 +88,7 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         invalidation_channel=f"test:quota:inv:{secrets.token_hex(4)}", kafka_bootstrap_servers=quota_topics.bootstrap,
         usage_topic=quota_topics.usage, dlq_topic=quota_topics.dlq, alerts_topic=quota_topics.alerts,
         consumer_group=quota_topics.group, webhook_backoff_seconds=0.05, log_format="json",
+        reconcile_expired=False,
     )
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)
     await server.start_server()
@@ -155,7 +156,7 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
             await asyncio.sleep(0.3)
 
         # counters: settled once each; nothing left reserved
-        usage = await AdmissionBudgetReader(valkey).read(tenant_id, limits[0], utcnow())
+        usage = await AdmissionBudgetReader(Admission(valkey)).read(tenant_id, limits[0], utcnow())
         assert usage is not None and usage.spent_micro_usd == 850
         budget_key = next(k for k in await valkey.keys(f"tw:{{{tenant_id}}}:budget:*"))
         assert int(await valkey.hget(budget_key, "reserved")) == 0
@@ -189,7 +190,7 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         while not await _end_offsets_committed(replay_topics):
             assert asyncio.get_running_loop().time() < deadline, "the replay did not commit everything"
             await asyncio.sleep(0.3)
-        usage = await AdmissionBudgetReader(valkey).read(tenant_id, limits[0], utcnow())
+        usage = await AdmissionBudgetReader(Admission(valkey)).read(tenant_id, limits[0], utcnow())
         assert usage is not None and usage.spent_micro_usd == 850
         assert int(await valkey.hget(budget_key, "reserved")) == 0
         assert len(await _read_all(quota_topics.alerts, quota_topics.bootstrap, 3, timeout=3)) == 2
