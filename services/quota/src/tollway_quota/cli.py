@@ -20,7 +20,16 @@ from rich.table import Table
 
 from pydantic import ValidationError
 
-from tollway_contracts.admin import KeyCreate, LimitList, LimitSet, TeamCreate, TenantCreate, TenantUpdate, UserCreate
+from tollway_contracts.admin import (
+    KeyCreate,
+    LimitList,
+    LimitSet,
+    ReportingTokenCreate,
+    TeamCreate,
+    TenantCreate,
+    TenantUpdate,
+    UserCreate,
+)
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_quota.client import AdminApiError, AdminClient
 
@@ -35,6 +44,8 @@ app.add_typer(team_app, name="team")
 app.add_typer(user_app, name="user")
 app.add_typer(key_app, name="key")
 app.add_typer(limit_app, name="limit")
+reporting_token_app = typer.Typer(help="Tenant-scoped read tokens of the reporting API.", no_args_is_help=True)
+app.add_typer(reporting_token_app, name="reporting-token")
 
 out = Console()
 err = Console(stderr=True)
@@ -322,6 +333,52 @@ def key_revoke(key_id: str) -> None:
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
     out.print(f"key {k.key_id} revoked at {k.revoked_at.isoformat() if k.revoked_at else '?'}")
+
+
+# --- reporting tokens ---------------------------------------------------------------
+
+
+@reporting_token_app.command("create")
+def reporting_token_create(tenant_id: str, name: str) -> None:
+    """Mint a reporting token for a tenant; the full token is printed this once."""
+    try:
+        body = ReportingTokenCreate(tenant_id=tenant_id, name=name)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    try:
+        with _client() as c:
+            t = c.create_reporting_token(body)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"reporting token {t.id} for tenant {t.tenant_id} ({t.name})")
+    out.print("token (shown once, store it now):")
+    print(t.token)
+
+
+@reporting_token_app.command("list")
+def reporting_token_list(tenant_id: Annotated[Optional[str], typer.Option()] = None) -> None:  # noqa: UP007
+    """List reporting tokens (never secrets or hashes)."""
+    try:
+        with _client() as c:
+            tokens = c.list_reporting_tokens(tenant_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    table = Table("token id", "tenant", "name", "created", "revoked")
+    for t in tokens:
+        table.add_row(t.id, t.tenant_id, t.name, t.created_at.isoformat(),
+                      t.revoked_at.isoformat() if t.revoked_at else "")
+    out.print(table)
+
+
+@reporting_token_app.command("revoke")
+def reporting_token_revoke(token_id: str) -> None:
+    """Revoke a reporting token (the reporting API refuses it within its cache TTL)."""
+    try:
+        with _client() as c:
+            t = c.revoke_reporting_token(token_id)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+    out.print(f"reporting token {t.id} revoked at {t.revoked_at.isoformat() if t.revoked_at else '?'}")
 
 
 def _parse_policy(policy_json: str) -> RedactionPolicy:

@@ -19,6 +19,9 @@ from tollway_contracts.admin import (
     LimitList,
     LimitRecord,
     LimitSet,
+    ReportingToken,
+    ReportingTokenCreate,
+    ReportingTokenCreated,
     Team,
     TeamCreate,
     TeamList,
@@ -132,3 +135,15 @@ class AdminClient:
 
     def delete_limit(self, limit_id: str) -> LimitRecord:
         return self._call("DELETE", f"/limits/{limit_id}", LimitRecord)
+
+    def create_reporting_token(self, body: ReportingTokenCreate) -> ReportingTokenCreated:
+        return self._call("POST", "/reporting-tokens", ReportingTokenCreated, body)
+
+    def list_reporting_tokens(self, tenant_id: str | None = None) -> list[ReportingToken]:
+        from tollway_quota.reporting_tokens import ReportingTokenList
+
+        params = {"tenant_id": tenant_id} if tenant_id else None
+        return self._call("GET", "/reporting-tokens", ReportingTokenList, params=params).data
+
+    def revoke_reporting_token(self, token_id: str) -> ReportingToken:
+        return self._call("POST", f"/reporting-tokens/{token_id}/revoke", ReportingToken)

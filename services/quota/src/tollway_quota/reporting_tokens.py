@@ -4,6 +4,8 @@ reporting service.
 - ``POST /admin/v1/reporting-tokens`` ``ReportingTokenCreate`` -> 201
   ``ReportingTokenCreated`` (the full ``twr_<id>_<secret>`` token, this once);
   404 unknown tenant.
+- ``GET /admin/v1/reporting-tokens[?tenant_id=]`` -> ``ReportingTokenList``
+  (``{"data": [ReportingToken]}``, newest first; never a secret or hash).
 - ``POST /admin/v1/reporting-tokens/{token_id}/revoke`` -> ``ReportingToken``;
   404 unknown id. Revoking twice keeps the first ``revoked_at``.
 
@@ -18,6 +20,7 @@ after a revoke (its cache TTL). Authentication is the admin middleware's
 from __future__ import annotations
 
 from aiohttp import web
+from pydantic import BaseModel, ConfigDict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 from tollway_contracts.admin import ReportingToken, ReportingTokenCreate, ReportingTokenCreated
@@ -27,6 +30,14 @@ from tollway_quota.api import PEPPER, PREFIX, STORE, _body, _json
 from tollway_quota.errors import NotFound
 
 _COLUMNS = "id, tenant_id, name, created_at, revoked_at"
+
+
+class ReportingTokenList(BaseModel):
+    """``GET /admin/v1/reporting-tokens?tenant_id=``: tokens without secrets or hashes."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    data: list[ReportingToken]
 
 
 def _pool(request: web.Request) -> AsyncConnectionPool:
@@ -52,6 +63,19 @@ async def create_reporting_token(request: web.Request) -> web.Response:
     return _json(ReportingTokenCreated(token=full, **row), 201)
 
 
+async def list_reporting_tokens(request: web.Request) -> web.Response:
+    """GET /admin/v1/reporting-tokens[?tenant_id=] -> ReportingTokenList (newest first);
+    an unknown tenant lists nothing."""
+    tenant_id = request.query.get("tenant_id")
+    where, params = ("WHERE tenant_id = %s", (tenant_id,)) if tenant_id else ("", ())
+    async with _pool(request).connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            f"SELECT {_COLUMNS} FROM catalog.reporting_tokens {where} ORDER BY created_at DESC, id", params
+        )
+        rows = await cur.fetchall()
+    return _json(ReportingTokenList(data=[ReportingToken(**r) for r in rows]))
+
+
 async def revoke_reporting_token(request: web.Request) -> web.Response:
     """POST /admin/v1/reporting-tokens/{token_id}/revoke -> ReportingToken; 404 unknown id."""
     token_id = request.match_info["token_id"]
@@ -70,4 +94,5 @@ async def revoke_reporting_token(request: web.Request) -> web.Response:
 def add_reporting_token_routes(app: web.Application) -> None:
     """Register the reporting-token admin routes on ``app``."""
     app.router.add_post(f"{PREFIX}/reporting-tokens", create_reporting_token)
+    app.router.add_get(f"{PREFIX}/reporting-tokens", list_reporting_tokens)
     app.router.add_post(f"{PREFIX}/reporting-tokens/{{token_id}}/revoke", revoke_reporting_token)

@@ -91,3 +91,38 @@ async def test_cli_key_lifecycle(quota_server) -> None:  # noqa: ANN001
     assert r.exit_code == 0 and "revoked" in r.output
     r = await _invoke(quota_server, "tenant", "create", "cli-co")
     assert r.exit_code == 1 and "409" in r.output
+
+
+async def test_reporting_token_create_list_revoke(quota_server) -> None:  # noqa: ANN001
+    result = await _invoke(quota_server, "tenant", "create", "rt-cli")
+    assert result.exit_code == 0, result.output
+    async with httpx.AsyncClient(base_url=quota_server.url,
+                                 headers={"Authorization": f"Bearer {quota_server.token}"}) as c:
+        tenant_id = next(t["id"] for t in (await c.get("/admin/v1/tenants")).json()["data"] if t["name"] == "rt-cli")
+
+        result = await _invoke(quota_server, "reporting-token", "create", tenant_id, "grafana")
+        assert result.exit_code == 0, result.output
+        token = next(line for line in result.output.splitlines() if line.startswith("twr_"))
+        token_id = token.split("_")[1]
+
+        # the API list never shows a secret or hash
+        listed = await c.get("/admin/v1/reporting-tokens", params={"tenant_id": tenant_id})
+        assert listed.status_code == 200
+        rows = listed.json()["data"]
+        assert [r["id"] for r in rows] == [token_id]
+        assert set(rows[0]) == {"id", "tenant_id", "name", "created_at", "revoked_at"}
+        assert token.split("_", 2)[2] not in listed.text
+        assert (await c.get("/admin/v1/reporting-tokens", params={"tenant_id": "nope"})).json()["data"] == []
+
+        result = await _invoke(quota_server, "reporting-token", "list", "--tenant-id", tenant_id)
+        assert result.exit_code == 0 and token_id in result.output and "grafana" in result.output
+        assert token.split("_", 2)[2] not in result.output
+
+        result = await _invoke(quota_server, "reporting-token", "revoke", token_id)
+        assert result.exit_code == 0 and "revoked" in result.output
+        rows = (await c.get("/admin/v1/reporting-tokens", params={"tenant_id": tenant_id})).json()["data"]
+        assert rows[0]["revoked_at"] is not None
+
+    result = await _invoke(quota_server, "reporting-token", "revoke", "missing")
+    assert result.exit_code == 1
+    assert (await _invoke(quota_server, "reporting-token", "create", "no-such-tenant", "x")).exit_code == 1
