@@ -36,7 +36,14 @@ from pydantic import TypeAdapter
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from tollway_admission import Admission, AdmitResult, Clock, Reservation, Window, utc_now
+from tollway_admission import (
+    Admission,
+    AdmitResult,
+    Clock,
+    Reservation,
+    Window,
+    utc_now,
+)
 from tollway_contracts.catalogue import Model, Prices
 from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
@@ -201,8 +208,8 @@ class EdgeAdmission:
         self.adm = Admission(self.client, clock=self.clock, seed_provider=self._seed)
         try:
             await self.adm.load()
-        except UNREACHABLE:
-            self._degrade("start")
+        except UNREACHABLE as exc:
+            self._degrade("start", exc)
 
     async def stop(self) -> None:
         """Stop the probe and close the Valkey pool."""
@@ -218,12 +225,12 @@ class EdgeAdmission:
         for m in MODES:
             ADMISSION_MODE.labels(m).set(1 if m == self.mode else 0)
 
-    def _degrade(self, where: str) -> None:
+    def _degrade(self, where: str, exc: BaseException | None = None) -> None:
         if self.mode != "exact":
             return
         self.mode = self.failure_mode
         self._set_gauge()
-        log.warning("admission_degraded", mode=self.mode, where=where)
+        log.warning("admission_degraded", mode=self.mode, where=where, error=repr(exc))
         if self._probe is None or self._probe.done():
             self._probe = asyncio.create_task(self._probe_loop(), name="admission-probe")
 
@@ -234,7 +241,8 @@ class EdgeAdmission:
             try:
                 await self.client.ping()
                 await self.adm.load()
-            except Exception:  # noqa: BLE001 - still down
+            except Exception as exc:  # noqa: BLE001 - still down
+                log.debug("admission_probe_failed", error=repr(exc))
                 continue
             self.mode = "exact"
             self._set_gauge()
@@ -320,8 +328,8 @@ class EdgeAdmission:
             try:
                 result = await self.adm.admit(tenant_id=tenant, request_id=request_id, limits=limits, model=model,
                                               tokens=tokens, cost_micro_usd=cost)
-            except UNREACHABLE:
-                self._degrade("admit")
+            except UNREACHABLE as exc:
+                self._degrade("admit", exc)
             except SeedError as exc:
                 log.warning("budget_seed_failed", error=str(exc))
                 if self.failure_mode != "local":
@@ -373,8 +381,8 @@ class EdgeAdmission:
                 if not ok:
                     ADMISSION_REFUSED.labels("extension").inc()
                     log.info("extension_refused", request_id=ticket.request_id, status=res.status)
-            except UNREACHABLE:
-                self._degrade("extend")
+            except UNREACHABLE as exc:
+                self._degrade("extend", exc)
             else:
                 if ok:
                     ticket.ext_tokens += tokens
@@ -383,7 +391,7 @@ class EdgeAdmission:
                 return ok
         if self.mode == "refuse":
             return False
-        result, extra = self.local.admit(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
+        _, extra = self.local.admit(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
                                          limits=ticket.limits, model=ticket.model, tokens=tokens,
                                          cost_micro_usd=cost, now=self.clock(), count_call=False)
         if extra is None:
@@ -412,9 +420,9 @@ class EdgeAdmission:
         try:
             await self.adm.release(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
                                    reservation=ticket.reservation)
-        except UNREACHABLE:
-            self._degrade("release")
-        except Exception:  # noqa: BLE001 - never fail a finished call
+        except UNREACHABLE as exc:
+            self._degrade("release", exc)
+        except Exception:
             log.warning("release_failed", request_id=ticket.request_id, exc_info=True)
 
     def finish(self, ticket: Ticket, tokens: int | None, cost: int | None) -> None:

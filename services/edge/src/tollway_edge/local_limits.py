@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from tollway_admission import AdmitResult, LimitCheck, applicable, minute_window, period_window
+from tollway_admission import (
+    AdmitResult,
+    LimitCheck,
+    applicable,
+    minute_window,
+    period_window,
+)
 from tollway_admission import keys as K
 from tollway_contracts.limits import Limit
 

@@ -63,6 +63,6 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     stream_extend_tokens: int = Field(default=256, ge=1)
     admission_failure_mode: Literal["local", "refuse"] = "local"
     expected_processes: int = Field(default=1, ge=1)
-    admission_timeout_seconds: float = Field(default=1.0, gt=0)
+    admission_timeout_seconds: float = Field(default=5.0, gt=0)
     admission_probe_interval_seconds: float = Field(default=0.5, gt=0)
     admission_max_connections: int = Field(default=512, ge=1)

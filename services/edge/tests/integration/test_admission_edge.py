@@ -4,7 +4,7 @@ extension, budget periods in a tenant's time zone, and the request path's I/O.""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
@@ -13,7 +13,6 @@ import pytest
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.pricing import cost_micro_usd
-
 from tollway_edge.bounds import prompt_token_bound
 from tollway_edge.handlers import STATE
 
@@ -88,7 +87,7 @@ async def test_stream_cut_when_extension_refused_bills_what_was_sent(
     prompt = prompt_token_bound(body)
     # Allowance 5 + one extension of 5 + extensions of the exact deficit up to 12 completion tokens.
     key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}])
-    h = {"Authorization": f"Bearer {key}", "x-fake-completion-tokens": "40", "x-fake-chunk-interval-ms": "5"}
+    h = {"Authorization": f"Bearer {key}"}  # the fake provider streams 20 words, one per chunk
     async with edge_http.post(edge.base_url + "/chat/completions", json=body, headers=h) as resp:
         assert resp.status == 200
         request_id = resp.headers["x-request-id"]
@@ -223,6 +222,3 @@ async def test_concurrency_slot_released_when_response_ends(edge: Edge, edge_htt
             await resp.read()
     assert (await _post(edge_http, edge, key))[0] == 200
 
-
-def _unused(_: timedelta) -> None:  # keep imports honest for type checkers
-    return None
