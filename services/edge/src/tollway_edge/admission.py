@@ -239,6 +239,9 @@ class EdgeAdmission:
         while True:
             await asyncio.sleep(self._probe_interval)
             try:
+                # Idle connections from before the outage are dead: drop them
+                # all so none fails the first calls once exact again.
+                await self.client.connection_pool.disconnect(inuse_connections=False)
                 await self.client.ping()
                 await self.adm.load()
             except Exception as exc:  # noqa: BLE001 - still down
