@@ -3,7 +3,8 @@
 ``/healthz`` answers 200 while the process serves its loop (liveness).
 ``/readyz`` answers 200 only when every registered check passes (readiness),
 else 503 with the failing checks' names, e.g.
-``{"status": "unready", "failing": ["kafka"]}``.
+``{"status": "unready", "failing": ["kafka"]}``. Services may add fields to
+the body through ``app[READINESS_DETAILS]`` (e.g. the edge's admission mode).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from aiohttp import web
 ReadinessCheck = Callable[[], Awaitable[bool] | bool]
 
 READINESS_CHECKS: web.AppKey[dict[str, ReadinessCheck]] = web.AppKey("readiness_checks", dict)
+READINESS_DETAILS: web.AppKey[dict[str, Callable[[], object]]] = web.AppKey("readiness_details", dict)
+"""Optional extra fields of the ``/readyz`` body: name -> callable returning a JSON value."""
 
 
 async def _healthz(_: web.Request) -> web.Response:
@@ -32,9 +35,10 @@ async def _readyz(request: web.Request) -> web.Response:
             result = False
         if not result:
             failing.append(name)
+    details = {name: get() for name, get in request.app.get(READINESS_DETAILS, {}).items()}
     if failing:
-        return web.json_response({"status": "unready", "failing": failing}, status=503)
-    return web.json_response({"status": "ready"})
+        return web.json_response({**details, "status": "unready", "failing": failing}, status=503)
+    return web.json_response({**details, "status": "ready"})
 
 
 def add_health_routes(app: web.Application) -> dict[str, ReadinessCheck]:
@@ -46,6 +50,7 @@ def add_health_routes(app: web.Application) -> dict[str, ReadinessCheck]:
     """
     checks: dict[str, ReadinessCheck] = {}
     app[READINESS_CHECKS] = checks
+    app[READINESS_DETAILS] = {}
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/readyz", _readyz)
     return checks

@@ -7,7 +7,10 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from tollway_contracts.catalogue import load_catalogue
-from tollway_runtime.health import add_health_routes
+from tollway_admission import Clock, utc_now
+from tollway_runtime.health import READINESS_DETAILS, add_health_routes
+
+from tollway_edge.admission import EdgeAdmission
 
 from tollway_edge.emitter import UsageEmitter
 from tollway_edge.handlers import (
@@ -30,14 +33,19 @@ async def _metrics(_: web.Request) -> web.Response:
     return resp
 
 
-def create_app(settings: EdgeSettings) -> web.Application:
+def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
     """Build the edge application.
 
     Startup order (cleanup_ctx, reversed at stop): usage emitter (connects to
     Kafka in the background; events queue meanwhile) → provider sessions →
-    principals snapshot (loaded before the first request is served; its
+    admission (Valkey; starts degraded when unreachable) → principals snapshot (loaded before the first request is served; its
     loops keep it current). At stop: principals loops, provider sessions,
     then the emitter drains and flushes.
+
+    Args:
+        settings: the edge's settings.
+        admission_clock: the admission clock (minute windows, budget
+            periods); tests inject one.
 
     Raises:
         OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
@@ -52,6 +60,19 @@ def create_app(settings: EdgeSettings) -> web.Application:
         drain_seconds=settings.shutdown_drain_seconds,
     )
     sync = PrincipalsSync(snapshot, settings.postgres_dsn, settings.valkey_url, settings.version_poll_interval_seconds)
+    admission = EdgeAdmission(
+        valkey_url=settings.valkey_url,
+        failure_mode=settings.admission_failure_mode,
+        expected_processes=settings.expected_processes,
+        stream_allowance_tokens=settings.stream_allowance_tokens,
+        stream_extend_tokens=settings.stream_extend_tokens,
+        timeout_seconds=settings.admission_timeout_seconds,
+        probe_interval_seconds=settings.admission_probe_interval_seconds,
+        max_connections=settings.admission_max_connections,
+        pool=lambda: sync.pool,
+        clock=admission_clock,
+        enabled=settings.admission_enabled,
+    )
     state = EdgeState(
         catalogue=catalogue,
         snapshot=snapshot,
@@ -60,6 +81,7 @@ def create_app(settings: EdgeSettings) -> web.Application:
         emitter=emitter,
         max_body_bytes=settings.max_body_bytes,
         max_in_flight=settings.max_in_flight,
+        admission=admission,
     )
 
     app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
@@ -76,16 +98,22 @@ def create_app(settings: EdgeSettings) -> web.Application:
         yield
         await close_upstreams(state.upstreams)
 
+    async def admission_ctx(_: web.Application) -> AsyncIterator[None]:
+        await admission.start()
+        yield
+        await admission.stop()
+
     async def principals_ctx(_: web.Application) -> AsyncIterator[None]:
         await sync.start()
         yield
         await sync.stop()
 
-    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, principals_ctx])
+    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, admission_ctx, principals_ctx])
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded
     checks["kafka"] = lambda: emitter.ready
+    app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/metrics", _metrics)

@@ -14,6 +14,7 @@ class EdgeError(Exception):
         type: OpenAI error type (``invalid_request_error``...).
         code: stable machine reason; also the usage event's ``error_type``.
         param: the request field at fault, if any.
+        headers: extra response headers (429: ``Retry-After``, ``x-ratelimit-*``).
     """
 
     def __init__(
@@ -24,6 +25,7 @@ class EdgeError(Exception):
         type: str = "invalid_request_error",  # noqa: A002
         code: str | None = None,
         param: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -31,6 +33,7 @@ class EdgeError(Exception):
         self.type = type
         self.code = code
         self.param = param
+        self.headers = headers
 
     def body(self) -> bytes:
         """The OpenAI-format JSON body."""

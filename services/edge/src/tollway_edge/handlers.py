@@ -22,6 +22,8 @@ from tollway_contracts.catalogue import Catalogue
 from tollway_contracts.errors import error_json
 
 from tollway_edge import hooks
+from tollway_edge.admission import EdgeAdmission, Ticket
+from tollway_edge.bounds import completion_tokens_in
 from tollway_edge.emitter import UsageEmitter
 from tollway_edge.errors import EdgeError
 from tollway_edge.ids import now_ts, uuid4_str
@@ -34,7 +36,7 @@ from tollway_edge.principals import (
     unauthorized,
 )
 from tollway_edge.principals_sync import PrincipalsSync
-from tollway_edge.sse import SSERelay
+from tollway_edge.sse import SSERelay, _split_events
 from tollway_edge.upstream import Upstream
 from tollway_edge.usage import Tokens, build_event, extract_usage
 from tollway_edge.validation import model_not_allowed, model_not_found, parse_chat_body, wants_usage
@@ -58,6 +60,7 @@ class EdgeState:
     max_body_bytes: int = 4 * 1024 * 1024
     max_in_flight: int = 4096
     in_flight: int = 0
+    admission: EdgeAdmission | None = None
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)
@@ -74,6 +77,7 @@ class Call:
     __slots__ = (
         "request_id", "t0", "ts_start", "upstream_wait", "principal", "model", "stream",
         "provider", "upstream_model", "attempts", "status", "error_type", "ttft", "terminal_sent",
+        "ticket", "sent_tokens",
     )
 
     def __init__(self) -> None:
@@ -91,6 +95,8 @@ class Call:
         self.error_type: str | None = None
         self.ttft: float | None = None
         self.terminal_sent = False
+        self.ticket: Ticket | None = None
+        self.sent_tokens = 0
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000.0
@@ -101,7 +107,9 @@ class Call:
 
 def _error_response(err: EdgeError) -> web.Response:
     resp = web.Response(body=err.body(), status=err.status, content_type=JSON)
-    if err.status in (429, 503):
+    if err.headers:
+        resp.headers.update(err.headers)
+    if err.status in (429, 503) and "Retry-After" not in resp.headers:
         resp.headers["Retry-After"] = "1"
     return resp
 
@@ -115,6 +123,9 @@ def _emit(state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = N
         if call.terminal_sent:
             return
         call.terminal_sent = True
+    ticket = call.ticket
+    if ticket is not None and terminal and state.admission is not None:
+        state.admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
     value = build_event(
         type_,
         request_id=call.request_id,
@@ -136,6 +147,7 @@ def _emit(state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = N
         latency_ms=call.elapsed_ms() if terminal else None,
         ttft_ms=None if call.ttft is None or not terminal else (call.ttft - call.t0) * 1000.0,
         overhead_ms=call.overhead_ms() if terminal else None,
+        reservation=None if ticket is None else ticket.reservation_field(),
     )
     state.emitter.emit(call.request_id.encode(), value)
 
@@ -157,6 +169,8 @@ async def on_prepare(request: web.Request, response: web.StreamResponse) -> None
         request[CALL_KEY] = call
     response.headers["x-request-id"] = call.request_id
     response.headers["x-tollway-overhead-ms"] = f"{call.overhead_ms():.3f}"
+    if call.ticket is not None and call.ticket.headers:
+        response.headers.update(call.ticket.headers)
 
 
 def _http_error(exc: web.HTTPException) -> web.Response:
@@ -305,12 +319,21 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
         if not call.principal.may_use(model):
             raise model_not_allowed(model)
         call.stream = body.get("stream") is True
-        await hooks.admit(call.principal, model, body, call.request_id)
+        if state.admission is not None:
+            call.ticket = await hooks.admit(
+                state.admission, call.principal, model, entry, body, call.request_id, call.stream
+            )
         body = await hooks.redact(call.principal, body, call.request_id)
     except EdgeError as err:
         _fail(state, call, err.status, err.code)
+        if call.ticket is not None and state.admission is not None:
+            await state.admission.release(call.ticket)
         raise
-    return await _forward(request, state, call, body, entry)
+    try:
+        return await _forward(request, state, call, body, entry)
+    finally:
+        if call.ticket is not None and state.admission is not None:
+            await state.admission.release(call.ticket)
 
 
 def parse_chat_body_keep_model(raw: bytes, call: Call) -> dict[str, Any]:
@@ -456,6 +479,8 @@ async def _relay_stream(
     client_wants_usage: bool,
 ) -> web.StreamResponse:
     relay = SSERelay(forward_usage_chunk=client_wants_usage)
+    ticket = call.ticket
+    first_event: bytes | None = None
     out = web.StreamResponse(
         status=200,
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -484,16 +509,31 @@ async def _relay_stream(
                 if call.ttft is None:
                     call.ttft = time.perf_counter()
                 data = relay.feed(chunk)
+            if data and ticket is not None:
+                if first_event is None:
+                    first_event = data
+                n = completion_tokens_in(data)
+                cut = False
+                if n and call.sent_tokens + n > ticket.reserved_out:
+                    data, n, cut = await _cover(state, call, ticket, data, n)
+                call.sent_tokens += n
+                if cut:
+                    data += _cut_tail(first_event, call, ticket, client_wants_usage)
+                    outcome = "cut"
+                    call.error_type = "stream_limit_reached"
             if data:
                 try:
                     await out.write(data)
                 except (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError):
                     call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
+                    outcome = "failed"
                     break
+            if outcome == "cut":
+                break
             if not chunk:
                 outcome = "completed"
                 break
-        if outcome == "completed":
+        if outcome in ("completed", "cut"):
             try:
                 await out.write_eof()
             except (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError):
@@ -502,10 +542,68 @@ async def _relay_stream(
     finally:
         upstream_resp.release() if outcome == "completed" else upstream_resp.close()
         tokens = extract_usage(relay.usage)
+        if outcome == "cut" and ticket is not None:
+            # The provider's usage never arrives: bill what the client received.
+            tokens = Tokens(ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens)
         cost = None if tokens is None else tokens.cost(entry.prices)
-        if outcome == "completed":
+        if outcome in ("completed", "cut"):
             _emit(state, call, "completed", tokens=tokens, cost=cost)
         else:
             if call.error_type is None:
                 call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
             _emit(state, call, "failed", tokens=tokens, cost=cost)
+
+
+async def _cover(state: EdgeState, call: Call, ticket: Ticket, data: bytes, n: int) -> tuple[bytes, int, bool]:
+    """Extend the stream's reservation to cover ``n`` more completion tokens.
+
+    Asks for the whole deficit (at least ``stream_extend_tokens``) at once;
+    when that is refused, goes event by event, asking for exactly what each
+    event needs, so the client gets every token the limits allow.
+
+    Returns:
+        ``(data to forward, its tokens, cut)``: all of ``data`` when covered;
+        otherwise the leading events that fit, and ``cut=True`` (the edge ends
+        the stream).
+    """
+    adm = state.admission
+    assert adm is not None
+    need = call.sent_tokens + n - ticket.reserved_out
+    if await adm.extend(ticket, max(need, adm.stream_step)):
+        return data, n, False
+    kept: list[bytes] = []
+    used = 0
+    for event in _split_events(data):
+        k = completion_tokens_in(event)
+        short = call.sent_tokens + used + k - ticket.reserved_out
+        if short > 0 and not await adm.extend(ticket, short):
+            return b"".join(kept), used, True
+        kept.append(event)
+        used += k
+    return b"".join(kept), used, False
+
+
+def _cut_tail(first_event: bytes, call: Call, ticket: Ticket, client_wants_usage: bool) -> bytes:
+    """The end of a stream the edge cuts: a chunk with ``finish_reason: "length"``,
+    the usage chunk if the client asked for usage (the tokens it received), ``[DONE]``."""
+    ident: dict[str, Any] = {"id": f"chatcmpl-{call.request_id}", "model": call.model, "created": int(time.time())}
+    for event in _split_events(first_event):
+        try:
+            first = orjson.loads(event.split(b"data:", 1)[1])
+        except (IndexError, orjson.JSONDecodeError):
+            continue
+        if type(first) is dict:
+            for k in ident:
+                if k in first:
+                    ident[k] = first[k]
+            break
+    base = {"id": ident["id"], "object": "chat.completion.chunk", "created": ident["created"], "model": ident["model"]}
+    out = b"data: " + orjson.dumps({**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}]}) + b"\n\n"
+    if client_wants_usage:
+        usage = {
+            "prompt_tokens": ticket.prompt_tokens,
+            "completion_tokens": call.sent_tokens,
+            "total_tokens": ticket.prompt_tokens + call.sent_tokens,
+        }
+        out += b"data: " + orjson.dumps({**base, "choices": [], "usage": usage}) + b"\n\n"
+    return out + b"data: [DONE]\n\n"

@@ -1,27 +1,41 @@
 """Extension points of the request path that later issues fill in.
 
 Both are called on every admitted call, in this order, after validation and
-before the provider call; both are no-ops today.
+before the provider call. ``redact`` is a no-op until the redaction module lands.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tollway_contracts.catalogue import Model
+
+from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.principals import Principal
 
 
-async def admit(principal: Principal, model: str, body: dict[str, Any], request_id: str) -> None:
-    """Admission (DESIGN.md "The request path" 3) — placeholder, admits everything.
+async def admit(
+    admission: EdgeAdmission,
+    principal: Principal,
+    model: str,
+    entry: Model,
+    body: dict[str, Any],
+    request_id: str,
+    stream: bool,
+) -> Ticket | None:
+    """Admission (DESIGN.md "The request path" 3): ONE Valkey round trip runs
+    the admission script over every scope that applies (key, user, team,
+    tenant; optionally per model) with the limits from ``principal.limits``,
+    reserving the call's upper bound on all or none (``tollway_edge.admission``).
 
-    Issue 3 fills it in: ONE Valkey round trip runs the admission script over
-    every scope that applies (key, user, team, tenant; optionally per model)
-    with the limits from ``principal.limits``, reserving on all or none.
+    Returns:
+        The reservation ticket, or None when no limit applies.
 
-    Raises (once implemented):
-        EdgeError: 429 with ``Retry-After`` and ``x-ratelimit-*`` headers.
+    Raises:
+        EdgeError: 429 with ``Retry-After`` and ``x-ratelimit-*`` headers;
+            503 when Valkey is unreachable in ``refuse`` mode.
     """
-    return None
+    return await admission.admit(principal, model, entry, body, request_id, stream)
 
 
 async def redact(principal: Principal, body: dict[str, Any], request_id: str) -> dict[str, Any]:

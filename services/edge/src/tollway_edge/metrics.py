@@ -19,3 +19,13 @@ EVENTS_DROPPED = Counter(
 )
 IN_FLIGHT = Gauge("tollway_in_flight_calls", "Calls in flight in this process.")
 SHED = Counter("tollway_requests_shed_total", "Calls refused with 503 because the process was at max_in_flight.")
+ADMISSION_MODE = Gauge(
+    "tollway_admission_mode",
+    "Admission mode of this process: 1 for the current one (exact = Valkey; local = per-process share; refuse = 503).",
+    ["mode"],
+)
+ADMISSION_REFUSED = Counter(
+    "tollway_admission_refused_total",
+    "Calls refused (429) or streams cut by admission, by the refusing kind (requests, tokens, concurrency, budget, extension).",
+    ["kind"],
+)

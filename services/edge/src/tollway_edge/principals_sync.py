@@ -61,6 +61,11 @@ class PrincipalsSync:
         self._tasks: list[asyncio.Task] = []
         self._lookups: dict[str, asyncio.Future] = {}
 
+    @property
+    def pool(self) -> asyncpg.Pool | None:
+        """The read-only Postgres pool (None until connected); admission seeds cold counters with it."""
+        return self._pool
+
     async def start(self) -> None:
         """Load the snapshot and start the loops; when Postgres or Valkey is not
         reachable yet, keep retrying in the background (``/readyz`` stays 503

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 from tollway_runtime.settings import (
@@ -31,6 +33,17 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         kafka_linger_ms: producer batching delay, ms.
         usage_topic: the topic usage events go to (tests use a fresh one).
         shutdown_drain_seconds: time allowed to flush usage events at stop, s.
+        admission_enabled: False skips admission entirely (benchmarks only).
+        stream_allowance_tokens: completion tokens a stream reserves at admission.
+        stream_extend_tokens: completion tokens each stream extension reserves.
+        admission_failure_mode: while Valkey is unreachable, ``local`` (serve
+            under a per-process share of every limit) or ``refuse`` (503).
+        expected_processes: edge processes sharing each limit; the local share
+            is ``limit // expected_processes``.
+        admission_timeout_seconds: socket timeout of one Valkey command, s;
+            beyond it Valkey counts as unreachable.
+        admission_probe_interval_seconds: how often Valkey is re-tried while down, s.
+        admission_max_connections: Valkey connection pool size of the admission client.
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_EDGE_", extra="ignore", populate_by_name=True)
@@ -45,3 +58,11 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     kafka_linger_ms: int = Field(default=5, ge=0)
     usage_topic: str = "tollway.usage.v1"
     shutdown_drain_seconds: float = Field(default=10.0, gt=0)
+    admission_enabled: bool = True
+    stream_allowance_tokens: int = Field(default=256, ge=1)
+    stream_extend_tokens: int = Field(default=256, ge=1)
+    admission_failure_mode: Literal["local", "refuse"] = "local"
+    expected_processes: int = Field(default=1, ge=1)
+    admission_timeout_seconds: float = Field(default=5.0, gt=0)
+    admission_probe_interval_seconds: float = Field(default=0.5, gt=0)
+    admission_max_connections: int = Field(default=512, ge=1)

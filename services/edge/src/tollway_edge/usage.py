@@ -87,6 +87,7 @@ def build_event(
     latency_ms: float | None = None,
     ttft_ms: float | None = None,
     overhead_ms: float | None = None,
+    reservation: dict[str, dict[str, int]] | None = None,
 ) -> bytes:
     """One usage event v1 as JSON bytes.
 
@@ -96,6 +97,8 @@ def build_event(
             ``ts_end`` is None on ``started``.
         tokens, cost: None on ``started`` and when the provider reported no usage.
         latency_ms, ttft_ms, overhead_ms: milliseconds.
+        reservation: per ``<scope>:<id>``, ``{"tokens", "cost_micro_usd"}``
+            reserved by admission (None when no limit applied).
     """
     event: dict[str, Any] = {
         "schema_version": 1,
@@ -121,7 +124,7 @@ def build_event(
         "reasoning_tokens": None,
         "total_tokens": None,
         "cost_micro_usd": cost,
-        "reservation": None,
+        "reservation": reservation or None,
         "latency_ms": None if latency_ms is None else round(max(latency_ms, 0.0), 3),
         "ttft_ms": None if ttft_ms is None else round(max(ttft_ms, 0.0), 3),
         "overhead_ms": None if overhead_ms is None else round(max(overhead_ms, 0.0), 3),

@@ -25,6 +25,7 @@ from tollway_edge.app import create_app
 from tollway_edge.handlers import STATE
 from tollway_edge.settings import EdgeSettings
 
+from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
 
 PEPPER = "edge-test-pepper"
@@ -145,8 +146,11 @@ async def edge(
 ) -> AsyncIterator[Edge]:
     """An in-process edge on a free port, with a fresh database, Valkey db and topic."""
     overrides = dict(getattr(request, "param", {}) or {})
+    clock = overrides.pop("_clock", None)
     if not overrides.pop("_no_schema", False):
         await create_principals_schema(fresh_database)
+        if overrides.pop("_ledger", False):
+            await create_ledger_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
     slow = fake_provider_factory(FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False))
     catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider, slow.base_url)
@@ -164,7 +168,7 @@ async def edge(
     }
     values.update(overrides)
     settings = EdgeSettings(**values)
-    app = create_app(settings)
+    app = create_app(settings, admission_clock=clock) if clock is not None else create_app(settings)
     server = TestServer(app, host="127.0.0.1")
     await server.start_server()
     state = app[STATE]

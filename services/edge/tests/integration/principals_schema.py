@@ -11,8 +11,10 @@ columns here, in a fresh database. This is the ONLY place that does it: swap
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import asyncpg
+import orjson
 from tollway_contracts.keys import hash_secret, new_key
 
 SCHEMA_SQL = """
@@ -57,8 +59,12 @@ async def upsert_key(
     user_id: str | None = "user-1",
     allowed_models: list[str] | None = None,
     expires_at: datetime | None = None,
+    limits: list[dict[str, Any]] | None = None,
 ) -> tuple[str, str, int]:
-    """Mint a key and store it as quota would; returns ``(full_key, key_id, version)``."""
+    """Mint a key and store it as quota would; returns ``(full_key, key_id, version)``.
+
+    ``limits``: the effective ``tollway_contracts.limits.Limit`` list (JSON
+    objects); a scope_id of ``"$key"`` is replaced by the new key id."""
     full, parsed = new_key()
     conn = await asyncpg.connect(dsn)
     try:
@@ -66,7 +72,8 @@ async def upsert_key(
             version = await _bump(conn)
             await conn.execute(
                 "INSERT INTO catalog.edge_principals (key_id, secret_hash, tenant_id, team_id, user_id,"
-                " allowed_models, revoked, expires_at, version) VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8)",
+                " allowed_models, revoked, expires_at, version, limits)"
+                " VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8,$9::jsonb)",
                 parsed.key_id,
                 hash_secret(pepper, parsed.key_id, parsed.secret),
                 tenant_id,
@@ -75,6 +82,9 @@ async def upsert_key(
                 allowed_models,
                 expires_at,
                 version,
+                None if limits is None else orjson.dumps(
+                    [{**lim, "scope_id": parsed.key_id} if lim.get("scope_id") == "$key" else lim for lim in limits]
+                ).decode(),
             )
     finally:
         await conn.close()
