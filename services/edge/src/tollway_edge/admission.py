@@ -101,17 +101,21 @@ class Ticket:
     has_slot: bool = False
     released: bool = False
     headers: dict[str, str] | None = None
+    by_scope: dict[str, tuple[int, int]] | None = None
 
     def reservation_field(self) -> dict[str, dict[str, int]]:
         """The usage event's ``reservation``: per ``<scope>:<id>``, tokens
-        (tpm scopes) and micro-USD (budget scopes) reserved, extensions included."""
-        out: dict[str, dict[str, int]] = {}
-        for name, sr in self.result.reservation_by_scope().items():
-            out[name] = {
-                "tokens": sr.tokens + self.ext_tokens if sr.tokens else 0,
-                "cost_micro_usd": sr.cost_micro_usd + self.ext_cost if sr.cost_micro_usd else 0,
+        (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
+        (``AdmitResult.reservation_by_scope()``, read once per call)."""
+        if self.by_scope is None:
+            self.by_scope = {n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()}
+        return {
+            name: {
+                "tokens": tokens + self.ext_tokens if tokens else 0,
+                "cost_micro_usd": cost + self.ext_cost if cost else 0,
             }
-        return out
+            for name, (tokens, cost) in self.by_scope.items()
+        }
 
 
 def _kind_error(result: AdmitResult) -> EdgeError:
