@@ -121,7 +121,9 @@ async def start_redactor(valkey_url: str, cache_prefix: str, log_dir: Path, time
         "TOLLWAY_LOG_LEVEL": "INFO",
     }
     with log_path.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "tollway_redactor"], env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(  # noqa: ASYNC220 (a test helper; starting takes ms)
+            [sys.executable, "-m", "tollway_redactor"], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
     rp = RedactorProcess(f"http://127.0.0.1:{port}", proc, log_path)
     deadline = time.monotonic() + timeout
     async with aiohttp.ClientSession() as http:

@@ -17,11 +17,11 @@ import pytest_asyncio
 import yaml
 from aiohttp.test_utils import TestServer
 from tollway_contracts.events import UsageEvent
-from tollway_testing.fake_provider import FakeProviderConfig
-
 from tollway_edge.app import create_app
 from tollway_edge.handlers import STATE
+from tollway_edge.redaction_step import RedactorPool
 from tollway_edge.settings import EdgeSettings
+from tollway_testing.fake_provider import FakeProviderConfig
 
 from .conftest import PEPPER, Edge, edge_catalogue
 from .principals_schema import create_principals_schema, upsert_key
@@ -148,9 +148,9 @@ async def redaction_edge(
         await server.close()
 
 
-async def _key(edge: Edge, policy: dict[str, Any] | None) -> str:
-    """A key with ``policy``, visible to the edge before it is returned."""
-    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode())
+async def _key(edge: Edge, policy: dict[str, Any] | None, limits: list[dict[str, Any]] | None = None) -> str:
+    """A key with ``policy`` (and admission ``limits``), visible to the edge before it is returned."""
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode(), limits=limits)
     await set_policy(edge.dsn, key_id, policy)
     snapshot = edge.app[STATE].snapshot
     for _ in range(100):
@@ -162,15 +162,14 @@ async def _key(edge: Edge, policy: dict[str, Any] | None) -> str:
 
 
 async def _post(edge: Edge, key: str, messages: list[dict[str, Any]], **extra: Any) -> tuple[int, Any, str]:
-    async with aiohttp.ClientSession() as http:
-        async with http.post(
-            f"{edge.base_url}/chat/completions",
-            json={"model": "gpt-4o-mini", "messages": messages, **extra},
-            headers={"Authorization": f"Bearer {key}"},
-        ) as r:
-            raw = await r.read()
-            body = raw if extra.get("stream") and r.status == 200 else orjson.loads(raw)
-            return r.status, body, r.headers["x-request-id"]
+    async with aiohttp.ClientSession() as http, http.post(
+        f"{edge.base_url}/chat/completions",
+        json={"model": "gpt-4o-mini", "messages": messages, **extra},
+        headers={"Authorization": f"Bearer {key}"},
+    ) as r:
+        raw = await r.read()
+        body = raw if extra.get("stream") and r.status == 200 else orjson.loads(raw)
+        return r.status, body, r.headers["x-request-id"]
 
 
 def _stream_text(raw: bytes) -> tuple[str, list[str]]:
@@ -272,6 +271,26 @@ async def test_unreachable_redactor_fails_closed_with_503(redaction_edge: Edge, 
         assert event["redaction"]["mode"] == "redact" and event["redaction"]["entities"] == {}
 
 
+@pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed"}], indirect=True)
+async def test_a_redaction_refusal_gives_back_what_admission_reserved(
+    redaction_edge: Edge, echo_provider: Any, redactors: list[RedactorProcess]
+) -> None:
+    limits = [{"scope": "key", "scope_id": "$key", "max_concurrent": 1, "tokens_per_minute": 1_000_000}]
+    key = await _key(redaction_edge, REDACT, limits)
+    ids = set()
+    for _ in range(3):  # a leaked concurrency slot would turn the 2nd into a 429
+        status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+        assert status == 503 and body["error"]["code"] == "redaction_unavailable"
+        ids.add(request_id)
+    state = redaction_edge.app[STATE]
+    state.redaction.pool = RedactorPool([redactors[0].url], state.redaction._session)
+    status, _, _ = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 200
+    for event in await redaction_edge.events(ids, 3):
+        # quota settles the reservation to zero from this failed event (no tokens)
+        assert event["type"] == "failed" and event["reservation"] and event["total_tokens"] is None
+
+
 @pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed,$0"}], indirect=True)
 async def test_connection_error_fails_over_to_the_next_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
     key = await _key(redaction_edge, REDACT)
@@ -288,8 +307,6 @@ async def test_killed_redactor_fails_closed(
     own = await start_redactor(valkey_test_url, "test:edge-redaction-kill:", tmp_path)
     try:
         state = redaction_edge.app[STATE]
-        from tollway_edge.redaction_step import RedactorPool
-
         state.redaction.pool = RedactorPool([own.url], state.redaction._session)
         key = await _key(redaction_edge, REDACT)
         status, _, _ = await _post(redaction_edge, key, SHAPES["user"])
@@ -304,8 +321,6 @@ async def test_killed_redactor_fails_closed(
 @pytest.mark.parametrize("redaction_edge", [{"redaction_deadline_ms": 300}], indirect=True)
 async def test_redactor_slower_than_the_deadline_fails_closed(redaction_edge: Edge, echo_provider: Any) -> None:
     state = redaction_edge.app[STATE]
-    from tollway_edge.redaction_step import RedactorPool
-
     key = await _key(redaction_edge, REDACT)
     async with slow_redactor(3.0) as slow_url:
         state.redaction.pool = RedactorPool([slow_url], state.redaction._session)
