@@ -80,10 +80,13 @@ async def test_budget_refusal_is_openai_429_with_headers_and_one_failed_event(
 
 @pytest.mark.parametrize("edge", [{"_ledger": True, "stream_allowance_tokens": 5, "stream_extend_tokens": 5}],
                          indirect=True)
+@pytest.mark.parametrize("client_usage", [True, False])
 async def test_stream_cut_when_extension_refused_bills_what_was_sent(
-    edge: Edge, edge_http: aiohttp.ClientSession
+    edge: Edge, edge_http: aiohttp.ClientSession, client_usage: bool
 ) -> None:
-    body = {"model": "gpt-4o-mini", "messages": MESSAGES, "stream": True, "stream_options": {"include_usage": True}}
+    body: dict[str, Any] = {"model": "gpt-4o-mini", "messages": MESSAGES, "stream": True}
+    if client_usage:
+        body["stream_options"] = {"include_usage": True}
     prompt = prompt_token_bound(body)
     # Allowance 5 + one extension of 5 + extensions of the exact deficit up to 12 completion tokens.
     key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}])
@@ -100,8 +103,11 @@ async def test_stream_cut_when_extension_refused_bills_what_was_sent(
     assert len(words) == 12
     finish = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
     assert finish == ["length"]
-    usage = chunks[-1]["usage"]
-    assert chunks[-1]["choices"] == [] and usage["completion_tokens"] == 12
+    if client_usage:
+        usage = chunks[-1]["usage"]
+        assert chunks[-1]["choices"] == [] and usage["completion_tokens"] == 12
+    else:
+        assert all(c["choices"] for c in chunks) and all(c.get("usage") is None for c in chunks)
 
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
     UsageEvent.model_validate(done)
