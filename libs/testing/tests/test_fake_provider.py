@@ -321,3 +321,29 @@ async def test_malformed_shape_name_is_refused(fake_provider) -> None:
     assert r.status_code == 400
     assert r.json()["error"]["type"] == "invalid_request_error"
     assert r.json()["error"]["param"] == "model"
+
+
+async def test_echo_answers_the_last_user_message(fake_provider, fake_provider_factory) -> None:
+    messages = [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "an answer"},
+        {"role": "user", "content": [{"type": "text", "text": "Hi, I'm <PERSON_1> at <EMAIL_ADDRESS_1>."}]},
+    ]
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        r = await http.post(
+            "/v1/chat/completions", json={"model": "fake-model", "messages": messages}, headers={"x-fake-echo": "1"}
+        )
+        assert r.json()["choices"][0]["message"]["content"] == "Hi, I'm <PERSON_1> at <EMAIL_ADDRESS_1>."
+        assert r.json()["usage"]["completion_tokens"] == 5
+        r = await http.post(
+            "/v1/chat/completions",
+            json={"model": "fake-model", "messages": messages, "stream": True},
+            headers={"x-fake-echo": "1"},
+        )
+    payloads = [orjson.loads(e[6:]) for e in r.text.split("\n\n") if e and e != "data: [DONE]"]
+    contents = [p["choices"][0]["delta"].get("content") for p in payloads[1:-1]]
+    assert contents == ["Hi,", " I'm", " <PERSON_1>", " at", " <EMAIL_ADDRESS_1>."]  # word by word
+    provider = fake_provider_factory(FakeProviderConfig(echo=True, access_log=False))
+    async with httpx.AsyncClient(base_url=provider.url) as http:
+        r = await http.post("/v1/chat/completions", json={"model": "m", "messages": messages[:1]})
+    assert r.json()["choices"][0]["message"]["content"] == "first question"

@@ -62,6 +62,9 @@ Per-request controls (headers), overriding the model name and the configuration
                                 error body (429 adds ``retry-after: 1``)
     x-fake-disconnect-after-chunks  a stream drops the connection after K
                                 content chunks (no finish, no usage, no [DONE])
+    x-fake-echo: 1              answer with the last user message's text (its
+                                whitespace-separated words, one per token and
+                                per stream chunk); also ``FakeProviderConfig.echo``
 
 Every response carries ``x-request-id``: the request's header if present, else
 a fresh one. Each request is logged as one JSON line (structlog) and recorded
@@ -97,6 +100,7 @@ __all__ = [
     "completion_words",
     "ModelShape",
     "parse_model_shape",
+    "last_user_text",
     "create_app",
     "main",
 ]
@@ -174,6 +178,7 @@ class FakeProviderConfig:
     models: tuple[str, ...] = DEFAULT_MODELS
     max_records: int = 10_000
     access_log: bool = True
+    echo: bool = False
 
 
 class RequestLog:
@@ -236,6 +241,14 @@ def count_embedding_tokens(inputs: list[Any]) -> int:
         elif isinstance(item, list):
             total += len(item)
     return total
+
+
+def last_user_text(messages: list[Any]) -> str:
+    """The text of the last ``user`` message (string content or joined text parts), or ""."""
+    for m in reversed(messages):
+        if isinstance(m, dict) and m.get("role") == "user":
+            return _content_text(m.get("content"))
+    return ""
 
 
 def completion_words(n: int) -> list[str]:
@@ -432,6 +445,10 @@ class _Handlers:
         if shape.completion_tokens is not None:
             n = shape.completion_tokens
         n = int(_header_number(request, "x-fake-completion-tokens", n))
+        echo_words: list[str] | None = None
+        if cfg.echo or request.headers.get("x-fake-echo") == "1":
+            echo_words = last_user_text(messages).split()
+            n = len(echo_words)
         limit = body.get("max_completion_tokens")
         if limit is None:
             limit = body.get("max_tokens")
@@ -443,7 +460,7 @@ class _Handlers:
             request, "x-fake-chunk-interval-ms", _or(shape.chunk_interval_ms, cfg.chunk_interval_ms)
         ) / 1000
         default_chunks = _or(shape.chunks, None)
-        words = completion_words(n)
+        words = completion_words(n) if echo_words is None else echo_words[:n]
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": n,

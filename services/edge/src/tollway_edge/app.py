@@ -23,6 +23,7 @@ from tollway_edge.handlers import (
 )
 from tollway_edge.principals import Snapshot
 from tollway_edge.principals_sync import PrincipalsSync
+from tollway_edge.redaction_step import EdgeRedaction
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.upstream import close_upstreams, open_upstreams
 
@@ -73,6 +74,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )
+    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms)
     state = EdgeState(
         catalogue=catalogue,
         snapshot=snapshot,
@@ -82,6 +84,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         max_body_bytes=settings.max_body_bytes,
         max_in_flight=settings.max_in_flight,
         admission=admission,
+        redaction=redaction,
     )
 
     app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
@@ -108,7 +111,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await sync.stop()
 
-    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, admission_ctx, principals_ctx])
+    async def redaction_ctx(_: web.Application) -> AsyncIterator[None]:
+        await redaction.start()
+        yield
+        await redaction.stop()
+
+    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded

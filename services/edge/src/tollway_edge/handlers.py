@@ -20,6 +20,8 @@ import structlog
 from aiohttp import web
 from tollway_contracts.catalogue import Catalogue
 from tollway_contracts.errors import error_json
+from tollway_contracts.events import RedactionSummary
+from tollway_contracts.redaction import RedactionPolicy
 
 from tollway_edge import hooks
 from tollway_edge.admission import EdgeAdmission, Ticket
@@ -36,6 +38,7 @@ from tollway_edge.principals import (
     unauthorized,
 )
 from tollway_edge.principals_sync import PrincipalsSync
+from tollway_edge.redaction_step import EdgeRedaction
 from tollway_edge.sse import SSERelay, _split_events
 from tollway_edge.upstream import Upstream
 from tollway_edge.usage import Tokens, build_event, extract_usage
@@ -61,6 +64,7 @@ class EdgeState:
     max_in_flight: int = 4096
     in_flight: int = 0
     admission: EdgeAdmission | None = None
+    redaction: EdgeRedaction | None = None
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)
@@ -78,6 +82,7 @@ class Call:
         "request_id", "t0", "ts_start", "upstream_wait", "principal", "model", "stream",
         "provider", "upstream_model", "attempts", "status", "error_type", "ttft", "terminal_sent",
         "ticket", "sent_tokens",
+        "redaction", "redaction_mapping", "redaction_policy",
     )
 
     def __init__(self) -> None:
@@ -97,6 +102,9 @@ class Call:
         self.terminal_sent = False
         self.ticket: Ticket | None = None
         self.sent_tokens = 0
+        self.redaction: RedactionSummary | None = None  # on every event of the call
+        self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
+        self.redaction_policy: RedactionPolicy | None = None  # None when off
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000.0
@@ -148,6 +156,7 @@ def _emit(state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = N
         ttft_ms=None if call.ttft is None or not terminal else (call.ttft - call.t0) * 1000.0,
         overhead_ms=call.overhead_ms() if terminal else None,
         reservation=None if ticket is None else ticket.reservation_field(),
+        redaction=call.redaction,
     )
     state.emitter.emit(call.request_id.encode(), value)
 
@@ -323,7 +332,7 @@ async def chat_completions(request: web.Request) -> web.StreamResponse:
             call.ticket = await hooks.admit(
                 state.admission, call.principal, model, entry, body, call.request_id, call.stream
             )
-        body = await hooks.redact(call.principal, body, call.request_id)
+        body = await hooks.redact(state.redaction, call, body)
     except EdgeError as err:
         _fail(state, call, err.status, err.code)
         if call.ticket is not None and state.admission is not None:
@@ -459,6 +468,8 @@ def _finish_plain(state: EdgeState, call: Call, status: int, raw: bytes, content
         except orjson.JSONDecodeError:
             pass
         call.status = 200
+        if call.redaction_policy is not None and state.redaction is not None:
+            raw = state.redaction.restore_plain(call, raw)  # reversible: original values back; prime the cache
         _emit(state, call, "completed", tokens=tokens, cost=None if tokens is None else tokens.cost(entry.prices))
         return web.Response(body=raw, status=200, content_type=JSON)
     if status < 400:
@@ -479,6 +490,7 @@ async def _relay_stream(
     client_wants_usage: bool,
 ) -> web.StreamResponse:
     relay = SSERelay(forward_usage_chunk=client_wants_usage)
+    restorer = state.redaction.stream_restorer(call) if state.redaction is not None else None
     ticket = call.ticket
     first_event: bytes | None = None
     out = web.StreamResponse(
@@ -509,6 +521,8 @@ async def _relay_stream(
                 if call.ttft is None:
                     call.ttft = time.perf_counter()
                 data = relay.feed(chunk)
+            if data and restorer is not None:
+                data = restorer.feed(data)  # reversible: restore placeholders, holding back only a partial one
             if data and ticket is not None:
                 if first_event is None:
                     first_event = data
@@ -547,6 +561,8 @@ async def _relay_stream(
             tokens = Tokens(ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens)
         cost = None if tokens is None else tokens.cost(entry.prices)
         if outcome in ("completed", "cut"):
+            if restorer is not None and state.redaction is not None:
+                state.redaction.prime(call, [restorer.answer])
             _emit(state, call, "completed", tokens=tokens, cost=cost)
         else:
             if call.error_type is None:

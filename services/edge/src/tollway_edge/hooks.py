@@ -1,7 +1,7 @@
 """Extension points of the request path that later issues fill in.
 
 Both are called on every admitted call, in this order, after validation and
-before the provider call. ``redact`` is a no-op until the redaction module lands.
+before the provider call.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from tollway_contracts.catalogue import Model
 
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.principals import Principal
+from tollway_edge.redaction_step import EdgeRedaction
 
 
 async def admit(
@@ -38,12 +39,20 @@ async def admit(
     return await admission.admit(principal, model, entry, body, request_id, stream)
 
 
-async def redact(principal: Principal, body: dict[str, Any], request_id: str) -> dict[str, Any]:
-    """Redaction (DESIGN.md "The request path" 4) — placeholder, returns ``body`` as is.
+async def redact(redaction: EdgeRedaction | None, call: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """Redaction (DESIGN.md "The request path" 4): when the principal's
+    effective ``redaction_policy`` is not ``off``, send every text the
+    provider would see to the redactor and apply its answer
+    (``tollway_edge.redaction_step.EdgeRedaction.apply``); records the
+    ``RedactionSummary`` and the reversible mapping on ``call``.
 
-    The redaction module (``tollway_edge.redaction``, written on another
-    branch) replaces this: when ``principal.redaction_policy`` requires it,
-    send the texts to the redactor and apply its answer; a redactor that
-    cannot answer fails the call closed (503).
+    Returns:
+        The body to forward (``body`` itself when redaction is off).
+
+    Raises:
+        EdgeError: 400 ``pii_detected`` (``block``, entity types only); 503
+            ``redaction_unavailable`` (fail closed: nothing reaches the provider).
     """
-    return body
+    if redaction is None:
+        return body
+    return await redaction.apply(call, body)

@@ -44,6 +44,12 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             beyond it Valkey counts as unreachable.
         admission_probe_interval_seconds: how often Valkey is re-tried while down, s.
         admission_max_connections: Valkey connection pool size of the admission client.
+        redactor_urls: comma-separated redactor base URLs
+            (``TOLLWAY_EDGE_REDACTOR_URLS``); calls go round-robin with
+            failover to the next URL on a connection error. Empty: a call
+            whose policy is not ``off`` is refused with 503 (fail closed).
+        redaction_deadline_ms: time allowed for the redactor's answer, ms;
+            beyond it the call is refused with 503 and nothing is sent.
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_EDGE_", extra="ignore", populate_by_name=True)
@@ -66,3 +72,10 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_timeout_seconds: float = Field(default=5.0, gt=0)
     admission_probe_interval_seconds: float = Field(default=0.5, gt=0)
     admission_max_connections: int = Field(default=512, ge=1)
+    redactor_urls: str = "http://127.0.0.1:8081"
+    redaction_deadline_ms: float = Field(default=2000.0, gt=0)
+
+    @property
+    def redactor_url_list(self) -> list[str]:
+        """``redactor_urls`` split on commas, blanks dropped."""
+        return [u.strip() for u in self.redactor_urls.split(",") if u.strip()]

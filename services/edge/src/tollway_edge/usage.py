@@ -88,6 +88,7 @@ def build_event(
     ttft_ms: float | None = None,
     overhead_ms: float | None = None,
     reservation: dict[str, dict[str, int]] | None = None,
+    redaction: Any = None,
 ) -> bytes:
     """One usage event v1 as JSON bytes.
 
@@ -99,6 +100,7 @@ def build_event(
         latency_ms, ttft_ms, overhead_ms: milliseconds.
         reservation: per ``<scope>:<id>``, ``{"tokens", "cost_micro_usd"}``
             reserved by admission (None when no limit applied).
+        redaction: the call's ``RedactionSummary`` (None when redaction is off).
     """
     event: dict[str, Any] = {
         "schema_version": 1,
@@ -128,7 +130,7 @@ def build_event(
         "latency_ms": None if latency_ms is None else round(max(latency_ms, 0.0), 3),
         "ttft_ms": None if ttft_ms is None else round(max(ttft_ms, 0.0), 3),
         "overhead_ms": None if overhead_ms is None else round(max(overhead_ms, 0.0), 3),
-        "redaction": None,
+        "redaction": None if redaction is None else redaction.model_dump(mode="json"),
         "trace_id": None,
     }
     if tokens is not None:

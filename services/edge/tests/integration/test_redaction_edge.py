@@ -1,0 +1,404 @@
+"""Redaction on the edge's request path, end to end: client → edge → real
+redactor processes (``python -m tollway_redactor``, shared Valkey cache) →
+fake provider, asserting on what the provider received and on the usage events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+import pytest_asyncio
+import yaml
+from aiohttp.test_utils import TestServer
+from tollway_contracts.events import UsageEvent
+from tollway_edge.app import create_app
+from tollway_edge.handlers import STATE
+from tollway_edge.redaction_step import RedactorPool
+from tollway_edge.settings import EdgeSettings
+from tollway_testing.fake_provider import FakeProviderConfig
+
+from .conftest import PEPPER, Edge, edge_catalogue
+from .principals_schema import create_principals_schema, upsert_key
+from .redaction_support import (
+    RedactorProcess,
+    closed_port_url,
+    leased_valkey_db,
+    set_policy,
+    slow_redactor,
+    start_redactor,
+)
+
+pytestmark = pytest.mark.integration
+
+NAME, EMAIL, PHONE, CARD = "Maria Garcia", "maria.garcia@example.com", "+1 415 555 0134", "4111 1111 1111 1111"
+VALUES = (NAME, EMAIL, "415 555 0134", CARD)
+TYPES = {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"}
+PII = f"Hi, I'm {NAME}, reach me at {EMAIL} or {PHONE}; my card is {CARD}."
+REDACT = {"mode": "redact"}
+
+
+def _tool_call(arguments: str) -> dict[str, Any]:
+    return {"id": "call_1", "type": "function", "function": {"name": "lookup_customer", "arguments": arguments}}
+
+
+SHAPES: dict[str, list[dict[str, Any]]] = {
+    "system": [{"role": "system", "content": PII}, {"role": "user", "content": "Hello."}],
+    "user": [{"role": "user", "content": PII}],
+    "assistant": [
+        {"role": "user", "content": "Who is my contact?"},
+        {"role": "assistant", "content": PII},
+        {"role": "user", "content": "Thanks."},
+    ],
+    "content_parts": [{"role": "user", "content": [{"type": "text", "text": "Context:"}, {"type": "text", "text": PII}]}],
+    "tool_call_arguments": [
+        {"role": "user", "content": "Look the customer up."},
+        {"role": "assistant", "content": None, "tool_calls": [_tool_call(json.dumps({"query": PII, "limit": 1}))]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "found"},
+    ],
+    "tool_result": [
+        {"role": "user", "content": "Look the customer up."},
+        {"role": "assistant", "content": None, "tool_calls": [_tool_call('{"id": 7}')]},
+        {"role": "tool", "tool_call_id": "call_1", "content": PII},
+    ],
+}
+
+
+@pytest_asyncio.fixture(scope="module")
+async def redactors(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[list[RedactorProcess]]:
+    """Two redactor processes (1 worker each) sharing one detection cache in a leased Valkey db."""
+    log_dir = tmp_path_factory.mktemp("redactors")
+    async with leased_valkey_db(valkey_url) as url:
+        prefix = "test:edge-redaction:"
+        procs = await asyncio.gather(start_redactor(url, prefix, log_dir), start_redactor(url, prefix, log_dir))
+        try:
+            yield list(procs)
+        finally:
+            for p in procs:
+                p.stop()
+
+
+@pytest_asyncio.fixture
+async def echo_provider(fake_provider_factory: Any) -> Any:
+    """A fake provider answering with the last user message (word by word when streaming)."""
+    return fake_provider_factory(FakeProviderConfig(echo=True, access_log=False))
+
+
+@pytest_asyncio.fixture
+async def redaction_edge(
+    fresh_database: str,
+    valkey_test_url: str,
+    fresh_topic: Any,
+    kafka_bootstrap_servers: str,
+    echo_provider: Any,
+    redactors: list[RedactorProcess],
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[Edge]:
+    """An in-process edge whose models route to the echo provider, behind
+    both redactors (settings overridable with indirect parametrisation;
+    ``redactor_urls`` may name ``$0``/``$1`` for the running redactors and
+    ``$closed`` for a port nothing listens on)."""
+    overrides = dict(getattr(request, "param", {}) or {})
+    await create_principals_schema(fresh_database)
+    topic = await fresh_topic(partitions=1)
+    catalogue = edge_catalogue(echo_provider.base_url, closed_port_url(), echo_provider.base_url)
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(catalogue))
+    urls = overrides.pop("redactor_urls", "$0,$1")
+    for i, r in enumerate(redactors):
+        urls = urls.replace(f"${i}", r.url)
+    urls = urls.replace("$closed", closed_port_url())
+    values: dict[str, Any] = {
+        "postgres_dsn": fresh_database,
+        "valkey_url": valkey_test_url,
+        "kafka_bootstrap_servers": kafka_bootstrap_servers,
+        "key_pepper": PEPPER,
+        "catalogue_path": str(path),
+        "usage_topic": topic,
+        "log_format": "console",
+        "redactor_urls": urls,
+        "redaction_deadline_ms": 10_000,  # a shared 2-core machine; the deadline tests set their own
+    }
+    values.update(overrides)
+    app = create_app(EdgeSettings(**values))
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    state = app[STATE]
+    for _ in range(300):
+        if state.emitter.ready:
+            break
+        await asyncio.sleep(0.05)
+    try:
+        yield Edge(
+            url=f"http://127.0.0.1:{server.port}",
+            dsn=fresh_database,
+            valkey_url=valkey_test_url,
+            topic=topic,
+            kafka=kafka_bootstrap_servers,
+            app=app,
+            catalogue=catalogue,
+        )
+    finally:
+        await server.close()
+
+
+async def _key(edge: Edge, policy: dict[str, Any] | None, limits: list[dict[str, Any]] | None = None) -> str:
+    """A key with ``policy`` (and admission ``limits``), visible to the edge before it is returned."""
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode(), limits=limits)
+    await set_policy(edge.dsn, key_id, policy)
+    snapshot = edge.app[STATE].snapshot
+    for _ in range(100):
+        p = snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy == policy:
+            break
+        await asyncio.sleep(0.05)
+    return full
+
+
+async def _post(edge: Edge, key: str, messages: list[dict[str, Any]], **extra: Any) -> tuple[int, Any, str]:
+    async with aiohttp.ClientSession() as http, http.post(
+        f"{edge.base_url}/chat/completions",
+        json={"model": "gpt-4o-mini", "messages": messages, **extra},
+        headers={"Authorization": f"Bearer {key}"},
+    ) as r:
+        raw = await r.read()
+        body = raw if extra.get("stream") and r.status == 200 else orjson.loads(raw)
+        return r.status, body, r.headers["x-request-id"]
+
+
+def _stream_text(raw: bytes) -> tuple[str, list[str]]:
+    deltas: list[str] = []
+    for event in raw.split(b"\n\n"):
+        if not event.startswith(b"data: ") or event == b"data: [DONE]":
+            continue
+        obj = orjson.loads(event[6:])
+        for choice in obj.get("choices") or []:
+            if choice.get("delta", {}).get("content"):
+                deltas.append(choice["delta"]["content"])
+    return "".join(deltas), deltas
+
+
+def _terminal(events: list[dict[str, Any]]) -> dict[str, Any]:
+    for e in events:
+        UsageEvent.model_validate(e)
+    (terminal,) = [e for e in events if e["type"] != "started"]
+    return terminal
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+async def test_no_raw_value_reaches_the_provider_in_any_message_shape(
+    redaction_edge: Edge, echo_provider: Any, shape: str
+) -> None:
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post(redaction_edge, key, SHAPES[shape])
+    assert status == 200, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent
+    for placeholder in ("<PERSON_1>", "<EMAIL_ADDRESS_1>", "<PHONE_NUMBER_1>", "<CREDIT_CARD_1>"):
+        assert placeholder in sent
+    if shape == "tool_call_arguments":  # arguments stay valid JSON, keys untouched
+        args = json.loads(received["body"]["messages"][1]["tool_calls"][0]["function"]["arguments"])
+        assert args["limit"] == 1 and "<PERSON_1>" in args["query"]
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["type"] == "completed"
+    assert done["redaction"]["mode"] == "redact"
+    assert set(done["redaction"]["entities"]) >= TYPES
+
+
+async def test_block_refuses_with_400_naming_types_only(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 400
+    assert body["error"]["code"] == "pii_detected"
+    message = body["error"]["message"]
+    for t in TYPES:
+        assert t in message
+    for value in VALUES:
+        assert value not in orjson.dumps(body).decode()
+    assert echo_provider.requests(request_id) == []
+    (failed,) = await redaction_edge.events({request_id}, 1)
+    UsageEvent.model_validate(failed)
+    assert failed["type"] == "failed" and failed["status_code"] == 400 and failed["error_type"] == "pii_detected"
+    assert set(failed["redaction"]["entities"]) >= TYPES and failed["redaction"]["mode"] == "block"
+
+    clean = [{"role": "user", "content": "What is the capital of France?"}]
+    status, _, request_id = await _post(redaction_edge, key, clean)
+    assert status == 200 and len(echo_provider.requests(request_id)) == 1
+
+
+async def test_detect_forwards_unchanged_and_records_counts(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, {"mode": "detect"})
+    status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 200
+    (received,) = echo_provider.requests(request_id)
+    assert received["body"]["messages"][0]["content"] == PII
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["redaction"]["mode"] == "detect" and set(done["redaction"]["entities"]) >= TYPES
+
+
+async def test_policy_off_never_calls_the_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, None)
+    status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 200
+    assert echo_provider.requests(request_id)[0]["body"]["messages"][0]["content"] == PII
+    assert _terminal(await redaction_edge.events({request_id}, 2))["redaction"] is None
+
+
+@pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed"}], indirect=True)
+async def test_unreachable_redactor_fails_closed_with_503(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, REDACT)
+    ids = set()
+    for stream in (False, True):
+        status, body, request_id = await _post(redaction_edge, key, SHAPES["user"], stream=stream)
+        assert status == 503
+        assert body["error"]["code"] == "redaction_unavailable"
+        assert echo_provider.requests(request_id) == []
+        ids.add(request_id)
+    failed = await redaction_edge.events(ids, 2)
+    assert len(failed) == 2
+    for event in failed:
+        UsageEvent.model_validate(event)
+        assert event["type"] == "failed" and event["status_code"] == 503
+        assert event["error_type"] == "redaction_unavailable"
+        assert event["redaction"]["mode"] == "redact" and event["redaction"]["entities"] == {}
+
+
+@pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed"}], indirect=True)
+async def test_a_redaction_refusal_gives_back_what_admission_reserved(
+    redaction_edge: Edge, echo_provider: Any, redactors: list[RedactorProcess]
+) -> None:
+    limits = [{"scope": "key", "scope_id": "$key", "max_concurrent": 1, "tokens_per_minute": 1_000_000}]
+    key = await _key(redaction_edge, REDACT, limits)
+    ids = set()
+    for _ in range(3):  # a leaked concurrency slot would turn the 2nd into a 429
+        status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+        assert status == 503 and body["error"]["code"] == "redaction_unavailable"
+        ids.add(request_id)
+    state = redaction_edge.app[STATE]
+    state.redaction.pool = RedactorPool([redactors[0].url], state.redaction._session)
+    status, _, _ = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 200
+    for event in await redaction_edge.events(ids, 3):
+        # quota settles the reservation to zero from this failed event (no tokens)
+        assert event["type"] == "failed" and event["reservation"] and event["total_tokens"] is None
+
+
+@pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed,$0"}], indirect=True)
+async def test_connection_error_fails_over_to_the_next_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, REDACT)
+    for _ in range(3):  # round-robin starts on each URL in turn; every call succeeds
+        status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
+        assert status == 200
+        sent = orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+        assert EMAIL not in sent and "<EMAIL_ADDRESS_1>" in sent
+
+
+async def test_killed_redactor_fails_closed(
+    redaction_edge: Edge, echo_provider: Any, valkey_test_url: str, tmp_path: Path
+) -> None:
+    own = await start_redactor(valkey_test_url, "test:edge-redaction-kill:", tmp_path)
+    try:
+        state = redaction_edge.app[STATE]
+        state.redaction.pool = RedactorPool([own.url], state.redaction._session)
+        key = await _key(redaction_edge, REDACT)
+        status, _, _ = await _post(redaction_edge, key, SHAPES["user"])
+        assert status == 200
+    finally:
+        own.stop()
+    status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 503 and body["error"]["code"] == "redaction_unavailable"
+    assert echo_provider.requests(request_id) == []
+
+
+@pytest.mark.parametrize("redaction_edge", [{"redaction_deadline_ms": 300}], indirect=True)
+async def test_redactor_slower_than_the_deadline_fails_closed(redaction_edge: Edge, echo_provider: Any) -> None:
+    state = redaction_edge.app[STATE]
+    key = await _key(redaction_edge, REDACT)
+    async with slow_redactor(3.0) as slow_url:
+        state.redaction.pool = RedactorPool([slow_url], state.redaction._session)
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+        assert loop.time() - t0 < 2.5  # refused at the deadline, not when the stub answers
+    assert status == 503 and body["error"]["code"] == "redaction_unavailable"
+    assert echo_provider.requests(request_id) == []
+
+
+@pytest.mark.parametrize("redaction_edge", [{"redaction_deadline_ms": 1}], indirect=True)
+async def test_one_ms_deadline_against_the_real_redactor_fails_closed(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 503 and body["error"]["code"] == "redaction_unavailable"
+    assert echo_provider.requests(request_id) == []
+
+
+REVERSIBLE = {"mode": "redact", "reversible": True}
+
+
+async def test_reversible_restores_values_in_a_plain_answer(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, REVERSIBLE)
+    status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
+    assert status == 200
+    sent = echo_provider.requests(request_id)[0]["body"]["messages"][0]["content"]
+    assert NAME not in sent and "<PERSON_1>" in sent
+    answer = body["choices"][0]["message"]["content"]
+    assert answer == " ".join(PII.split())  # the echo, with every original value back
+    assert "<" not in answer
+
+
+async def test_reversible_restores_values_in_a_stream(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, REVERSIBLE)
+    status, raw, request_id = await _post(
+        redaction_edge, key, SHAPES["user"], stream=True, stream_options={"include_usage": True}
+    )
+    assert status == 200
+    sent = echo_provider.requests(request_id)[0]["body"]["messages"][0]["content"]
+    assert EMAIL not in sent and "<EMAIL_ADDRESS_1>" in sent
+    text, deltas = _stream_text(raw)
+    assert text == " ".join(PII.split())
+    assert len(deltas) == len(sent.split())  # relayed as the provider sent it, word by word
+    assert "Maria Garcia," in deltas[2]  # a whole placeholder restored within its own chunk
+    assert raw.endswith(b"data: [DONE]\n\n")
+    assert b'"usage"' in raw
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["type"] == "completed" and done["redaction"]["mode"] == "redact"
+
+
+async def test_two_redactors_share_load_and_cache(
+    redaction_edge: Edge, echo_provider: Any, redactors: list[RedactorProcess]
+) -> None:
+    key = await _key(redaction_edge, REVERSIBLE)
+    before = [r.served() for r in redactors]
+    ids = []
+    conversation = [{"role": "system", "content": "You help customers."}]
+    for i in range(4):
+        conversation.append({"role": "user", "content": f"Turn {i}: {PII}"})
+        status, body, request_id = await _post(redaction_edge, key, conversation)
+        assert status == 200
+        ids.append(request_id)
+        conversation.append({"role": "assistant", "content": body["choices"][0]["message"]["content"]})
+        await asyncio.sleep(0.3)  # let the fire-and-forget priming of the answer land
+    for _ in range(50):
+        after = [r.served() for r in redactors]
+        if all(a > b for a, b in zip(after, before, strict=True)):
+            break
+        await asyncio.sleep(0.1)
+    assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)  # both served calls
+    # The same conversation again: every text is in the shared cache, whichever process answers.
+    status, _, again = await _post(redaction_edge, key, conversation[:-1])
+    assert status == 200
+    events = await redaction_edge.events({*ids, again}, 2 * (len(ids) + 1))
+    by_id = {e["request_id"]: e for e in events if e["type"] == "completed"}
+    assert by_id[again]["redaction"]["cache_hit"] is True
+    assert by_id[again]["redaction"]["cached_texts"] == by_id[again]["redaction"]["total_texts"] > 1
+    # Turn 2+ sent back the previous (restored) answer: served from the cache thanks to priming.
+    later = by_id[ids[2]]["redaction"]
+    assert later["cached_texts"] >= later["total_texts"] - 1
