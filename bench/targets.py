@@ -255,7 +255,19 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
         return full, red
     full.headers = {"authorization": f"Bearer {key}"}
     base_url = env.get("OPENAI_BASE_URL", "")
-    full.notes.append(f"edge on :{edge_port}, key from {dev_env or 'TOLLWAY_BENCH_API_KEY'}"
+    key_source = str(dev_env or "TOLLWAY_BENCH_API_KEY")
+    if not os.environ.get("TOLLWAY_BENCH_API_KEY") and env.get("TOLLWAY_ADMIN_TOKEN"):
+        minted, minted_id, err = provision_key(env["TOLLWAY_ADMIN_TOKEN"])
+        if minted:
+            full.headers = {"authorization": f"Bearer {minted}"}
+            full.revoke_key_id = minted_id
+            full.admin_token = env["TOLLWAY_ADMIN_TOKEN"]
+            key_source = (f"key {minted_id} minted for this run with limits {BENCH_LIMITS} on its scope "
+                          "(admission on every call), revoked at the end")
+        else:
+            full.notes.append(f"could not mint a key with limits ({err}); the dev.env key has none, "
+                              "so admission does no I/O in this run")
+    full.notes.append(f"edge on :{edge_port}, {key_source}"
                       + (f", OPENAI_BASE_URL={base_url}" if base_url else ""))
     full.workers = len(pids)
     try:
@@ -307,8 +319,22 @@ def _admin(method: str, path: str, token: str, body: dict | None = None) -> dict
         return json.loads(r.read() or b"{}")
 
 
+# Limits the bench keys carry, so that admission really runs on every call (a key without
+# limits does no admission I/O): every kind on the key's scope, set far above what a run
+# can reach. One admission script call (4 checks) and one slot release per call.
+BENCH_LIMITS = {"requests_per_minute": 10**9, "tokens_per_minute": 10**12, "max_concurrent": 10**6,
+                "budget_micro_usd": 10**15, "budget_period": "month"}
+
+
 def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None, str | None, str | None]:
-    """Mint a key for the demo tenant/team/user and set its policy to redact; (key, key_id, error).
+    """Mint a key with :data:`BENCH_LIMITS` and the policy ``redact``; (key, key_id, error)."""
+    return provision_key(token, policy={"mode": "redact"}, wait_s=wait_s)
+
+
+def provision_key(token: str, policy: dict | None = None,
+                  wait_s: float = 2.0) -> tuple[str | None, str | None, str | None]:
+    """Mint a key for the demo tenant/team/user with :data:`BENCH_LIMITS` (and ``policy`` when
+    given); (key, key_id, error).
 
     Uses the quota admin API (`/admin/v1`, bearer TOLLWAY_ADMIN_TOKEN) as `tollway-admin` does; waits
     `wait_s` for the edges to load the new key (a principals change is in force within 1 s).
@@ -321,8 +347,10 @@ def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None
                     if u["name"] == "demo")
         created = _admin("POST", "/admin/v1/keys", token, {
             "tenant_id": tenant["id"], "team_id": team["id"], "user_id": user["id"],
-            "name": "bench-redaction-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())})
-        _admin("PUT", f"/admin/v1/keys/{created['key_id']}/redaction-policy", token, {"mode": "redact"})
+            "name": ("bench-redaction-" if policy else "bench-") + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())})
+        _admin("PUT", "/admin/v1/limits", token, {"scope": "key", "scope_id": created["key_id"], **BENCH_LIMITS})
+        if policy:
+            _admin("PUT", f"/admin/v1/keys/{created['key_id']}/redaction-policy", token, policy)
     except StopIteration:
         return None, None, "no demo tenant/team/user (run tollway-admin bootstrap-demo)"
     except (OSError, KeyError, ValueError) as e:
