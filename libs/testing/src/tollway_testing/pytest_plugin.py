@@ -29,6 +29,7 @@ Async fixtures run on the session event loop (the workspace's pytest config:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import urllib.parse
@@ -141,13 +142,14 @@ def _url_with_db(url: str, db: int) -> str:
     return urllib.parse.urlunsplit(p._replace(path=f"/{db}"))
 
 
-@pytest_asyncio.fixture
-async def valkey_test_url(valkey_url: str) -> AsyncIterator[str]:
-    """URL of a logical db leased to this test alone (across processes), flushed before and after.
+@contextlib.asynccontextmanager
+async def leased_valkey_db(valkey_url: str) -> AsyncIterator[str]:
+    """Lease a logical Valkey db (1-15) for as long as the context lasts; yields its URL.
 
     The lease is a key in db 0 (``tollway:test:db-lease:<db>``, SET NX with an
     expiry), so parallel pytest runs from several worktrees never share a db,
-    and a crashed run frees its db after 15 minutes.
+    and a crashed run frees its db after 15 minutes. The db is flushed before
+    and after. Fixtures of any scope (a test, a module) use this.
     """
     import redis.asyncio as aioredis
 
@@ -188,6 +190,13 @@ async def valkey_test_url(valkey_url: str) -> AsyncIterator[str]:
                 token,
             )
         await control.aclose()
+
+
+@pytest_asyncio.fixture
+async def valkey_test_url(valkey_url: str) -> AsyncIterator[str]:
+    """URL of a logical db leased to this test alone (see :func:`leased_valkey_db`)."""
+    async with leased_valkey_db(valkey_url) as url:
+        yield url
 
 
 @pytest_asyncio.fixture

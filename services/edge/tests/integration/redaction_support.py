@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +19,12 @@ from typing import Any
 import aiohttp
 import asyncpg
 import orjson
-import redis.asyncio as aioredis
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from tollway_testing.pytest_plugin import leased_valkey_db
 
-LEASE_PREFIX = "tollway:test:db-lease:"  # the tollway_testing plugin's lease keys (shared across worktrees)
+__all__ = ["leased_valkey_db"]  # a module-long Valkey db lease, the plugin's
+
 
 
 def free_port() -> int:
@@ -37,43 +37,6 @@ def free_port() -> int:
 def closed_port_url() -> str:
     """The URL of a port nothing listens on."""
     return f"http://127.0.0.1:{free_port()}"
-
-
-@contextlib.asynccontextmanager
-async def leased_valkey_db(valkey_url: str) -> AsyncIterator[str]:
-    """A Valkey db (1-15) leased like the plugin's ``valkey_test_url`` but for
-    as long as the context lasts (a module); flushed before and after."""
-    base = valkey_url.rsplit("/", 1)[0] if valkey_url.count("/") > 2 else valkey_url
-    control = aioredis.from_url(f"{base}/0")
-    token = uuid.uuid4().hex
-    leased: int | None = None
-    try:
-        deadline = time.monotonic() + 60
-        while leased is None:
-            for db in range(15, 0, -1):
-                if await control.set(f"{LEASE_PREFIX}{db}", token, nx=True, ex=900):
-                    leased = db
-                    break
-            if leased is None:
-                assert time.monotonic() < deadline, "no free Valkey test db"
-                await asyncio.sleep(0.2)
-        url = f"{base}/{leased}"
-        client = aioredis.from_url(url)
-        try:
-            await client.flushdb()
-            yield url
-            await client.flushdb()
-        finally:
-            await client.aclose()
-    finally:
-        if leased is not None:
-            await control.eval(
-                "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-                1,
-                f"{LEASE_PREFIX}{leased}",
-                token,
-            )
-        await control.aclose()
 
 
 @dataclass
