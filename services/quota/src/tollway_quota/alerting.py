@@ -311,12 +311,17 @@ class SettlementAlerts:
             parsed[k] = [lim for lim in (Limit.model_validate(x) for x in raw)
                          if lim.budget_micro_usd is not None]
         todo: dict[tuple, tuple[str, Limit, datetime, str]] = {}
+        windows: dict[tuple[str, str], list] = {}  # (period, zone) -> windows seen in this batch
         for c in live:
             for limit in parsed.get(c.key_id, ()):
                 if limit.model is not None and limit.model != c.model:
                     continue
                 at = c.event.ts_start
-                w = period_window(limit.budget_period or "month", limit.time_zone, at)
+                seen = windows.setdefault((limit.budget_period or "month", limit.time_zone), [])
+                w = next((x for x in seen if x.start <= at < x.end), None)
+                if w is None:
+                    w = period_window(limit.budget_period or "month", limit.time_zone, at)
+                    seen.append(w)
                 todo[(c.tenant_id, limit.scope, limit.scope_id, limit.model, limit.budget_period,
                       limit.time_zone, limit.budget_micro_usd, w.start)] = (c.tenant_id, limit, at, c.request_id)
         if not todo:
