@@ -1,20 +1,28 @@
 """The usage consumer: ``tollway.usage.v1`` -> settle reservations -> alerts.
 
 Consumer group ``tollway_contracts.topics.QUOTA_CONSUMER_GROUP``; automatic
-commit is off. Per message, in partition order:
+commit is off. Work is done per fetched batch (``getmany``, up to
+``max_records``), in this order:
 
-1. :func:`tollway_quota.settlement.plan_settlement` (pure). A poison message
-   (not a valid usage event) is produced to ``tollway.usage.dlq.v1`` as a
+1. :func:`tollway_quota.settlement.plan_settlement` (pure) on every record;
+   ``started`` events are skipped after a cheap JSON look, every event that
+   settles is fully validated. A poison message (not a valid usage event) is
+   produced to ``tollway.usage.dlq.v1`` as a
    :class:`~tollway_contracts.events.DeadLetter` and the producer's ack is
    awaited before moving on.
-2. ``Settler.settle`` — exactly once per request id, enforced by the settle
-   script, so a redelivered message changes no counter.
-3. ``after_settle`` (budget alerts); state-based and deduplicated by markers,
-   so it is safe to repeat.
+2. The batch's settlements in one call: ``settle_many`` (one pipeline of the
+   settle script, ``tollway_admission.Admission.settle_many``) when the settler
+   has it, else ``settle`` one by one. Exactly once per request id, enforced by
+   the settle script, so a redelivered message (or batch) changes no counter.
+3. ``after_settle`` (budget alerts) for the batch: ``after_batch`` when the hook
+   has it (one catalog query, one read per budget counter), else per command;
+   state-based and deduplicated by markers, so it is safe to repeat.
+4. One commit of the batch's offsets, then one ``usage_batch`` log line.
 
 Transient failures (Valkey, Postgres, Kafka produce) are retried with backoff
-on the same message, which holds its partition back: nothing later is
-committed past an unsettled message. A stop request ends the retries.
+on the same batch step, which holds the batch back: none of its offsets is
+committed until all of its messages are settled (or dead-lettered) and
+alerted. A stop request ends the retries (the batch is then redelivered).
 
 Dead-letter rate limit (CONVENTIONS 10): more than ``dlq_max_per_minute``
 dead letters within 60 s stops the consumer (readiness fails) instead of
