@@ -727,6 +727,80 @@ class Admission:
             raise RuntimeError("reservation record changed under settle")
         return SettleResult(status, int(raw[1]), int(raw[2]), int(raw[3]) == 1)  # type: ignore[arg-type]
 
+    async def settle_many(
+        self, items: Sequence[tuple[str, str, int, int]]
+    ) -> list[SettleResult | ValueError]:
+        """Settle many reservations in two pipelined round trips (settle.lua,
+        the same script and the same once-per-request-id marker as
+        :meth:`settle`).
+
+        Round 1 reads every record's counter list (``HGET c``, pipelined);
+        round 2 runs one ``EVALSHA settle`` per item (a non-transactional
+        pipeline: each script is atomic and idempotent on its own, so a batch
+        interrupted half-way and run again settles each id once). An item
+        whose record changed between the two rounds (``stale``) falls back to
+        :meth:`settle`.
+
+        Args:
+            items: ``(tenant_id, request_id, actual tokens, actual cost micro-USD)``.
+
+        Returns:
+            One entry per item, in order: a :class:`SettleResult`, or the
+            ``ValueError`` for an item that cannot be settled (negative
+            amounts, unusable tenant id); the other items are settled anyway.
+
+        Raises:
+            redis.exceptions.RedisError: transient; some items may have been
+                settled — calling again with the same items changes them no more.
+        """
+        out: list[SettleResult | ValueError | None] = [None] * len(items)
+        todo: list[tuple[int, list[str], list[Any]]] = []
+        for i, (tenant_id, request_id, tokens, cost) in enumerate(items):
+            try:
+                if tokens < 0 or cost < 0:
+                    raise ValueError("tokens and cost_micro_usd must be >= 0")
+                base = self._base_keys(tenant_id, request_id)
+            except ValueError as exc:
+                out[i] = exc
+                continue
+            todo.append((i, base, [request_id, tokens, cost, self._settled_ttl_ms]))
+        if todo:
+            async with self._r.pipeline(transaction=False) as p:
+                for _, base, _ in todo:
+                    p.hget(base[0], "c")
+                raws = await p.execute()
+            calls: list[tuple[int, list[str], list[Any]]] = []
+            for (i, base, args), raw in zip(todo, raws, strict=True):
+                c = orjson.loads(raw) if raw is not None else []
+                counters = [e[1] for e in c] if isinstance(c, list) else []
+                calls.append((i, base + counters, args))
+            replies = await self._evalsha_many(SETTLE, calls)
+            for (i, _, _), raw in zip(calls, replies, strict=True):
+                if _s(raw[0]) == "stale":  # pragma: no cover - record changed between the rounds
+                    tenant_id, request_id, tokens, cost = items[i]
+                    out[i] = await self.settle(tenant_id=tenant_id, request_id=request_id,
+                                               tokens=tokens, cost_micro_usd=cost)
+                else:
+                    out[i] = SettleResult(_s(raw[0]), int(raw[1]), int(raw[2]), int(raw[3]) == 1)  # type: ignore[arg-type]
+        return out  # type: ignore[return-value]
+
+    async def _evalsha_many(
+        self, script: _Script, calls: Sequence[tuple[int, Sequence[str], Sequence[Any]]]
+    ) -> list[Any]:
+        """One pipeline of ``EVALSHA`` calls; on ``NOSCRIPT`` the script is
+        loaded and the whole pipeline sent again (it had run nothing)."""
+        for attempt in range(2):
+            async with self._r.pipeline(transaction=False) as p:
+                for _, keys, args in calls:
+                    p.evalsha(script.sha, len(keys), *keys, *args)
+                try:
+                    return await p.execute()
+                except NoScriptError:
+                    if attempt:
+                        raise
+                    await self._r.script_load(script.source)
+        raise AssertionError("unreachable")  # pragma: no cover
+
     # -- reading -------------------------------------------------------------
 
     async def budget_usage(self, tenant_id: str, limit: Limit, at: datetime | None = None) -> BudgetUsage | None:

@@ -20,7 +20,8 @@ preferred over duplicates; consumers dedupe by ``alert_id`` anyway).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -30,6 +31,7 @@ from aiokafka import AIOKafkaProducer
 from redis.asyncio import Redis
 
 from tollway_admission import Admission
+from tollway_admission.periods import period_window
 from tollway_contracts.alerts import Alert, alert_id_for
 from tollway_contracts.events import format_ts, utcnow
 from tollway_contracts.limits import Limit
@@ -162,6 +164,14 @@ class AlertEmitter:
         self._webhook_url = webhook_url
         self._webhooks = webhooks
         self._clock = clock
+        self._known: set[str] = set()
+
+    def _remember(self, alert_key: str) -> None:
+        """Remember a marker known to exist (its period lasts; the set is
+        bounded and simply cleared when full: forgetting only costs a SET NX)."""
+        if len(self._known) >= 10_000:
+            self._known.clear()
+        self._known.add(alert_key)
 
     @staticmethod
     def marker_key(alert: Alert) -> str:
@@ -178,17 +188,24 @@ class AlertEmitter:
             redis.exceptions.RedisError, aiokafka.errors.KafkaError: the caller
                 retries (the marker is removed when the produce fails).
         """
+        lim = crossing.limit
+        known = (tenant_id, alert_id_for(tenant_id, lim.scope, lim.scope_id, lim.model, crossing.metric,
+                                         format_ts(crossing.start), crossing.threshold_percent))
+        if f"{known[0]}:{known[1]}" in self._known:  # this process saw its marker: nothing to do
+            return False
         now = self._clock()
         alert = build_alert(tenant_id, crossing, source=source, request_id=request_id, now=now)
         ttl_ms = max(1000, int((crossing.end + MARKER_GRACE - now).total_seconds() * 1000))
         marker = self.marker_key(alert)
         if not await self._valkey.set(marker, format_ts(now), nx=True, px=ttl_ms):
+            self._remember(f"{known[0]}:{known[1]}")
             return False
         try:
             await self._producer.send_and_wait(self._topic, alert.to_json(), key=alert.kafka_key())
         except BaseException:
             await self._valkey.delete(marker)
             raise
+        self._remember(f"{known[0]}:{known[1]}")
         log.info("alert_published", tenant_id=tenant_id, scope=alert.scope, scope_id=alert.scope_id,
                  metric=alert.metric, threshold_percent=alert.threshold_percent, kind=alert.kind)
         if self._webhooks is not None:
@@ -222,6 +239,7 @@ class AdmissionBudgetReader:
 
 
 LimitsOf = Callable[[str], Awaitable["tuple[str, list[dict]] | None"]]
+LimitsOfMany = Callable[[Sequence[str]], Awaitable["dict[str, tuple[str, list[dict]]]"]]
 
 
 class SettlementAlerts:
@@ -236,8 +254,10 @@ class SettlementAlerts:
         emitter: once-per-period publisher.
     """
 
-    def __init__(self, limits_of: LimitsOf, reader: BudgetReader, emitter: AlertEmitter) -> None:
+    def __init__(self, limits_of: LimitsOf, reader: BudgetReader, emitter: AlertEmitter,
+                 limits_of_many: LimitsOfMany | None = None) -> None:
         self._limits_of = limits_of
+        self._limits_of_many = limits_of_many
         self._reader = reader
         self._emitter = emitter
 
@@ -260,3 +280,56 @@ class SettlementAlerts:
                 continue
             for crossing in budget_crossings(limit, usage):
                 await self._emitter.emit(tenant_id, crossing, source="settlement", request_id=command.request_id)
+
+    async def after_batch(self, done: Sequence[tuple]) -> None:  # (SettleCommand, status)
+        """Alerts for a whole settled batch, equivalent to calling the hook after
+        each command but cheaper: the batch's keys' limits are read in one
+        query, and each budget counter (tenant, limit, period of the calls'
+        ``ts_start``) is read once, after all the batch's settlements —
+        spend only grows, so every threshold one of the calls reached is
+        reached in that state too. The alert's ``request_id`` is the last of
+        the batch's calls on that counter.
+
+        Raises:
+            whatever the catalog, Valkey or Kafka raise: the consumer retries
+            the batch's alerts (markers make that harmless).
+        """
+        live = [c for c, status in done if status != "unknown"]
+        if not live:
+            return
+        key_ids = list(dict.fromkeys(c.key_id for c in live))
+        if self._limits_of_many is not None:
+            found = await self._limits_of_many(key_ids)
+        else:
+            found = {}
+            for k in key_ids:
+                f = await self._limits_of(k)
+                if f is not None:
+                    found[k] = f
+        parsed: dict[str, list[Limit]] = {}
+        for k, (_, raw) in found.items():
+            parsed[k] = [lim for lim in (Limit.model_validate(x) for x in raw)
+                         if lim.budget_micro_usd is not None]
+        todo: dict[tuple, tuple[str, Limit, datetime, str]] = {}
+        windows: dict[tuple[str, str], list] = {}  # (period, zone) -> windows seen in this batch
+        for c in live:
+            for limit in parsed.get(c.key_id, ()):
+                if limit.model is not None and limit.model != c.model:
+                    continue
+                at = c.event.ts_start
+                seen = windows.setdefault((limit.budget_period or "month", limit.time_zone), [])
+                w = next((x for x in seen if x.start <= at < x.end), None)
+                if w is None:
+                    w = period_window(limit.budget_period or "month", limit.time_zone, at)
+                    seen.append(w)
+                todo[(c.tenant_id, limit.scope, limit.scope_id, limit.model, limit.budget_period,
+                      limit.time_zone, limit.budget_micro_usd, w.start)] = (c.tenant_id, limit, at, c.request_id)
+        if not todo:
+            return
+        entries = list(todo.values())
+        usages = await asyncio.gather(*(self._reader.read(t, lim, at) for t, lim, at, _ in entries))
+        for (tenant_id, limit, _, request_id), usage in zip(entries, usages, strict=True):
+            if usage is None:
+                continue
+            for crossing in budget_crossings(limit, usage):
+                await self._emitter.emit(tenant_id, crossing, source="settlement", request_id=request_id)

@@ -114,7 +114,8 @@ def create_app(settings: QuotaSettings) -> web.Application:
             dlq_topic=settings.dlq_topic,
             settler=admission,
             producer=producer,
-            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(admission), emitter),
+            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(admission), emitter,
+                                         limits_of_many=store.key_limits_many),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
         )
         await consumer.start()

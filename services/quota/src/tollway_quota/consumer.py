@@ -1,20 +1,28 @@
 """The usage consumer: ``tollway.usage.v1`` -> settle reservations -> alerts.
 
 Consumer group ``tollway_contracts.topics.QUOTA_CONSUMER_GROUP``; automatic
-commit is off. Per message, in partition order:
+commit is off. Work is done per fetched batch (``getmany``, up to
+``max_records``), in this order:
 
-1. :func:`tollway_quota.settlement.plan_settlement` (pure). A poison message
-   (not a valid usage event) is produced to ``tollway.usage.dlq.v1`` as a
+1. :func:`tollway_quota.settlement.plan_settlement` (pure) on every record;
+   ``started`` events are skipped after a cheap JSON look, every event that
+   settles is fully validated. A poison message (not a valid usage event) is
+   produced to ``tollway.usage.dlq.v1`` as a
    :class:`~tollway_contracts.events.DeadLetter` and the producer's ack is
    awaited before moving on.
-2. ``Settler.settle`` — exactly once per request id, enforced by the settle
-   script, so a redelivered message changes no counter.
-3. ``after_settle`` (budget alerts); state-based and deduplicated by markers,
-   so it is safe to repeat.
+2. The batch's settlements in one call: ``settle_many`` (one pipeline of the
+   settle script, ``tollway_admission.Admission.settle_many``) when the settler
+   has it, else ``settle`` one by one. Exactly once per request id, enforced by
+   the settle script, so a redelivered message (or batch) changes no counter.
+3. ``after_settle`` (budget alerts) for the batch: ``after_batch`` when the hook
+   has it (one catalog query, one read per budget counter), else per command;
+   state-based and deduplicated by markers, so it is safe to repeat.
+4. One commit of the batch's offsets, then one ``usage_batch`` log line.
 
 Transient failures (Valkey, Postgres, Kafka produce) are retried with backoff
-on the same message, which holds its partition back: nothing later is
-committed past an unsettled message. A stop request ends the retries.
+on the same batch step, which holds the batch back: none of its offsets is
+committed until all of its messages are settled (or dead-lettered) and
+alerted. A stop request ends the retries (the batch is then redelivered).
 
 Dead-letter rate limit (CONVENTIONS 10): more than ``dlq_max_per_minute``
 dead letters within 60 s stops the consumer (readiness fails) instead of
@@ -26,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -39,6 +48,8 @@ from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settle
 log = structlog.get_logger("tollway_quota.consumer")
 
 __all__ = ["DlqLimit", "DlqLimitExceeded", "UsageConsumer"]
+
+_T = TypeVar("_T")
 
 AfterSettle = Callable[[SettleCommand, str], Awaitable[None]]
 
@@ -132,20 +143,16 @@ class UsageConsumer:
         try:
             while not self._stop.is_set():
                 batches = await self._consumer.getmany(timeout_ms=500, max_records=self._max_records)
-                done: dict[TopicPartition, int] = {}
-                try:
-                    for tp, records in batches.items():
-                        for record in records:
-                            with bound_contextvars(partition=record.partition, offset=record.offset):
-                                await self._process(record)
-                            done[tp] = record.offset + 1
-                finally:
-                    # Commit after the effect: every offset committed here belongs to a
-                    # message whose reservation is settled (or that Kafka acked on the
-                    # DLQ). A crash before this line redelivers those messages; settle
-                    # is once-only and alerts are deduplicated, so replaying them
-                    # changes nothing. A message whose settle failed is not in `done`.
-                    await self._commit(done)
+                records = [r for recs in batches.values() for r in recs]
+                if not records:
+                    continue
+                await self._process_batch(records)
+                # Commit after the effect: the whole batch is settled (or acked on the
+                # DLQ) and its alerts published before any of its offsets is
+                # committed. A crash before this line redelivers the batch; settle is
+                # once-only and alerts are deduplicated, so replaying it changes
+                # nothing. A stop or failure inside the batch commits none of it.
+                await self._commit({tp: recs[-1].offset + 1 for tp, recs in batches.items() if recs})
         except _Stopping:
             return
         except BaseException as exc:
@@ -164,41 +171,94 @@ class UsageConsumer:
             # the next successful commit here covers these offsets too.
             log.warning("commit_failed", error=type(exc).__name__, detail=str(exc)[:200])
 
-    async def _process(self, record: ConsumerRecord) -> None:
-        """One message, one canonical log line (``usage_settled`` or
-        ``usage_dead_lettered``; nothing for events that need no settlement)."""
-        try:
-            command = plan_settlement(record.value)
-        except Poison as exc:
-            await self._dead_letter(record, str(exc))
-            return
-        if command is None:
-            return
-        with bound_contextvars(request_id=command.request_id, tenant_id=command.tenant_id):
-            await self._settle(record, command)
+    async def _process_batch(self, records: list[ConsumerRecord]) -> None:
+        """One fetched batch, one canonical log line (``usage_batch``; plus
+        ``usage_dead_lettered`` per dead letter).
 
-    async def _settle(self, record: ConsumerRecord, command: SettleCommand) -> None:
+        1. plan every record (poison -> DLQ, acked before going on);
+        2. settle every command in one pipelined call (``settle_many`` when the
+           settler has it), retried as a whole on a transient error;
+        3. dead-letter the commands the settler rejects (``ValueError``);
+        4. alerts for the batch (``after_batch`` when the hook has it), retried.
+        """
+        commands: list[tuple[ConsumerRecord, SettleCommand]] = []
+        planned: dict[TopicPartition, int] = {}
+        limit_hit: DlqLimitExceeded | None = None
+        for record in records:
+            try:
+                command = plan_settlement(record.value)
+            except Poison as exc:
+                try:
+                    with bound_contextvars(partition=record.partition, offset=record.offset):
+                        await self._dead_letter(record, str(exc))
+                except DlqLimitExceeded as hit:
+                    limit_hit = hit
+                    break
+                command = None
+            if command is not None:
+                commands.append((record, command))
+            planned[TopicPartition(record.topic, record.partition)] = record.offset + 1
+        statuses: list[str] = []
+        if commands:
+            results = await self._retrying("settle_retry", lambda: self._settle_all([c for _, c in commands]))
+            done: list[tuple[SettleCommand, str]] = []
+            for (record, command), result in zip(commands, results, strict=True):
+                if isinstance(result, ValueError):  # the event's content cannot be settled
+                    with bound_contextvars(partition=record.partition, offset=record.offset,
+                                           request_id=command.request_id):
+                        await self._dead_letter(record, f"cannot settle: {result}"[:500])
+                    continue
+                done.append((command, result))
+            statuses = [s for _, s in done]
+            if self._after is not None and done:
+                await self._retrying("alerts_retry", lambda: self._after_all(done))
+        settled = statuses.count("settled")
+        self.settled += settled
+        log.info("usage_batch", records=len(records), commands=len(commands), settled=settled,
+                 already_settled=statuses.count("already_settled"), unknown=statuses.count("unknown"))
+        if limit_hit is not None:
+            # The dead-letter limit stops the consumer: what came before the
+            # refused dead letter is done (settled, alerted, or acked on the DLQ),
+            # so its offsets are committed; the refused message and the rest are not.
+            await self._commit(planned)
+            raise limit_hit
+
+    async def _settle_all(self, commands: list[SettleCommand]) -> list[str | ValueError]:
+        many = getattr(self._settler, "settle_many", None)
+        if many is not None:
+            results = await many([(c.tenant_id, c.request_id, c.tokens, c.cost_micro_usd) for c in commands])
+            return [r if isinstance(r, ValueError) else str(r.status) for r in results]
+        out: list[str | ValueError] = []
+        for c in commands:
+            try:
+                r = await self._settler.settle(tenant_id=c.tenant_id, request_id=c.request_id,
+                                               tokens=c.tokens, cost_micro_usd=c.cost_micro_usd)
+                out.append(str(r.status))
+            except ValueError as exc:
+                out.append(exc)
+        return out
+
+    async def _after_all(self, done: list[tuple[SettleCommand, str]]) -> None:
+        assert self._after is not None
+        batch = getattr(self._after, "after_batch", None)
+        if batch is not None:
+            await batch(done)
+            return
+        for command, status in done:
+            await self._after(command, status)
+
+    async def _retrying(self, what: str, step: Callable[[], Awaitable[_T]]) -> _T:
+        """Run ``step`` until it succeeds; transient errors back off; a stop
+        request ends the retries (``_Stopping``: nothing of the batch is committed)."""
         delay = self._retry_initial
         while True:
             try:
-                result = await self._settler.settle(
-                    tenant_id=command.tenant_id, request_id=command.request_id,
-                    tokens=command.tokens, cost_micro_usd=command.cost_micro_usd,
-                )
-                status = str(result.status)
-                if self._after is not None:
-                    await self._after(command, status)
-                break
-            except ValueError as exc:  # the event's content cannot be settled (e.g. tenant id)
-                await self._dead_letter(record, f"cannot settle: {exc}"[:500])
-                return
-            except Exception as exc:  # noqa: BLE001 - transient: retry this message
-                log.warning("settle_retry", error=type(exc).__name__, retry_in_s=delay)
+                return await step()
+            except Exception as exc:  # noqa: BLE001 - transient: retry the batch step
+                log.warning(what, error=type(exc).__name__, retry_in_s=delay)
                 if await self._sleep_or_stop(delay):
                     raise _Stopping from None
                 delay = min(delay * 2, self._retry_max)
-        self.settled += status == "settled"
-        log.info("usage_settled", status=status, tokens=command.tokens, cost_micro_usd=command.cost_micro_usd)
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str) -> None:
         self._dlq_limit.check(1, 1)

@@ -13,6 +13,7 @@ skips a change committed later with a smaller version.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -410,6 +411,19 @@ class CatalogStore:
             row = await cur.fetchone()
             key_ids = await self._stamp_scope(cur, version, row["scope"], row["scope_id"])
         return LimitRecord.model_validate(row), Change(version, key_ids)
+
+    async def key_limits_many(self, key_ids: Sequence[str]) -> dict[str, tuple[str, list[dict]]]:
+        """:meth:`key_limits` of many keys in one query: ``key_id -> (tenant_id,
+        limits)``; unknown keys are absent. Used by batched settlement alerts."""
+        if not key_ids:
+            return {}
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                "SELECT key_id, tenant_id, limits FROM catalog.edge_principals WHERE key_id = ANY(%s)",
+                (list(key_ids),),
+            )
+            rows = await cur.fetchall()
+        return {r["key_id"]: (r["tenant_id"], list(r["limits"] or [])) for r in rows}
 
     async def key_limits(self, key_id: str) -> tuple[str, list[dict]] | None:
         """``(tenant_id, limits)`` of a key as the edge sees them (the view's
