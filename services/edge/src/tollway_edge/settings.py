@@ -30,7 +30,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             edge answers 503 with ``Retry-After`` (DESIGN.md "Load shedding").
         usage_queue_size: usage events waiting for the Kafka producer; beyond
             it events are dropped and counted (never blocking a call).
-        kafka_linger_ms: producer batching delay, ms.
+        kafka_linger_ms: how long usage events are collected before being
+            handed to Kafka in one batch per partition, ms (off the call's path).
         usage_topic: the topic usage events go to (tests use a fresh one).
         shutdown_drain_seconds: time allowed to flush usage events at stop, s.
         admission_enabled: False skips admission entirely (benchmarks only).
@@ -61,7 +62,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     negative_cache_size: int = Field(default=10_000, ge=1)
     max_in_flight: int = Field(default=4096, ge=1)
     usage_queue_size: int = Field(default=100_000, ge=1)
-    kafka_linger_ms: int = Field(default=5, ge=0)
+    kafka_linger_ms: int = Field(default=50, ge=0)
     usage_topic: str = "tollway.usage.v1"
     shutdown_drain_seconds: float = Field(default=10.0, gt=0)
     admission_enabled: bool = True
