@@ -44,7 +44,11 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         admission_timeout_seconds: socket timeout of one Valkey command, s;
             beyond it Valkey counts as unreachable.
         admission_probe_interval_seconds: how often Valkey is re-tried while down, s.
-        admission_max_connections: Valkey connection pool size of the admission client.
+        admission_max_connections: Valkey connection pool size of the admission
+            client (seeding and record reads; the scripts use the pipelined connection).
+        admission_pipelined: run the scripts over one pipelined connection
+            (``tollway_admission.PipelinedClient``); false uses redis-py's pool
+            (for comparison benchmarks).
         redactor_urls: comma-separated redactor base URLs
             (``TOLLWAY_EDGE_REDACTOR_URLS``); calls go round-robin with
             failover to the next URL on a connection error. Empty: a call
@@ -73,6 +77,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_timeout_seconds: float = Field(default=5.0, gt=0)
     admission_probe_interval_seconds: float = Field(default=0.5, gt=0)
     admission_max_connections: int = Field(default=512, ge=1)
+    admission_pipelined: bool = True
     redactor_urls: str = "http://127.0.0.1:8081"
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
 
