@@ -5,8 +5,9 @@ per-argument packing, response callbacks) costs more CPU per ``EVALSHA`` than
 the script itself, and a pool of one connection per in-flight call means a
 burst of 1,000 calls opens hundreds of sockets. :class:`PipelinedClient`
 instead keeps ONE connection per process and pipelines every command on it:
-a command is packed into one RESP buffer, written, and its reply matched by
-order (FIFO of futures); replies are parsed by ``hiredis``. Valkey executes
+a command is packed into one RESP buffer, the commands of one loop iteration
+are written together (one syscall at any concurrency), and each reply is
+matched by order (FIFO of futures); replies are parsed by ``hiredis``. Valkey executes
 commands one at a time anyway, so one connection loses no parallelism.
 
 Errors are redis-py's, so callers handle them as before:
@@ -41,13 +42,28 @@ def pack(args: Sequence[Any]) -> bytes:
 
 
 class _Protocol(asyncio.Protocol):
-    __slots__ = ("transport", "pending", "reader", "lost")
+    __slots__ = ("transport", "pending", "reader", "lost", "wbuf", "loop")
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.pending: deque[asyncio.Future[Any]] = deque()
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.lost = False
+        self.wbuf: list[bytes] = []
+        self.loop = asyncio.get_running_loop()
+
+    def send(self, packed: bytes) -> None:
+        """Queue a command; every command queued in one loop iteration goes out in ONE write."""
+        wbuf = self.wbuf
+        wbuf.append(packed)
+        if len(wbuf) == 1:
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        data = b"".join(self.wbuf)
+        self.wbuf.clear()
+        if self.transport is not None and not self.lost:
+            self.transport.write(data)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -158,7 +174,7 @@ class PipelinedClient:
             proto = await self._protocol()
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         proto.pending.append(fut)
-        proto.transport.write(packed)  # type: ignore[union-attr]
+        proto.send(packed)
         try:
             async with asyncio.timeout(self._timeout):
                 return await fut
