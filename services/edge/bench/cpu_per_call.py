@@ -97,8 +97,8 @@ def run_wrk(args: argparse.Namespace, lua: Path, edge_pid: int, fake_pid: int) -
         "non2xx": int(non2xx.group(1)) if non2xx else 0,
         "rps": total / wall,
         "mean": _ms(re.search(r"Latency\s+([\d.]+(?:us|ms|s))\s", out).group(1)),
-        "p50": _ms(re.search(r"50%\s+(\S+)", out).group(1)),
-        "p99": _ms(re.search(r"99%\s+(\S+)", out).group(1)),
+        "p50": _ms(re.search(r"^\s*50(?:\.000)?%\s+(\S+)", out, re.M).group(1)),
+        "p99": _ms(re.search(r"^\s*99(?:\.000)?%\s+(\S+)", out, re.M).group(1)),
         "edge_cpu": (e1 - e0) / total * 1000,
         "fake_cpu": (f1 - f0) / total * 1000,
     }

@@ -18,6 +18,7 @@ from tollway_admission.admission import (
     applicable,
     openai_duration,
 )
+from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "ExpiredReservation",
     "ExtendResult",
     "LimitCheck",
+    "PipelinedClient",
     "Reservation",
     "SeedProvider",
     "SeedRequest",

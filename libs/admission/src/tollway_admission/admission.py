@@ -57,6 +57,7 @@ from tollway_contracts.limits import Limit
 
 from tollway_admission import keys as K
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+from tollway_admission.pipelined import PipelinedClient
 
 CheckKind = Literal["requests", "tokens", "concurrency", "budget"]
 Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
@@ -370,6 +371,12 @@ class Admission:
         seed_provider: default provider for cold budget counters.
         seed_attempts: seed rounds per :meth:`admit` call (>= 1); after
             them a still-cold counter returns ``seed_needed``.
+        pipelined: when given, every script runs through this
+            :class:`~tollway_admission.pipelined.PipelinedClient` (one
+            pipelined connection, hiredis, one packed write per EVALSHA)
+            instead of ``client``'s pool; ``client`` still serves the other
+            reads (record keys, budget usage, reconciliation). Same scripts,
+            same semantics, same exceptions.
 
     Raises:
         ValueError: ``settled_ttl`` too short.
@@ -386,6 +393,7 @@ class Admission:
         budget_grace: timedelta = timedelta(days=2),
         seed_provider: SeedProvider | None = None,
         seed_attempts: int = 3,
+        pipelined: PipelinedClient | None = None,
     ) -> None:
         if settled_ttl <= reservation_ttl + record_retention:
             raise ValueError("settled_ttl must exceed reservation_ttl + record_retention")
@@ -398,6 +406,7 @@ class Admission:
         self._seed_provider = seed_provider
         self._seed_attempts = max(1, seed_attempts)
         self._seeding: dict[str, asyncio.Future[int]] = {}
+        self._fast = pipelined
 
     # -- scripts -----------------------------------------------------------
 
@@ -410,6 +419,13 @@ class Admission:
                 raise RuntimeError(f"SCRIPT LOAD of {s.name} returned {sha!r}, expected {s.sha}")
 
     async def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        fast = self._fast
+        if fast is not None:
+            try:
+                return await fast.evalsha(script.sha, keys, args)
+            except NoScriptError:
+                await fast.execute("SCRIPT", "LOAD", script.source)
+                return await fast.evalsha(script.sha, keys, args)
         try:
             return await self._r.evalsha(script.sha, len(keys), *keys, *args)
         except NoScriptError:

@@ -38,6 +38,7 @@ percent-encoded so no separator can be forged.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import quote
 
 from tollway_contracts.limits import Limit
@@ -61,9 +62,16 @@ def prefix(tenant_id: str) -> str:
 
 def scope_token(limit: Limit) -> str:
     """``<kind>=<id>[@<model>]`` identifying the counter set of one limit."""
-    token = f"{limit.scope}={_q(limit.scope_id)}"
-    if limit.model is not None:
-        token += f"@{_q(limit.model)}"
+    return _scope_token(limit.scope, limit.scope_id, limit.model)
+
+
+@lru_cache(maxsize=65536)
+def _scope_token(scope: str, scope_id: str, model: str | None) -> str:
+    # Memoised: the same few scopes come back on every call (percent-encoding
+    # was a visible share of admit's CPU).
+    token = f"{scope}={_q(scope_id)}"
+    if model is not None:
+        token += f"@{_q(model)}"
     return token
 
 

@@ -70,6 +70,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         timeout_seconds=settings.admission_timeout_seconds,
         probe_interval_seconds=settings.admission_probe_interval_seconds,
         max_connections=settings.admission_max_connections,
+        pipelined=settings.admission_pipelined,
         pool=lambda: sync.pool,
         clock=admission_clock,
         enabled=settings.admission_enabled,

@@ -259,6 +259,7 @@ async def edge_middleware(request: web.Request, handler: Any) -> web.StreamRespo
                 provider=call.provider,
                 attempts=call.attempts,
                 latency_ms=round(latency * 1000.0, 3),
+                ttft_ms=None if call.ttft is None else round((call.ttft - call.t0) * 1000.0, 3),
                 overhead_ms=round(call.overhead_ms(), 3),
             )
 

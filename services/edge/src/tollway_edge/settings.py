@@ -30,7 +30,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             edge answers 503 with ``Retry-After`` (DESIGN.md "Load shedding").
         usage_queue_size: usage events waiting for the Kafka producer; beyond
             it events are dropped and counted (never blocking a call).
-        kafka_linger_ms: producer batching delay, ms.
+        kafka_linger_ms: how long usage events are collected before being
+            handed to Kafka in one batch per partition, ms (off the call's path).
         usage_topic: the topic usage events go to (tests use a fresh one).
         shutdown_drain_seconds: time allowed to flush usage events at stop, s.
         admission_enabled: False skips admission entirely (benchmarks only).
@@ -43,7 +44,11 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         admission_timeout_seconds: socket timeout of one Valkey command, s;
             beyond it Valkey counts as unreachable.
         admission_probe_interval_seconds: how often Valkey is re-tried while down, s.
-        admission_max_connections: Valkey connection pool size of the admission client.
+        admission_max_connections: Valkey connection pool size of the admission
+            client (seeding and record reads; the scripts use the pipelined connection).
+        admission_pipelined: run the scripts over one pipelined connection
+            (``tollway_admission.PipelinedClient``); false uses redis-py's pool
+            (for comparison benchmarks).
         redactor_urls: comma-separated redactor base URLs
             (``TOLLWAY_EDGE_REDACTOR_URLS``); calls go round-robin with
             failover to the next URL on a connection error. Empty: a call
@@ -61,7 +66,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     negative_cache_size: int = Field(default=10_000, ge=1)
     max_in_flight: int = Field(default=4096, ge=1)
     usage_queue_size: int = Field(default=100_000, ge=1)
-    kafka_linger_ms: int = Field(default=5, ge=0)
+    kafka_linger_ms: int = Field(default=50, ge=0)
     usage_topic: str = "tollway.usage.v1"
     shutdown_drain_seconds: float = Field(default=10.0, gt=0)
     admission_enabled: bool = True
@@ -72,6 +77,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_timeout_seconds: float = Field(default=5.0, gt=0)
     admission_probe_interval_seconds: float = Field(default=0.5, gt=0)
     admission_max_connections: int = Field(default=512, ge=1)
+    admission_pipelined: bool = True
     redactor_urls: str = "http://127.0.0.1:8081"
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
 

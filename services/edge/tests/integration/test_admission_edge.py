@@ -192,6 +192,15 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
         return await original(*args, **kw)
 
     client.execute_command = counting_execute
+    fast = state.admission.fast  # the scripts' pipelined connection (when on)
+    original_packed = fast.execute_packed if fast is not None else None
+
+    async def counting_packed(packed: bytes) -> Any:
+        commands.append(packed.split(b"\r\n")[2].decode())  # the command name
+        return await original_packed(packed)
+
+    if fast is not None:
+        fast.execute_packed = counting_packed
     upstream = state.upstreams["fake"]
     at_provider: list[tuple[int, int]] = []
     post = upstream.session.post
@@ -205,6 +214,8 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
         status, _, _ = await _post(edge_http, edge, key)
     finally:
         client.execute_command = original
+        if fast is not None:
+            del fast.execute_packed
         upstream.session.post = post
         sync._pool = pool._pool
     assert status == 200

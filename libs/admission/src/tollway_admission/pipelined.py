@@ -1,0 +1,197 @@
+"""A lean, pipelined Valkey connection for the scripts' hot path (adapter).
+
+redis-py's generic machinery (connection pool checkout, retry wrapper,
+per-argument packing, response callbacks) costs more CPU per ``EVALSHA`` than
+the script itself, and a pool of one connection per in-flight call means a
+burst of 1,000 calls opens hundreds of sockets. :class:`PipelinedClient`
+instead keeps ONE connection per process and pipelines every command on it:
+a command is packed into one RESP buffer, the commands of one loop iteration
+are written together (one syscall at any concurrency), and each reply is
+matched by order (FIFO of futures); replies are parsed by ``hiredis``. Valkey executes
+commands one at a time anyway, so one connection loses no parallelism.
+
+Errors are redis-py's, so callers handle them as before:
+``redis.exceptions.ConnectionError`` (cannot connect, connection lost: every
+pending command fails), ``redis.exceptions.TimeoutError`` (no reply within
+``timeout`` s; the connection stays usable, the late reply is discarded in
+order), ``redis.exceptions.NoScriptError`` / ``ResponseError`` (error replies).
+The connection is (re)opened lazily by the next command after a loss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+
+def pack(args: Sequence[Any]) -> bytes:
+    """One RESP array of bulk strings (``str`` UTF-8, ``int`` decimal, ``bytes`` as is)."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        b = a if type(a) is bytes else a.encode() if type(a) is str else str(a).encode()
+        out.append(b"$%d\r\n%b\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+class _Protocol(asyncio.Protocol):
+    __slots__ = ("transport", "pending", "reader", "lost", "wbuf", "loop")
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.pending: deque[asyncio.Future[Any]] = deque()
+        self.reader = hiredis.Reader(replyError=ResponseError)
+        self.lost = False
+        self.wbuf: list[bytes] = []
+        self.loop = asyncio.get_running_loop()
+
+    def send(self, packed: bytes) -> None:
+        """Queue a command; every command queued in one loop iteration goes out in ONE write."""
+        wbuf = self.wbuf
+        wbuf.append(packed)
+        if len(wbuf) == 1:
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        data = b"".join(self.wbuf)
+        self.wbuf.clear()
+        if self.transport is not None and not self.lost:
+            self.transport.write(data)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        reader = self.reader
+        reader.feed(data)
+        pending = self.pending
+        while True:
+            reply = reader.gets()
+            if reply is False:
+                return
+            fut = pending.popleft()
+            if fut.done():  # its caller timed out; the reply is dropped in order
+                continue
+            if isinstance(reply, ResponseError):
+                msg = str(reply)
+                fut.set_exception(NoScriptError(msg) if msg.startswith("NOSCRIPT") else reply)
+            else:
+                fut.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.transport = None
+        err = RedisConnectionError(f"Valkey connection lost: {exc!r}")
+        while self.pending:
+            fut = self.pending.popleft()
+            if not fut.done():
+                fut.set_exception(err)
+
+
+class PipelinedClient:
+    """One pipelined connection to Valkey for ``execute`` / ``evalsha``.
+
+    Args:
+        url: ``redis://[user:password@]host:port/db`` (as redis-py parses it).
+        timeout: reply timeout per command and connect timeout, s.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+        opts = parse_url(url)
+        self._host = opts.get("host", "127.0.0.1")
+        self._port = int(opts.get("port", 6379))
+        self._db = int(opts.get("db", 0) or 0)
+        self._username = opts.get("username")
+        self._password = opts.get("password")
+        self._timeout = timeout
+        self._proto: _Protocol | None = None
+        self._connecting: asyncio.Future[_Protocol] | None = None
+
+    async def _connect(self) -> _Protocol:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self._timeout):
+                _, proto = await loop.create_connection(_Protocol, self._host, self._port)
+                hello: list[bytes] = []
+                if self._password:
+                    hello.append(pack(["AUTH", self._username, self._password] if self._username
+                                      else ["AUTH", self._password]))
+                if self._db:
+                    hello.append(pack(["SELECT", self._db]))
+                futs = []
+                for cmd in hello:
+                    fut = loop.create_future()
+                    proto.pending.append(fut)
+                    futs.append(fut)
+                    proto.transport.write(cmd)  # type: ignore[union-attr]
+                for fut in futs:
+                    await fut
+        except TimeoutError:
+            raise RedisTimeoutError(f"connecting to Valkey {self._host}:{self._port} timed out") from None
+        except OSError as exc:
+            raise RedisConnectionError(f"cannot connect to Valkey {self._host}:{self._port}: {exc}") from exc
+        return proto
+
+    async def _protocol(self) -> _Protocol:
+        proto = self._proto
+        if proto is not None and not proto.lost:
+            return proto
+        if self._connecting is None:
+            fut: asyncio.Future[_Protocol] = asyncio.get_running_loop().create_future()
+            self._connecting = fut
+            try:
+                proto = await self._connect()
+            except BaseException as exc:
+                fut.set_exception(exc)
+                fut.exception()  # retrieved here; waiters re-raise it
+                raise
+            finally:
+                self._connecting = None
+            self._proto = proto
+            fut.set_result(proto)
+            return proto
+        return await asyncio.shield(self._connecting)
+
+    async def execute(self, *args: Any) -> Any:
+        """Send one command and return its reply (bytes, int, list, None).
+
+        Raises:
+            redis.exceptions.ConnectionError, TimeoutError, ResponseError, NoScriptError.
+        """
+        return await self.execute_packed(pack(args))
+
+    async def execute_packed(self, packed: bytes) -> Any:
+        """As :meth:`execute`, for a command already packed with :func:`pack`."""
+        proto = self._proto
+        if proto is None or proto.lost:
+            proto = await self._protocol()
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        proto.pending.append(fut)
+        proto.send(packed)
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await fut
+        except TimeoutError:
+            raise RedisTimeoutError(f"no reply from Valkey within {self._timeout} s") from None
+
+    async def evalsha(self, sha: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """``EVALSHA sha len(keys) *keys *args`` in one packed write."""
+        return await self.execute_packed(pack(["EVALSHA", sha, len(keys), *keys, *args]))
+
+    def disconnect(self) -> None:
+        """Close the connection (pending commands fail); the next command reconnects."""
+        proto = self._proto
+        self._proto = None
+        if proto is not None and proto.transport is not None:
+            proto.transport.close()
+
+    async def aclose(self) -> None:
+        """Close the connection."""
+        self.disconnect()
