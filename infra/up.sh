@@ -253,7 +253,14 @@ started_services=()
 for entry in "${SERVICES[@]}"; do
   read -r pkg port <<<"$entry"
   if has_pkg "$pkg"; then
-    start_service "$pkg" "$port" uv run --no-sync python -m "$pkg"
+    extra_env=()
+    if [[ $pkg == tollway_edge ]]; then
+      # The edge runs one process per core on one port (SO_REUSEPORT); admission's
+      # local fallback shares each limit between them.
+      workers=${TOLLWAY_EDGE_WORKERS:-2}
+      extra_env=(env "TOLLWAY_EDGE_WORKERS=$workers" "TOLLWAY_EDGE_EXPECTED_PROCESSES=${TOLLWAY_EDGE_EXPECTED_PROCESSES:-$workers}")
+    fi
+    start_service "$pkg" "$port" "${extra_env[@]}" uv run --no-sync python -m "$pkg"
     started_services+=("$pkg :$port")
   fi
 done

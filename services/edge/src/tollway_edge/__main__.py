@@ -1,16 +1,20 @@
-"""``python -m tollway_edge [--check-config]``: parse settings, configure logging, serve."""
+"""``python -m tollway_edge [--check-config]``: parse settings, configure logging, serve.
+
+With ``TOLLWAY_EDGE_WORKERS`` > 1 (or 0 = one per core) this process becomes a
+small supervisor of that many edge processes (``tollway_edge.workers``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from aiohttp import web
 from pydantic import ValidationError
 from tollway_runtime.logging import configure_logging
-from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 from tollway_edge.settings import EdgeSettings
+from tollway_edge.workers import serve, supervise
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,8 +28,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"invalid settings:\n{exc}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.log_format, service="edge")
-    from tollway_edge.app import create_app
-
     if args.check_config:
         from tollway_contracts.catalogue import load_catalogue
 
@@ -36,18 +38,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print("config ok")
         return 0
-    raise_nofile_limit()
-    install_uvloop()
-    web.run_app(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        access_log=None,
-        print=None,
-        shutdown_timeout=settings.shutdown_drain_seconds,
-        backlog=4096,
-    )
-    return 0
+    workers = settings.workers or os.cpu_count() or 1
+    if workers == 1:
+        serve(settings, reuse_port=False)
+        return 0
+    return supervise(settings, workers)
 
 
 if __name__ == "__main__":

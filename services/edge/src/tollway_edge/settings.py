@@ -34,6 +34,10 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             handed to Kafka in one batch per partition, ms (off the call's path).
         usage_topic: the topic usage events go to (tests use a fresh one).
         shutdown_drain_seconds: time allowed to flush usage events at stop, s.
+        workers: edge processes this command runs, all serving one port with
+            SO_REUSEPORT (the kernel spreads connections over them); 0 = one
+            per CPU core. Each is a whole edge (own snapshot, Kafka producer,
+            Valkey connection); nothing a call needs is shared between them.
         admission_enabled: False skips admission entirely (benchmarks only).
         stream_allowance_tokens: completion tokens a stream reserves at admission.
         stream_extend_tokens: completion tokens each stream extension reserves.
@@ -69,6 +73,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     kafka_linger_ms: int = Field(default=50, ge=0)
     usage_topic: str = "tollway.usage.v1"
     shutdown_drain_seconds: float = Field(default=10.0, gt=0)
+    workers: int = Field(default=1, ge=0)
     admission_enabled: bool = True
     stream_allowance_tokens: int = Field(default=256, ge=1)
     stream_extend_tokens: int = Field(default=256, ge=1)

@@ -42,8 +42,8 @@ async def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen | No
 
 def start_edge(port: int, env: dict[str, str], log_path: Path) -> subprocess.Popen:
     """Start ``python -m tollway_edge`` on ``port`` with ``env`` added to ours."""
-    full = {**os.environ, **env, "TOLLWAY_EDGE_PORT": str(port), "TOLLWAY_LOG_LEVEL": "WARNING",
-            "TOLLWAY_LOG_FORMAT": "json"}
+    full = {**os.environ, "TOLLWAY_LOG_LEVEL": "WARNING", "TOLLWAY_LOG_FORMAT": "json", **env,
+            "TOLLWAY_EDGE_PORT": str(port)}
     log = open(log_path, "ab")  # noqa: SIM115 - closed with the process
     return subprocess.Popen([sys.executable, "-m", "tollway_edge"], env=full, stdout=log, stderr=subprocess.STDOUT)
 

@@ -1,0 +1,90 @@
+"""Running the edge: one process, or several on one port (SO_REUSEPORT).
+
+``supervise`` starts N edge processes bound to the same port with
+SO_REUSEPORT (the kernel spreads new connections over them), forwards
+SIGTERM/SIGINT to them, and returns when they have all stopped. If one dies on
+its own, it stops the others and returns 1, so the process manager
+(Kubernetes, ``infra/up.sh``) restarts the whole set. Each worker is a whole
+edge: its own principals snapshot, Kafka producer and Valkey connection;
+nothing a call needs is shared between them (DESIGN.md: edge processes are
+interchangeable).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+
+from aiohttp import web
+from tollway_runtime.logging import configure_logging
+from tollway_runtime.process import install_uvloop, raise_nofile_limit
+
+from tollway_edge.settings import EdgeSettings
+
+
+def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
+    """Run one edge process until SIGTERM/SIGINT (aiohttp's graceful shutdown)."""
+    from tollway_edge.app import create_app
+
+    raise_nofile_limit()
+    install_uvloop()
+    web.run_app(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        access_log=None,
+        print=None,
+        shutdown_timeout=settings.shutdown_drain_seconds,
+        backlog=4096,
+        reuse_port=reuse_port,
+    )
+
+
+def _worker(settings: EdgeSettings, index: int) -> None:
+    configure_logging(settings.log_level, settings.log_format, service="edge")
+    import structlog
+
+    structlog.contextvars.bind_contextvars(worker=index)
+    serve(settings, reuse_port=True)
+
+
+def supervise(settings: EdgeSettings, workers: int) -> int:
+    """Start ``workers`` edge processes on one port; returns the exit code."""
+    import structlog
+
+    log = structlog.get_logger("tollway_edge.supervisor")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_worker, args=(settings, i), name=f"tollway-edge-{i}") for i in range(workers)]
+    for proc in procs:
+        proc.start()
+    log.info("workers_started", workers=workers, pids=[p.pid for p in procs], port=settings.port)
+    stopping = False
+
+    def _forward(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for proc in procs:
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, _forward)
+    signal.signal(signal.SIGINT, _forward)
+    code = 0
+    while any(p.is_alive() for p in procs):
+        for proc in procs:
+            if not stopping and not proc.is_alive():
+                log.error("worker_died", pid=proc.pid, exit_code=proc.exitcode)
+                code = 1
+                _forward(signal.SIGTERM, None)
+        time.sleep(0.2)
+    if not stopping and any(p.exitcode for p in procs):
+        code = 1
+    deadline = time.monotonic() + settings.shutdown_drain_seconds + 5
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+    log.info("workers_stopped", exit_code=code)
+    return code
