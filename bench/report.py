@@ -183,6 +183,8 @@ def render(results: dict) -> str:
 
     # --- goals --------------------------------------------------------------------------------------
     w("## Goals\n")
+    w("Why the missed goals are missed, with profiles and what was tried: "
+      "[`edge-performance.md`](edge-performance.md).\n")
     w("| goal | target | measured | met |\n|---|---|---|---|")
     cs, sweep = sweep_table(results)
     tw = sweep.get("tollway", {})
