@@ -4,6 +4,9 @@
 #   Kafka KRaft (:9092, controller :9093) + topics · fake provider (:9000) ·
 #   every installed Tollway service (quota, ledger, redactor, edge, reporting).
 # Running it again while the stack is up starts only what is missing.
+# It first runs infra/install.sh (idempotent; about 1 s when everything is
+# present), so one command takes a fresh machine to a running stack;
+# TOLLWAY_SKIP_INSTALL=1 skips that step.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TOLLWAY_ROOT"
@@ -11,6 +14,8 @@ t0=$SECONDS
 mkdir -p "$LOGS" "$RUN" "$STATE/valkey" "$STATE/kafka"
 # A gateway holds two sockets per stream: raise the open-file soft limit to the hard one.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+[[ "${TOLLWAY_SKIP_INSTALL:-0}" == 1 ]] || bash "$TOLLWAY_ROOT/infra/install.sh"
 
 [[ -x "$(venv_python)" ]] || die "no .venv at $TOLLWAY_ROOT: run 'bash infra/install.sh' first"
 [[ -f "$KAFKA_LIBS/.complete" ]] || die "no Kafka jars in $KAFKA_LIBS: run 'bash infra/install.sh' first"
