@@ -16,7 +16,9 @@ No module outside a service's ``settings.py`` reads ``os.environ``.
 
 from __future__ import annotations
 
+import json
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +43,25 @@ class ServiceSettings(BaseSettings):
     log_level: str = shared("log_level", default="INFO")
     log_format: Literal["json", "console", "auto"] = shared("log_format", default="auto")
     host: str = "127.0.0.1"
+
+    def redacted_json(self) -> str:
+        """The settings as indented JSON for ``--check-config``: secrets are
+        masked (``SecretStr`` fields print as stars) and so is the password of
+        every ``*_dsn`` / ``*_url`` field."""
+        data = self.model_dump(mode="json")
+        for name, value in data.items():
+            if isinstance(value, str) and name.endswith(("_dsn", "_url")):
+                data[name] = mask_url_password(value)
+        return json.dumps(data, indent=2)
+
+
+def mask_url_password(url: str) -> str:
+    """``scheme://user:secret@host/db`` -> ``scheme://user:***@host/db``; other URLs unchanged."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class PostgresSettings(BaseSettings):

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
 import sys
-from urllib.parse import urlsplit, urlunsplit
 
 import structlog
 from aiohttp import web
@@ -21,43 +19,6 @@ from tollway_runtime.process import install_uvloop
 
 from .app import CONSUMER, create_app
 from .settings import LedgerSettings
-
-
-def redacted_config(settings: LedgerSettings) -> str:
-    """The settings as JSON with the DSN's password masked (for ``--check-config``)."""
-    data = settings.model_dump(mode="json")
-    parts = urlsplit(data["postgres_dsn"])
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-        data["postgres_dsn"] = urlunsplit(parts._replace(netloc=netloc))
-    return json.dumps(data, indent=2)
-
-
-async def serve(settings: LedgerSettings) -> int:
-    """Run until a signal or until the consumer loop ends; returns the exit code."""
-    log = structlog.get_logger("tollway_ledger")
-    app = create_app(settings)
-    runner = web.AppRunner(app, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, settings.host, settings.health_port)
-    await site.start()
-    log.info("started", health_port=settings.health_port, topic=settings.topic, group=settings.consumer_group)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    consumer_task = app[CONSUMER].task
-    assert consumer_task is not None
-    stop_task = asyncio.create_task(stop.wait())
-    await asyncio.wait({stop_task, consumer_task}, return_when=asyncio.FIRST_COMPLETED)
-    code = 0
-    if consumer_task.done() and not consumer_task.cancelled() and consumer_task.exception():
-        log.error("consumer_failed", error=repr(consumer_task.exception()))
-        code = 1
-    stop_task.cancel()
-    await runner.cleanup()
-    log.info("stopped", exit_code=code)
-    return code
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
         print(exc, file=sys.stderr)
         sys.exit(2)
     if args.check_config:
-        print(redacted_config(settings))
+        print(settings.redacted_json())
         return
     configure_logging(settings.log_level, settings.log_format, service="ledger")
     install_uvloop()
