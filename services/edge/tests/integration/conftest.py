@@ -4,6 +4,7 @@ Valkey and Kafka (tollway_testing fixtures) and the fake provider."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -167,23 +168,41 @@ async def edge(
         "log_format": "console",
     }
     values.update(overrides)
-    settings = EdgeSettings(**values)
+    async with running_edge(
+        EdgeSettings(**values), catalogue, clock=clock,
+        wait_for_kafka=values["kafka_bootstrap_servers"] == kafka_bootstrap_servers,
+    ) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def running_edge(
+    settings: EdgeSettings,
+    catalogue: dict[str, Any],
+    *,
+    clock: Any = None,
+    wait_for_kafka: bool = True,
+) -> AsyncIterator[Edge]:
+    """Serve ``create_app(settings)`` in process on a free port until the block ends.
+
+    Waits (up to 15 s) for the Kafka producer to connect when ``wait_for_kafka``
+    (it connects in the background; a test that points at a dead broker passes False).
+    """
     app = create_app(settings, admission_clock=clock) if clock is not None else create_app(settings)
     server = TestServer(app, host="127.0.0.1")
     await server.start_server()
     state = app[STATE]
-    for _ in range(300 if settings.kafka_bootstrap_servers == kafka_bootstrap_servers else 0):
-        # the producer connects in the background
+    for _ in range(300 if wait_for_kafka else 0):
         if state.emitter.ready:
             break
         await asyncio.sleep(0.05)
     try:
         yield Edge(
             url=f"http://127.0.0.1:{server.port}",
-            dsn=fresh_database,
-            valkey_url=valkey_test_url,
-            topic=topic,
-            kafka=kafka_bootstrap_servers,
+            dsn=settings.postgres_dsn,
+            valkey_url=settings.valkey_url,
+            topic=settings.usage_topic,
+            kafka=settings.kafka_bootstrap_servers,
             app=app,
             catalogue=catalogue,
         )

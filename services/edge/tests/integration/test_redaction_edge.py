@@ -15,15 +15,13 @@ import orjson
 import pytest
 import pytest_asyncio
 import yaml
-from aiohttp.test_utils import TestServer
 from tollway_contracts.events import UsageEvent
-from tollway_edge.app import create_app
 from tollway_edge.handlers import STATE
 from tollway_edge.redaction_step import RedactorPool
 from tollway_edge.settings import EdgeSettings
 from tollway_testing.fake_provider import FakeProviderConfig
 
-from .conftest import PEPPER, Edge, edge_catalogue
+from .conftest import PEPPER, Edge, edge_catalogue, running_edge
 from .principals_schema import create_principals_schema, upsert_key
 from .redaction_support import (
     RedactorProcess,
@@ -126,26 +124,8 @@ async def redaction_edge(
         "redaction_deadline_ms": 10_000,  # a shared 2-core machine; the deadline tests set their own
     }
     values.update(overrides)
-    app = create_app(EdgeSettings(**values))
-    server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
-    state = app[STATE]
-    for _ in range(300):
-        if state.emitter.ready:
-            break
-        await asyncio.sleep(0.05)
-    try:
-        yield Edge(
-            url=f"http://127.0.0.1:{server.port}",
-            dsn=fresh_database,
-            valkey_url=valkey_test_url,
-            topic=topic,
-            kafka=kafka_bootstrap_servers,
-            app=app,
-            catalogue=catalogue,
-        )
-    finally:
-        await server.close()
+    async with running_edge(EdgeSettings(**values), catalogue) as running:
+        yield running
 
 
 async def _key(edge: Edge, policy: dict[str, Any] | None, limits: list[dict[str, Any]] | None = None) -> str:
