@@ -27,7 +27,6 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -39,18 +38,7 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """user + system CPU of ``pid`` so far, seconds (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
+from consumer_bench import backend_pids, committed, cpu_seconds, free_port  # a sibling: these run as scripts (bench/ on sys.path)
 
 
 def fmt(ts: datetime) -> str:
@@ -104,29 +92,6 @@ async def prefill(bootstrap: str, topic: str, calls: int) -> int:
     finally:
         await producer.stop()
     return sent
-
-
-async def committed(admin: AIOKafkaAdminClient, group: str, tps: list[TopicPartition]) -> int:
-    try:
-        offsets = await admin.list_consumer_group_offsets(group, partitions=tps)
-    except Exception:  # noqa: BLE001 - group not there yet
-        return 0
-    return sum(max(o.offset, 0) for o in offsets.values() if o is not None)
-
-
-async def backend_pids(dsn: str, db: str) -> list[int]:
-    conn = await asyncpg.connect(dsn)
-    try:
-        rows = await conn.fetch("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", db)
-        return [r[0] for r in rows]
-    finally:
-        await conn.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def main() -> None:

@@ -34,7 +34,6 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -53,26 +52,10 @@ from tollway_contracts.admin import KeyCreate, LimitSet, TeamCreate, TenantCreat
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.limits import Limit
 from tollway_quota.client import AdminClient
+from consumer_bench import committed, cpu_seconds, free_port  # a sibling: these run as scripts (bench/ on sys.path)
 
-TICK = os.sysconf("SC_CLK_TCK")
 TOKEN = "bench-admin-token-0123456789abcdef"
 PEPPER = "bench-pepper-0123456789abcdef0123456789"
-
-
-def cpu_seconds(pid: int) -> float:
-    """user + system CPU of ``pid`` so far, seconds (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_quota(env: dict[str, str], profile: str | None) -> subprocess.Popen:
@@ -167,14 +150,6 @@ async def reserve_and_fill(args, valkey: Redis, dsn: str, tenant_id: str, key_id
     finally:
         await producer.stop()
     return sent
-
-
-async def committed(admin: AIOKafkaAdminClient, group: str, tps: list[TopicPartition]) -> int:
-    try:
-        offsets = await admin.list_consumer_group_offsets(group, partitions=tps)
-    except Exception:  # noqa: BLE001 - group not there yet
-        return 0
-    return sum(max(o.offset, 0) for o in offsets.values() if o is not None)
 
 
 async def main() -> None:
