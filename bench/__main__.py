@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import platform
 import resource
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,15 +27,22 @@ from .profile import profile_edge
 
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT = "Email jane.doe@example.com or call +1 415 555 0100 about invoice 4411; summarise the thread for me."
-CHAT_BODY = orjson.dumps({"model": targets.MODEL, "messages": [{"role": "user", "content": PROMPT}], "max_tokens": 64})
+CHAT_BODY = orjson.dumps(
+    {"model": targets.MODEL, "messages": [{"role": "user", "content": PROMPT}], "max_tokens": 64}
+)
 STREAM_SCENARIOS = targets.STREAM_SCENARIOS
 
 
 def stream_body(chunks: int, interval: int, ttft: int) -> bytes:
     """The streaming request: the shape is in the model name (targets.stream_model), the same for every target."""
-    return orjson.dumps({"model": targets.stream_model(chunks, interval, ttft),
-                         "messages": [{"role": "user", "content": PROMPT}],
-                         "stream": True, "stream_options": {"include_usage": True}})
+    return orjson.dumps(
+        {
+            "model": targets.stream_model(chunks, interval, ttft),
+            "messages": [{"role": "user", "content": PROMPT}],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+    )
 
 
 STREAM_BODY = stream_body(200, 25, 0)  # recorded in results.json as the example stream body
@@ -69,8 +73,11 @@ def machine_facts() -> dict:
             mem_kb = int(line.split()[1])
     os_name = ""
     try:
-        os_name = next(l.split("=", 1)[1].strip('"') for l in Path("/etc/os-release").read_text().splitlines()
-                       if l.startswith("PRETTY_NAME="))
+        os_name = next(
+            l.split("=", 1)[1].strip('"')
+            for l in Path("/etc/os-release").read_text().splitlines()
+            if l.startswith("PRETTY_NAME=")
+        )
     except (OSError, StopIteration):
         pass
     return {
@@ -88,8 +95,13 @@ def machine_facts() -> dict:
 
 
 class Runner:
-    def __init__(self, args: argparse.Namespace, provider: targets.Target, tgts: list[targets.Target],
-                 loadgen_note: str) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        provider: targets.Target,
+        tgts: list[targets.Target],
+        loadgen_note: str,
+    ) -> None:
         self.args = args
         self.provider = provider
         self.targets = tgts
@@ -112,8 +124,18 @@ class Runner:
         err = targets.wait_http(url, None, 60)
         return f"provider was down before this step ({'still down' if err else f'back after {time.monotonic() - t0:.0f} s'})"
 
-    def measure_wrk(self, scenario: str, t: targets.Target, path: str, *, method: str, body: bytes | None,
-                    concurrency: int, duration: float, extra_headers: dict[str, str] | None = None) -> dict:
+    def measure_wrk(
+        self,
+        scenario: str,
+        t: targets.Target,
+        path: str,
+        *,
+        method: str,
+        body: bytes | None,
+        concurrency: int,
+        duration: float,
+        extra_headers: dict[str, str] | None = None,
+    ) -> dict:
         down = self.provider_up()
         headers = dict(t.headers)
         if body:
@@ -121,39 +143,78 @@ class Runner:
         headers.update(extra_headers or {})
         vk0 = valkey_commands_processed() if t.kind == "tollway" else None
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
-            r = run_wrk(t.base + path, method=method, body=body, headers=headers, concurrency=concurrency,
-                        duration_s=duration)
+            r = run_wrk(
+                t.base + path,
+                method=method,
+                body=body,
+                headers=headers,
+                concurrency=concurrency,
+                duration_s=duration,
+            )
         vk1 = valkey_commands_processed() if vk0 is not None else None
-        step = {"scenario": scenario, "target": t.name, "path": path, "concurrency": concurrency,
-                "valkey_commands": (vk1 - vk0) if vk0 is not None and vk1 is not None else None,
-                "wrk": r.as_dict(), "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
-                "processes": m.window.processes, "wall_s": m.window.wall_s,
-                "machine_busy_cores": m.window.machine_busy_cores, "note": down}
+        step = {
+            "scenario": scenario,
+            "target": t.name,
+            "path": path,
+            "concurrency": concurrency,
+            "valkey_commands": (vk1 - vk0) if vk0 is not None and vk1 is not None else None,
+            "wrk": r.as_dict(),
+            "cpu_s": m.window.cpu_s,
+            "peak_rss_bytes": m.window.peak_rss_bytes,
+            "processes": m.window.processes,
+            "wall_s": m.window.wall_s,
+            "machine_busy_cores": m.window.machine_busy_cores,
+            "note": down,
+        }
         self.results["steps"].append(step)
         err = f" errors={r.errors} {r.error_kinds}" if r.errors else ""
         gw = t.groups[0].name if t.groups else "-"
         cpu_ms = (m.window.cpu_s.get(gw, 0) * 1000 / r.ok) if r.ok else None
-        log(f"{scenario:<24} {t.name:<18} c={concurrency:<4} {r.rps:9.1f} req/s p50={r.p50_ms} p99={r.p99_ms}"
-            f" {gw} cpu/call={cpu_ms and round(cpu_ms, 3)} ms{err}{' FAIL ' + r.failure if r.failure else ''}")
+        log(
+            f"{scenario:<24} {t.name:<18} c={concurrency:<4} {r.rps:9.1f} req/s p50={r.p50_ms} p99={r.p99_ms}"
+            f" {gw} cpu/call={cpu_ms and round(cpu_ms, 3)} ms{err}{' FAIL ' + r.failure if r.failure else ''}"
+        )
         return step
 
-    def measure_streams(self, scenario: str, t: targets.Target, n: int, chunks: int, interval: int, ttft: int) -> dict:
+    def measure_streams(
+        self, scenario: str, t: targets.Target, n: int, chunks: int, interval: int, ttft: int
+    ) -> dict:
         down = self.provider_up()
         headers = dict(t.headers)
         headers["content-type"] = "application/json"
         body = stream_body(chunks, interval, ttft)
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
-            r = run_streams(t.base + t.chat_path, body=body, headers=headers, streams=n,
-                            processes=self.args.stream_clients, timeout_s=max(60.0, chunks * interval / 1000 * 4),
-                            ramp_s=self.args.stream_ramp)
-        step = {"scenario": scenario, "target": t.name, "path": t.chat_path, "concurrency": n,
-                "stream": r.as_dict(), "model": targets.stream_model(chunks, interval, ttft), "chunks": chunks, "interval_ms": interval, "ttft_ms": ttft,
-                "cpu_s": m.window.cpu_s, "peak_rss_bytes": m.window.peak_rss_bytes,
-                "processes": m.window.processes, "wall_s": m.window.wall_s,
-                "machine_busy_cores": m.window.machine_busy_cores, "note": down}
+            r = run_streams(
+                t.base + t.chat_path,
+                body=body,
+                headers=headers,
+                streams=n,
+                processes=self.args.stream_clients,
+                timeout_s=max(60.0, chunks * interval / 1000 * 4),
+                ramp_s=self.args.stream_ramp,
+            )
+        step = {
+            "scenario": scenario,
+            "target": t.name,
+            "path": t.chat_path,
+            "concurrency": n,
+            "stream": r.as_dict(),
+            "model": targets.stream_model(chunks, interval, ttft),
+            "chunks": chunks,
+            "interval_ms": interval,
+            "ttft_ms": ttft,
+            "cpu_s": m.window.cpu_s,
+            "peak_rss_bytes": m.window.peak_rss_bytes,
+            "processes": m.window.processes,
+            "wall_s": m.window.wall_s,
+            "machine_busy_cores": m.window.machine_busy_cores,
+            "note": down,
+        }
         self.results["steps"].append(step)
-        log(f"{scenario:<24} {t.name:<18} completed {r.completed}/{n} ttfc p50={r.ttfc_p50_ms} p95={r.ttfc_p95_ms}"
-            f" events p50={r.events_p50} failures={r.failures}{' FAIL ' + r.failure if r.failure else ''}")
+        log(
+            f"{scenario:<24} {t.name:<18} completed {r.completed}/{n} ttfc p50={r.ttfc_p50_ms} p95={r.ttfc_p95_ms}"
+            f" events p50={r.events_p50} failures={r.failures}{' FAIL ' + r.failure if r.failure else ''}"
+        )
         return step
 
     def idle(self) -> None:
@@ -166,9 +227,13 @@ class Runner:
         named = [ProcGroup(k, g.resolve) for k, g in seen.items()]
         with Meter(named) as m:
             time.sleep(self.args.idle)
-        self.results["idle"] = {"wall_s": m.window.wall_s, "cpu_s": m.window.cpu_s,
-                                "rss_bytes": m.window.peak_rss_bytes, "processes": m.window.processes,
-                                "machine_busy_cores": m.window.machine_busy_cores}
+        self.results["idle"] = {
+            "wall_s": m.window.wall_s,
+            "cpu_s": m.window.cpu_s,
+            "rss_bytes": m.window.peak_rss_bytes,
+            "processes": m.window.processes,
+            "machine_busy_cores": m.window.machine_busy_cores,
+        }
 
     def run(self) -> None:
         a = self.args
@@ -180,33 +245,68 @@ class Runner:
         self.idle()
         log("warm-up")
         for t in everyone:
-            run_wrk(t.base + t.chat_path, method="POST", body=CHAT_BODY,
-                    headers={**t.headers, "content-type": "application/json"}, concurrency=8, duration_s=a.warmup)
+            run_wrk(
+                t.base + t.chat_path,
+                method="POST",
+                body=CHAT_BODY,
+                headers={**t.headers, "content-type": "application/json"},
+                concurrency=8,
+                duration_s=a.warmup,
+            )
 
         if "ladder" in a.scenarios:
             c = a.ladder_concurrency
-            self.measure_wrk("ladder: provider direct", self.provider, self.provider.chat_path, method="POST",
-                             body=CHAT_BODY, concurrency=c, duration=a.duration)
+            self.measure_wrk(
+                "ladder: provider direct",
+                self.provider,
+                self.provider.chat_path,
+                method="POST",
+                body=CHAT_BODY,
+                concurrency=c,
+                duration=a.duration,
+            )
             for t in live:
                 if t.health_path:
-                    self.measure_wrk("ladder: /healthz", t, t.health_path, method="GET", body=None, concurrency=c,
-                                     duration=a.duration)
+                    self.measure_wrk(
+                        "ladder: /healthz",
+                        t,
+                        t.health_path,
+                        method="GET",
+                        body=None,
+                        concurrency=c,
+                        duration=a.duration,
+                    )
             for t in live:
                 if t.models_path:
-                    self.measure_wrk("ladder: /v1/models", t, t.models_path, method="GET", body=None,
-                                     concurrency=c, duration=a.duration)
+                    self.measure_wrk(
+                        "ladder: /v1/models",
+                        t,
+                        t.models_path,
+                        method="GET",
+                        body=None,
+                        concurrency=c,
+                        duration=a.duration,
+                    )
             for t in live:
                 name = "ladder: chat+redaction" if t.name.endswith("redaction") else "ladder: chat"
-                self.measure_wrk(name, t, t.chat_path, method="POST", body=CHAT_BODY, concurrency=c,
-                                 duration=a.duration)
+                self.measure_wrk(
+                    name, t, t.chat_path, method="POST", body=CHAT_BODY, concurrency=c, duration=a.duration
+                )
 
         if "sweep" in a.scenarios:
             for c in a.sweep:
                 for t in everyone:
                     if t.name.endswith("redaction") and not a.sweep_redaction:
                         continue
-                    self.measure_wrk("sweep", t, t.chat_path, method="POST", body=CHAT_BODY, concurrency=c,
-                                     duration=a.duration)
+                    self.measure_wrk(
+                        "sweep",
+                        t,
+                        t.chat_path,
+                        method="POST",
+                        body=CHAT_BODY,
+                        concurrency=c,
+                        duration=a.duration,
+                    )
 
         if "streams" in a.scenarios:
             for name, (n, chunks, interval, ttft) in STREAM_SCENARIOS.items():
@@ -231,30 +331,55 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=5.0, help="seconds per measured step (default 5)")
     p.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up per target (default 2)")
     p.add_argument("--idle", type=float, default=3.0, help="seconds of the idle window (default 3)")
-    p.add_argument("--settle", type=float, default=0.5,
-                   help="seconds kept in each CPU window after the load stops, for asynchronous consumers")
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=0.5,
+        help="seconds kept in each CPU window after the load stops, for asynchronous consumers",
+    )
     p.add_argument("--scenarios", default="ladder,sweep,streams", help="comma list of ladder,sweep,streams")
     p.add_argument("--sweep", default=",".join(map(str, SWEEP)), help="concurrency levels of the sweep")
     p.add_argument("--sweep-redaction", action="store_true", help="also sweep the redaction target")
     p.add_argument("--ladder-concurrency", type=int, default=16)
     p.add_argument("--stream-scale", type=float, default=1.0, help="scale the stream counts (smoke runs)")
     p.add_argument("--stream-clients", type=int, default=2, help="stream client processes (default 2)")
-    p.add_argument("--stream-ramp", type=float, default=1.0,
-                   help="seconds over which the streams are opened (default 1; a listen backlog of 128 drops "
-                        "SYNs when 1,000 connect at once)")
-    p.add_argument("--targets", default="tollway,litellm,portkey", help="comma list of tollway,litellm,portkey")
-    p.add_argument("--workers", type=int, default=0,
-                   help="LiteLLM workers (default: as many as the edge has listening processes, else 1)")
+    p.add_argument(
+        "--stream-ramp",
+        type=float,
+        default=1.0,
+        help="seconds over which the streams are opened (default 1; a listen backlog of 128 drops "
+        "SYNs when 1,000 connect at once)",
+    )
+    p.add_argument(
+        "--targets", default="tollway,litellm,portkey", help="comma list of tollway,litellm,portkey"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="LiteLLM workers (default: as many as the edge has listening processes, else 1)",
+    )
     p.add_argument("--provider-port", type=int, default=9000, help="the stack's fake provider (default 9000)")
-    p.add_argument("--own-provider-port", type=int, default=9100,
-                   help="where the harness starts its own fake provider when the stack's is not running")
+    p.add_argument(
+        "--own-provider-port",
+        type=int,
+        default=9100,
+        help="where the harness starts its own fake provider when the stack's is not running",
+    )
     p.add_argument("--edge-port", type=int, default=8080)
     p.add_argument("--litellm-port", type=int, default=4400)
     p.add_argument("--portkey-port", type=int, default=8787)
-    p.add_argument("--no-portkey-patched", action="store_true",
-                   help="skip the locally patched Portkey copy in the streaming scenarios")
-    p.add_argument("--no-profile", dest="profile", action="store_false",
-                   help="skip the py-spy profile of the edge under chat load (on by default when the edge runs)")
+    p.add_argument(
+        "--no-portkey-patched",
+        action="store_true",
+        help="skip the locally patched Portkey copy in the streaming scenarios",
+    )
+    p.add_argument(
+        "--no-profile",
+        dest="profile",
+        action="store_false",
+        help="skip the py-spy profile of the edge under chat load (on by default when the edge runs)",
+    )
     p.add_argument("--preliminary", action="store_true", help="mark the report preliminary (busy machine)")
     p.add_argument("--out-dir", type=Path, default=targets.REPO / "docs")
     p.add_argument("--note", action="append", default=[], help="a line added to the report's notes")
@@ -268,7 +393,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     raise_nofile()
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     t_start = time.monotonic()
     logdir = Path(tempfile.mkdtemp(prefix="tollway-bench-"))
     log(f"logs in {logdir}")
@@ -292,7 +417,10 @@ def main(argv: list[str] | None = None) -> int:
                         t.notes.append(note)
                         log(f"{t.name}: {note}")
             for t in (full, red):
-                log(f"{t.name}: {t.unavailable or 'available'}" + (f" ({t.notes[-1]})" if t is red and t.notes else ""))
+                log(
+                    f"{t.name}: {t.unavailable or 'available'}"
+                    + (f" ({t.notes[-1]})" if t is red and t.notes else "")
+                )
         workers = a.workers or (tgts[0].workers if tgts and tgts[0].available else 1)
         if "litellm" in a.targets:
             log(f"starting LiteLLM {targets.LITELLM_VERSION} with {workers} worker(s)")
@@ -320,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         for p in started_procs:
             targets.stop(p)
         targets.stop(provider.proc)
-    finished = dt.datetime.now(dt.timezone.utc)
+    finished = dt.datetime.now(dt.UTC)
     results = {
         "started_at": started.isoformat(timespec="seconds"),
         "finished_at": finished.isoformat(timespec="seconds"),
@@ -330,18 +458,33 @@ def main(argv: list[str] | None = None) -> int:
         "git": targets._git_describe(),
         "machine": facts,
         "loadavg_at_end": os.getloadavg(),
-        "settings": {"duration_s": a.duration, "warmup_s": a.warmup, "settle_s": a.settle,
-                     "ladder_concurrency": a.ladder_concurrency, "sweep": a.sweep,
-                     "stream_scale": a.stream_scale, "stream_clients": a.stream_clients,
-                     "stream_ramp_s": a.stream_ramp,
-                     "chat_body": CHAT_BODY.decode(), "stream_body": STREAM_BODY.decode(),
-                     "stream_models": list(targets.STREAM_MODELS)},
+        "settings": {
+            "duration_s": a.duration,
+            "warmup_s": a.warmup,
+            "settle_s": a.settle,
+            "ladder_concurrency": a.ladder_concurrency,
+            "sweep": a.sweep,
+            "stream_scale": a.stream_scale,
+            "stream_clients": a.stream_clients,
+            "stream_ramp_s": a.stream_ramp,
+            "chat_body": CHAT_BODY.decode(),
+            "stream_body": STREAM_BODY.decode(),
+            "stream_models": list(targets.STREAM_MODELS),
+        },
         "notes": a.note,
         "targets": [
-            {"name": t.name, "kind": t.kind, "base": t.base, "version": t.version, "workers": t.workers,
-             "command": t.command, "unavailable": t.unavailable, "notes": t.notes,
-             "redaction_applied": getattr(t, "redaction_applied", None),
-             "groups": [g.name for g in t.groups]}
+            {
+                "name": t.name,
+                "kind": t.kind,
+                "base": t.base,
+                "version": t.version,
+                "workers": t.workers,
+                "command": t.command,
+                "unavailable": t.unavailable,
+                "notes": t.notes,
+                "redaction_applied": getattr(t, "redaction_applied", None),
+                "groups": [g.name for g in t.groups],
+            }
             for t in [provider, *tgts]
         ],
         **runner.results,

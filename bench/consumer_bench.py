@@ -45,7 +45,9 @@ async def backend_pids(dsn: str, db: str) -> list[int]:
     """Pids of the Postgres backends connected to database ``db`` (their CPU is the service's too)."""
     conn = await asyncpg.connect(dsn)
     try:
-        rows = await conn.fetch("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", db)
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", db
+        )
         return [r[0] for r in rows]
     finally:
         await conn.close()

@@ -38,7 +38,12 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from consumer_bench import backend_pids, committed, cpu_seconds, free_port  # a sibling: these run as scripts (bench/ on sys.path)
+from consumer_bench import (  # a sibling: these run as scripts (bench/ on sys.path)
+    backend_pids,
+    committed,
+    cpu_seconds,
+    free_port,
+)
 
 
 def fmt(ts: datetime) -> str:
@@ -52,22 +57,54 @@ def call_events(rng: random.Random, i: int, base: datetime) -> list[tuple[bytes,
     latency = rng.lognormvariate(6.5, 1.0)
     p, c = rng.randrange(5, 4000), rng.randrange(1, 1500)
     common = {
-        "schema_version": 1, "request_id": rid, "tenant_id": f"t{rng.randrange(20)}",
-        "team_id": rng.choice([None, "team-a", "team-b"]), "user_id": f"u{rng.randrange(500)}",
-        "key_id": f"k{rng.randrange(100)}", "ts_start": fmt(ts_start),
-        "model": rng.choice(["gpt-4o-mini", "gpt-4o", "claude-sonnet"]), "provider": "openai",
-        "upstream_model": "gpt-4o-mini-2024-07-18", "stream": rng.random() < 0.5, "trace_id": uuid.uuid4().hex,
+        "schema_version": 1,
+        "request_id": rid,
+        "tenant_id": f"t{rng.randrange(20)}",
+        "team_id": rng.choice([None, "team-a", "team-b"]),
+        "user_id": f"u{rng.randrange(500)}",
+        "key_id": f"k{rng.randrange(100)}",
+        "ts_start": fmt(ts_start),
+        "model": rng.choice(["gpt-4o-mini", "gpt-4o", "claude-sonnet"]),
+        "provider": "openai",
+        "upstream_model": "gpt-4o-mini-2024-07-18",
+        "stream": rng.random() < 0.5,
+        "trace_id": uuid.uuid4().hex,
     }
-    started = {**common, "type": "started", "event_id": str(uuid.uuid4()), "attempts": 0,
-               "reservation": {"key": {"tokens": 5000, "cost_micro_usd": 2000},
-                               "tenant": {"tokens": 5000, "cost_micro_usd": 2000}}}
-    done = {**common, "type": "completed", "event_id": str(uuid.uuid4()),
-            "ts_end": fmt(ts_start + timedelta(milliseconds=latency)), "status_code": 200, "attempts": 1,
-            "prompt_tokens": p, "completion_tokens": c, "cached_tokens": p // 4, "reasoning_tokens": 0,
-            "total_tokens": p + c, "cost_micro_usd": p * 3 + c * 12, "latency_ms": latency,
-            "ttft_ms": latency / 3, "overhead_ms": 1.1,
-            "redaction": {"mode": "redact", "entities": {"PERSON": 1}, "cache_hit": False,
-                          "cached_texts": 0, "total_texts": 2, "duration_ms": 3.5}}
+    started = {
+        **common,
+        "type": "started",
+        "event_id": str(uuid.uuid4()),
+        "attempts": 0,
+        "reservation": {
+            "key": {"tokens": 5000, "cost_micro_usd": 2000},
+            "tenant": {"tokens": 5000, "cost_micro_usd": 2000},
+        },
+    }
+    done = {
+        **common,
+        "type": "completed",
+        "event_id": str(uuid.uuid4()),
+        "ts_end": fmt(ts_start + timedelta(milliseconds=latency)),
+        "status_code": 200,
+        "attempts": 1,
+        "prompt_tokens": p,
+        "completion_tokens": c,
+        "cached_tokens": p // 4,
+        "reasoning_tokens": 0,
+        "total_tokens": p + c,
+        "cost_micro_usd": p * 3 + c * 12,
+        "latency_ms": latency,
+        "ttft_ms": latency / 3,
+        "overhead_ms": 1.1,
+        "redaction": {
+            "mode": "redact",
+            "entities": {"PERSON": 1},
+            "cache_hit": False,
+            "cached_texts": 0,
+            "total_texts": 2,
+            "duration_ms": 3.5,
+        },
+    }
     key = rid.encode()
     return [(key, orjson.dumps(started)), (key, orjson.dumps(done))]
 
@@ -75,8 +112,9 @@ def call_events(rng: random.Random, i: int, base: datetime) -> list[tuple[bytes,
 async def prefill(bootstrap: str, topic: str, calls: int) -> int:
     rng = random.Random(1)
     base = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=50,
-                                max_batch_size=512 * 1024, compression_type=None)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, acks=1, linger_ms=50, max_batch_size=512 * 1024, compression_type=None
+    )
     await producer.start()
     sent = 0
     try:
@@ -99,15 +137,27 @@ async def main() -> None:
     ap.add_argument("--calls", type=int, default=50_000, help="calls to pre-fill (2 events each)")
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--bootstrap", default="127.0.0.1:9092")
-    ap.add_argument("--dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
-                    help="admin DSN; a fresh database is created next to it")
+    ap.add_argument(
+        "--dsn",
+        default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
+        help="admin DSN; a fresh database is created next to it",
+    )
     ap.add_argument("--batch-max-records", type=int, default=None, help="TOLLWAY_LEDGER_BATCH_MAX_RECORDS")
-    ap.add_argument("--log-level", default="WARNING", help="the ledger's TOLLWAY_LOG_LEVEL (INFO shows each batch)")
-    ap.add_argument("--profile", default=None, help="write a pyinstrument profile of the ledger here (.html, else text)")
+    ap.add_argument(
+        "--log-level", default="WARNING", help="the ledger's TOLLWAY_LOG_LEVEL (INFO shows each batch)"
+    )
+    ap.add_argument(
+        "--profile", default=None, help="write a pyinstrument profile of the ledger here (.html, else text)"
+    )
     args = ap.parse_args()
 
     suffix = uuid.uuid4().hex[:10]
-    db, topic, dlq, group = f"ledger_bench_{suffix}", f"bench.ledger.usage.{suffix}", f"bench.ledger.dlq.{suffix}", f"bench-ledger-{suffix}"
+    db, topic, dlq, group = (
+        f"ledger_bench_{suffix}",
+        f"bench.ledger.usage.{suffix}",
+        f"bench.ledger.dlq.{suffix}",
+        f"bench-ledger-{suffix}",
+    )
     parts = urlsplit(args.dsn)
     dsn = urlunsplit((parts.scheme, parts.netloc, f"/{db}", parts.query, parts.fragment))
     admin_db = await asyncpg.connect(args.dsn)
@@ -128,15 +178,32 @@ async def main() -> None:
         await probe.stop()
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOLLWAY_")}
-        env.update(TOLLWAY_POSTGRES_DSN=dsn, TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=args.bootstrap,
-                   TOLLWAY_LEDGER_TOPIC=topic, TOLLWAY_LEDGER_DLQ_TOPIC=dlq, TOLLWAY_LEDGER_CONSUMER_GROUP=group,
-                   TOLLWAY_LEDGER_HEALTH_PORT=str(free_port()), TOLLWAY_LOG_LEVEL=args.log_level, TOLLWAY_LOG_FORMAT="json")
+        env.update(
+            TOLLWAY_POSTGRES_DSN=dsn,
+            TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=args.bootstrap,
+            TOLLWAY_LEDGER_TOPIC=topic,
+            TOLLWAY_LEDGER_DLQ_TOPIC=dlq,
+            TOLLWAY_LEDGER_CONSUMER_GROUP=group,
+            TOLLWAY_LEDGER_HEALTH_PORT=str(free_port()),
+            TOLLWAY_LOG_LEVEL=args.log_level,
+            TOLLWAY_LOG_FORMAT="json",
+        )
         if args.batch_max_records:
             env["TOLLWAY_LEDGER_BATCH_MAX_RECORDS"] = str(args.batch_max_records)
         cmd = [sys.executable, "-m", "tollway_ledger"]
         if args.profile:
             renderer = "html" if args.profile.endswith(".html") else "text"
-            cmd = [sys.executable, "-m", "pyinstrument", "--renderer", renderer, "-o", args.profile, "-m", "tollway_ledger"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "pyinstrument",
+                "--renderer",
+                renderer,
+                "-o",
+                args.profile,
+                "-m",
+                "tollway_ledger",
+            ]
         proc = subprocess.Popen(cmd, env=env)  # noqa: ASYNC220 - started once
 
         t0 = c0 = cpu0 = None
@@ -161,9 +228,13 @@ async def main() -> None:
         ledger_cpu = cpu1 - cpu0
         pg_cpu = sum(pg1[p] - pg0[p] for p in pids if pg1.get(p))
         print(f"events measured: {events} in {secs:.2f} s -> {events / secs:,.0f} events/s")
-        print(f"ledger CPU: {ledger_cpu:.2f} s ({ledger_cpu / secs:.0%} of one core) = "
-              f"{ledger_cpu / events * 1000 * 1000:.1f} ms per 1,000 events")
-        print(f"its Postgres backends ({len(pids)}): {pg_cpu:.2f} s = {pg_cpu / events * 1000 * 1000:.1f} ms per 1,000 events")
+        print(
+            f"ledger CPU: {ledger_cpu:.2f} s ({ledger_cpu / secs:.0%} of one core) = "
+            f"{ledger_cpu / events * 1000 * 1000:.1f} ms per 1,000 events"
+        )
+        print(
+            f"its Postgres backends ({len(pids)}): {pg_cpu:.2f} s = {pg_cpu / events * 1000 * 1000:.1f} ms per 1,000 events"
+        )
         print(f"load average: {os.getloadavg()}")
     finally:
         if proc is not None and proc.poll() is None:

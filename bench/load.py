@@ -108,8 +108,15 @@ def run_wrk(
         script.write_text(wrk_script(method, body, headers or {}))
         out_path = Path(tmp) / "out.txt"
         argv = [
-            exe, f"-t{min(threads, concurrency)}", f"-c{concurrency}", f"-d{duration_s:g}s",
-            f"--timeout", f"{timeout_s:g}s", "-s", str(script), url,
+            exe,
+            f"-t{min(threads, concurrency)}",
+            f"-c{concurrency}",
+            f"-d{duration_s:g}s",
+            "--timeout",
+            f"{timeout_s:g}s",
+            "-s",
+            str(script),
+            url,
         ]
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
@@ -184,8 +191,9 @@ def run_streams(
     """
     res = StreamResult(streams=streams)
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
-    spec = json.dumps({"url": url, "body": body.decode(), "headers": headers, "timeout_s": timeout_s,
-                       "ramp_s": ramp_s})
+    spec = json.dumps(
+        {"url": url, "body": body.decode(), "headers": headers, "timeout_s": timeout_s, "ramp_s": ramp_s}
+    )
     start_at = time.time() + 0.5  # all client processes open their streams together
     procs = []
     tmp = tempfile.TemporaryDirectory(prefix="bench-streams-")
@@ -196,7 +204,10 @@ def run_streams(
         out = open(Path(tmp.name) / f"out{i}.json", "wb")
         p = subprocess.Popen(
             [sys.executable, "-m", "bench.streamclient", str(n), f"{start_at:.6f}"],
-            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=Path(__file__).resolve().parent.parent,
         )
         p.stdin.write(spec.encode())
         p.stdin.close()

@@ -147,14 +147,14 @@ class ProcGroup:
     note: str = ""
 
     @classmethod
-    def from_pid(cls, name: str, pid: int, note: str = "") -> "ProcGroup":
+    def from_pid(cls, name: str, pid: int, note: str = "") -> ProcGroup:
         return cls(name, lambda: descendants([pid]), note)
 
     @classmethod
-    def from_port(cls, name: str, port: int, note: str = "") -> "ProcGroup":
+    def from_port(cls, name: str, port: int, note: str = "") -> ProcGroup:
         return cls(name, lambda: port_group_pids(port), note)
 
-    def reading(self) -> "Reading":
+    def reading(self) -> Reading:
         ticks = rss = 0
         pids = self.resolve()
         alive = 0
@@ -222,7 +222,7 @@ class Meter:
                 if r.rss_bytes > self.window.peak_rss_bytes.get(g.name, 0):
                     self.window.peak_rss_bytes[g.name] = r.rss_bytes
 
-    def __enter__(self) -> "Meter":
+    def __enter__(self) -> Meter:
         self._before = {g.name: g.reading() for g in self.groups}
         for g in self.groups:
             self.window.peak_rss_bytes[g.name] = self._before[g.name].rss_bytes
@@ -244,7 +244,9 @@ class Meter:
             after = g.reading()
             self.window.cpu_s[g.name] = max(0, after.ticks - self._before[g.name].ticks) / CLK_TCK
             self.window.processes[g.name] = after.processes
-            self.window.peak_rss_bytes[g.name] = max(self.window.peak_rss_bytes.get(g.name, 0), after.rss_bytes)
+            self.window.peak_rss_bytes[g.name] = max(
+                self.window.peak_rss_bytes.get(g.name, 0), after.rss_bytes
+            )
         self.window.wall_s = wall
         busy = m1[0] - self._m0[0]
         self.window.machine_busy_cores = busy / CLK_TCK / wall if wall else 0.0

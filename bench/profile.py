@@ -34,7 +34,9 @@ def install_py_spy() -> str | None:
         return None
     venv = CACHE / "tools"
     subprocess.run([uv, "venv", "--python", "3.11", str(venv)], capture_output=True)
-    subprocess.run([uv, "pip", "install", "--python", str(venv / "bin/python"), "py-spy==0.4.3"], capture_output=True)
+    subprocess.run(
+        [uv, "pip", "install", "--python", str(venv / "bin/python"), "py-spy==0.4.3"], capture_output=True
+    )
     return py_spy()
 
 
@@ -89,14 +91,32 @@ def profile_edge(edge, body: bytes, duration: float, out_dir: Path) -> dict:
         return {"skipped": "edge not listening"}
     out_dir.mkdir(parents=True, exist_ok=True)
     raw = out_dir / "edge-profile.txt"
-    argv = [exe, "record", "--pid", str(pids[0]), "--duration", f"{int(duration)}", "--rate", "250",
-            "--format", "raw", "--output", str(raw), "--nonblocking"]
+    argv = [
+        exe,
+        "record",
+        "--pid",
+        str(pids[0]),
+        "--duration",
+        f"{int(duration)}",
+        "--rate",
+        "250",
+        "--format",
+        "raw",
+        "--output",
+        str(raw),
+        "--nonblocking",
+    ]
     holder: dict = {}
 
     def load() -> None:
-        holder["wrk"] = run_wrk(edge.base + edge.chat_path, method="POST", body=body,
-                                headers={**edge.headers, "content-type": "application/json"}, concurrency=16,
-                                duration_s=duration + 1)
+        holder["wrk"] = run_wrk(
+            edge.base + edge.chat_path,
+            method="POST",
+            body=body,
+            headers={**edge.headers, "content-type": "application/json"},
+            concurrency=16,
+            duration_s=duration + 1,
+        )
 
     th = threading.Thread(target=load)
     th.start()

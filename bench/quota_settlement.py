@@ -45,6 +45,11 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from consumer_bench import (  # a sibling: these run as scripts (bench/ on sys.path)
+    committed,
+    cpu_seconds,
+    free_port,
+)
 from redis.asyncio import Redis
 
 from tollway_admission import Admission
@@ -52,7 +57,6 @@ from tollway_contracts.admin import KeyCreate, LimitSet, TeamCreate, TenantCreat
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.limits import Limit
 from tollway_quota.client import AdminClient
-from consumer_bench import committed, cpu_seconds, free_port  # a sibling: these run as scripts (bench/ on sys.path)
 
 TOKEN = "bench-admin-token-0123456789abcdef"
 PEPPER = "bench-pepper-0123456789abcdef0123456789"
@@ -62,7 +66,17 @@ def start_quota(env: dict[str, str], profile: str | None) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "tollway_quota"]
     if profile:
         renderer = "html" if profile.endswith(".html") else "text"
-        cmd = [sys.executable, "-m", "pyinstrument", "--renderer", renderer, "-o", profile, "-m", "tollway_quota"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pyinstrument",
+            "--renderer",
+            renderer,
+            "-o",
+            profile,
+            "-m",
+            "tollway_quota",
+        ]
     return subprocess.Popen(cmd, env=env)
 
 
@@ -88,27 +102,57 @@ def setup_principals(base_url: str, keys: int, calls: int) -> tuple[str, list[st
         tenant = c.create_tenant(TenantCreate(name=f"bench-{uuid.uuid4().hex[:8]}"))
         team = c.create_team(TeamCreate(tenant_id=tenant.id, name="eng"))
         user = c.create_user(UserCreate(tenant_id=tenant.id, team_id=team.id, name="ada"))
-        key_ids = [c.create_key(KeyCreate(tenant_id=tenant.id, team_id=team.id, user_id=user.id, name=f"k{i}")).key_id
-                   for i in range(keys)]
+        key_ids = [
+            c.create_key(
+                KeyCreate(tenant_id=tenant.id, team_id=team.id, user_id=user.id, name=f"k{i}")
+            ).key_id
+            for i in range(keys)
+        ]
         # every call reserves 2,000 micro-USD and spends ~1,000: the team crosses 25 % and 50 %
-        c.set_limit(LimitSet(scope="team", scope_id=team.id, budget_micro_usd=calls * 2_000 + 10_000,
-                             budget_period="month", thresholds_percent=[25, 50]))
-        c.set_limit(LimitSet(scope="tenant", scope_id=tenant.id, budget_micro_usd=10**12, budget_period="day"))
+        c.set_limit(
+            LimitSet(
+                scope="team",
+                scope_id=team.id,
+                budget_micro_usd=calls * 2_000 + 10_000,
+                budget_period="month",
+                thresholds_percent=[25, 50],
+            )
+        )
+        c.set_limit(
+            LimitSet(scope="tenant", scope_id=tenant.id, budget_micro_usd=10**12, budget_period="day")
+        )
         for k in key_ids:
-            c.set_limit(LimitSet(scope="key", scope_id=k, tokens_per_minute=10**9, requests_per_minute=10**7,
-                                 max_concurrent=10**6))
+            c.set_limit(
+                LimitSet(
+                    scope="key",
+                    scope_id=k,
+                    tokens_per_minute=10**9,
+                    requests_per_minute=10**7,
+                    max_concurrent=10**6,
+                )
+            )
     return tenant.id, key_ids
 
 
-async def reserve_and_fill(args, valkey: Redis, dsn: str, tenant_id: str, key_ids: list[str], topic: str) -> int:
+async def reserve_and_fill(
+    args, valkey: Redis, dsn: str, tenant_id: str, key_ids: list[str], topic: str
+) -> int:
     conn = await asyncpg.connect(dsn)
     try:
-        rows = await conn.fetch("SELECT key_id, team_id, user_id, limits FROM catalog.edge_principals WHERE key_id = ANY($1)",
-                                key_ids)
+        rows = await conn.fetch(
+            "SELECT key_id, team_id, user_id, limits FROM catalog.edge_principals WHERE key_id = ANY($1)",
+            key_ids,
+        )
     finally:
         await conn.close()
-    keys = {r["key_id"]: (r["team_id"], r["user_id"], [Limit.model_validate(x) for x in orjson.loads(r["limits"])])
-            for r in rows}
+    keys = {
+        r["key_id"]: (
+            r["team_id"],
+            r["user_id"],
+            [Limit.model_validate(x) for x in orjson.loads(r["limits"])],
+        )
+        for r in rows
+    }
 
     async def zero(limit, window) -> int:  # noqa: ANN001 - fresh counters start at 0
         return 0
@@ -117,7 +161,9 @@ async def reserve_and_fill(args, valkey: Redis, dsn: str, tenant_id: str, key_id
     await adm.load()
     rng = random.Random(1)
     t_base = datetime.now(UTC) - timedelta(seconds=5)
-    producer = AIOKafkaProducer(bootstrap_servers=args.bootstrap, acks=1, linger_ms=50, max_batch_size=512 * 1024)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=args.bootstrap, acks=1, linger_ms=50, max_batch_size=512 * 1024
+    )
     await producer.start()
     sent = 0
     try:
@@ -128,18 +174,44 @@ async def reserve_and_fill(args, valkey: Redis, dsn: str, tenant_id: str, key_id
             team_id, user_id, limits = keys[key_id]
             rid = uuid.uuid4()
             async with sem:
-                res = await adm.admit(tenant_id=tenant_id, request_id=str(rid), limits=limits, model="gpt-4o-mini",
-                                      tokens=5_000, cost_micro_usd=2_000)
+                res = await adm.admit(
+                    tenant_id=tenant_id,
+                    request_id=str(rid),
+                    limits=limits,
+                    model="gpt-4o-mini",
+                    tokens=5_000,
+                    cost_micro_usd=2_000,
+                )
             assert res.admitted, res.status
-            common = dict(request_id=rid, tenant_id=tenant_id, team_id=team_id, user_id=user_id, key_id=key_id,
-                          ts_start=t_base, model="gpt-4o-mini", provider="openai", stream=rng.random() < 0.5,
-                          reservation=res.reservation_by_scope(), trace_id=uuid.uuid4().hex)
+            common = dict(
+                request_id=rid,
+                tenant_id=tenant_id,
+                team_id=team_id,
+                user_id=user_id,
+                key_id=key_id,
+                ts_start=t_base,
+                model="gpt-4o-mini",
+                provider="openai",
+                stream=rng.random() < 0.5,
+                reservation=res.reservation_by_scope(),
+                trace_id=uuid.uuid4().hex,
+            )
             p, c = rng.randrange(5, 2000), rng.randrange(1, 800)
             started = UsageEvent(type="started", **common)
-            done = UsageEvent(type="completed", ts_end=t_base + timedelta(seconds=1), status_code=200, attempts=1,
-                              prompt_tokens=p, completion_tokens=c, total_tokens=p + c,
-                              cost_micro_usd=min(2_000, p + c), latency_ms=900.0, ttft_ms=200.0, overhead_ms=1.0,
-                              **common)
+            done = UsageEvent(
+                type="completed",
+                ts_end=t_base + timedelta(seconds=1),
+                status_code=200,
+                attempts=1,
+                prompt_tokens=p,
+                completion_tokens=c,
+                total_tokens=p + c,
+                cost_micro_usd=min(2_000, p + c),
+                latency_ms=900.0,
+                ttft_ms=200.0,
+                overhead_ms=1.0,
+                **common,
+            )
             return [(started.kafka_key(), started.to_json()), (done.kafka_key(), done.to_json())]
 
         for lo in range(0, args.calls, 2_000):
@@ -159,8 +231,11 @@ async def main() -> None:
     ap.add_argument("--partitions", type=int, default=3)
     ap.add_argument("--bootstrap", default="127.0.0.1:9092")
     ap.add_argument("--valkey-db", type=int, default=12)
-    ap.add_argument("--dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
-                    help="admin DSN; a fresh database is created next to it")
+    ap.add_argument(
+        "--dsn",
+        default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
+        help="admin DSN; a fresh database is created next to it",
+    )
     ap.add_argument("--log-level", default="WARNING", help="quota's TOLLWAY_LOG_LEVEL")
     ap.add_argument("--profile", default=None, help="pyinstrument profile of quota (.html, else text)")
     args = ap.parse_args()
@@ -177,17 +252,29 @@ async def main() -> None:
     await admin_db.close()
     admin = AIOKafkaAdminClient(bootstrap_servers=args.bootstrap)
     await admin.start()
-    await admin.create_topics([NewTopic(topic, args.partitions, 1), NewTopic(dlq, 1, 1), NewTopic(alerts, 1, 1)])
+    await admin.create_topics(
+        [NewTopic(topic, args.partitions, 1), NewTopic(dlq, 1, 1), NewTopic(alerts, 1, 1)]
+    )
     valkey = Redis.from_url(f"redis://127.0.0.1:6379/{args.valkey_db}")
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOLLWAY_")}
-    env.update(TOLLWAY_POSTGRES_DSN=dsn, TOLLWAY_VALKEY_URL=f"redis://127.0.0.1:6379/{args.valkey_db}",
-               TOLLWAY_ADMIN_TOKEN=TOKEN, TOLLWAY_KEY_PEPPER=PEPPER, TOLLWAY_QUOTA_PORT=str(port),
-               TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=args.bootstrap, TOLLWAY_QUOTA_USAGE_TOPIC=topic,
-               TOLLWAY_QUOTA_DLQ_TOPIC=dlq, TOLLWAY_QUOTA_ALERTS_TOPIC=alerts, TOLLWAY_QUOTA_CONSUMER_GROUP=group,
-               TOLLWAY_QUOTA_RECONCILE_EXPIRED="false", TOLLWAY_QUOTA_INVALIDATION_CHANNEL=f"bench:inv:{suffix}",
-               TOLLWAY_LOG_LEVEL=args.log_level, TOLLWAY_LOG_FORMAT="json")
+    env.update(
+        TOLLWAY_POSTGRES_DSN=dsn,
+        TOLLWAY_VALKEY_URL=f"redis://127.0.0.1:6379/{args.valkey_db}",
+        TOLLWAY_ADMIN_TOKEN=TOKEN,
+        TOLLWAY_KEY_PEPPER=PEPPER,
+        TOLLWAY_QUOTA_PORT=str(port),
+        TOLLWAY_KAFKA_BOOTSTRAP_SERVERS=args.bootstrap,
+        TOLLWAY_QUOTA_USAGE_TOPIC=topic,
+        TOLLWAY_QUOTA_DLQ_TOPIC=dlq,
+        TOLLWAY_QUOTA_ALERTS_TOPIC=alerts,
+        TOLLWAY_QUOTA_CONSUMER_GROUP=group,
+        TOLLWAY_QUOTA_RECONCILE_EXPIRED="false",
+        TOLLWAY_QUOTA_INVALIDATION_CHANNEL=f"bench:inv:{suffix}",
+        TOLLWAY_LOG_LEVEL=args.log_level,
+        TOLLWAY_LOG_FORMAT="json",
+    )
     proc = None
     tenant_id = None
     try:
@@ -217,10 +304,14 @@ async def main() -> None:
         events = c1 - c0
         secs = t1 - t0
         cpu = cpu1 - cpu0
-        print(f"events measured: {events} in {secs:.2f} s -> {events / secs:,.0f} events/s "
-              f"({events / 2 / secs:,.0f} settled calls/s)")
-        print(f"quota CPU: {cpu:.2f} s ({cpu / secs:.0%} of one core) = {cpu / (events / 2) * 1000:.3f} ms per settled "
-              f"call ({cpu / events * 1000:.3f} ms per event)")
+        print(
+            f"events measured: {events} in {secs:.2f} s -> {events / secs:,.0f} events/s "
+            f"({events / 2 / secs:,.0f} settled calls/s)"
+        )
+        print(
+            f"quota CPU: {cpu:.2f} s ({cpu / secs:.0%} of one core) = {cpu / (events / 2) * 1000:.3f} ms per settled "
+            f"call ({cpu / events * 1000:.3f} ms per event)"
+        )
         print(f"load average: {os.getloadavg()}")
         stop(proc, bool(args.profile))
         # every reservation settled: nothing left reserved on the budgets, no reservation record left
@@ -229,7 +320,9 @@ async def main() -> None:
         async for k in valkey.scan_iter(match=f"tw:{{{tenant_id}}}:budget:*", count=1000):
             reserved += int(await valkey.hget(k, "reserved") or 0)
         print(f"reservation records left: {len(left)}; budget micro-USD still reserved: {reserved}")
-        probe = AIOKafkaConsumer(alerts, bootstrap_servers=args.bootstrap, auto_offset_reset="earliest", group_id=None)
+        probe = AIOKafkaConsumer(
+            alerts, bootstrap_servers=args.bootstrap, auto_offset_reset="earliest", group_id=None
+        )
         await probe.start()
         n = sum((await probe.end_offsets([TopicPartition(alerts, 0)])).values())
         await probe.stop()
@@ -241,7 +334,7 @@ async def main() -> None:
             for pattern in (f"tw:{{{tenant_id}}}:*", f"tw:alert:{{{tenant_id}}}:*"):
                 batch = [k async for k in valkey.scan_iter(match=pattern, count=1000)]
                 for i in range(0, len(batch), 1000):
-                    await valkey.delete(*batch[i:i + 1000])
+                    await valkey.delete(*batch[i : i + 1000])
         await valkey.aclose()
         await admin.delete_topics([topic, dlq, alerts])
         await admin.close()

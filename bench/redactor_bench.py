@@ -73,8 +73,12 @@ def part1(repeat: int, profile: bool, rounds: int = 3) -> None:
     ner_on = list(DEFAULT_ENTITY_TYPES)
     ner_off = [e for e in DEFAULT_ENTITY_TYPES if e != "PERSON"]
     detector.analyze([chat_text(rng, 300)], ner_on, 0.35)  # warm up
-    print(f"## Part 1 — uncached CPU per prompt token (in-process Detector, 1 core, best of {rounds} rounds)\n")
-    print("| prompt tokens (chars/4) | NER on: ms/call | NER on: ms/token | NER off: ms/call | NER off: ms/token |")
+    print(
+        f"## Part 1 — uncached CPU per prompt token (in-process Detector, 1 core, best of {rounds} rounds)\n"
+    )
+    print(
+        "| prompt tokens (chars/4) | NER on: ms/call | NER on: ms/token | NER off: ms/call | NER off: ms/token |"
+    )
     print("|---|---|---|---|---|")
     for tokens in (35, 280, 1100, 4500):
         n = max(3, repeat * 280 // max(tokens, 280))
@@ -98,7 +102,9 @@ def part1(repeat: int, profile: bool, rounds: int = 3) -> None:
     t0 = time.process_time()
     detector.analyze(texts, ner_on, 0.35)
     cpu_ms = (time.process_time() - t0) * 1000
-    print(f"\nBatched, 80 texts of ~60 tokens in one call, NER on: {cpu_ms / real_tokens:.4f} ms/token ({cpu_ms:.0f} ms)\n")
+    print(
+        f"\nBatched, 80 texts of ~60 tokens in one call, NER on: {cpu_ms / real_tokens:.4f} ms/token ({cpu_ms:.0f} ms)\n"
+    )
 
     if profile:
         from pyinstrument import Profiler
@@ -121,9 +127,8 @@ def conversation(rng: random.Random, turns: int) -> list[tuple[str, str]]:
     out = []
     for i in range(turns):
         user = chat_text(rng, rng.randint(30, 90))
-        assistant = (
-            f"Sure, <PERSON_1>. Here is a revised draft (version {i + 1}). "
-            + " ".join(rng.choice(SENTENCES[3:4] + SENTENCES[7:10]) for _ in range(rng.randint(3, 8)))
+        assistant = f"Sure, <PERSON_1>. Here is a revised draft (version {i + 1}). " + " ".join(
+            rng.choice(SENTENCES[3:4] + SENTENCES[7:10]) for _ in range(rng.randint(3, 8))
         )
         out.append((user, assistant))
     return out
@@ -188,7 +193,9 @@ async def part2(workers: int, turns: int) -> None:
     for a, b, c in zip(results["cache"], results["primed"], results["nocache"], strict=True):
         t = a[0]
         if t in (1, 2, 5, 10, 20, 30, 38, 39, 40) or t == turns:
-            print(f"| {t} | {2 * t} | {a[1]:.1f} | {a[2]:.1%} | {a[3]} | {b[1]:.1f} | {b[2]:.1%} | {c[1]:.1f} |")
+            print(
+                f"| {t} | {2 * t} | {a[1]:.1f} | {a[2]:.1%} | {a[3]} | {b[1]:.1f} | {b[2]:.1%} | {c[1]:.1f} |"
+            )
     for variant in ("cache", "primed", "nocache"):
         rows = results[variant]
         tail = [r[1] for r in rows[-5:]]
@@ -209,7 +216,9 @@ def main() -> None:
     args = parser.parse_args()
     import os
 
-    print(f"python {sys.version.split()[0]}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print(
+        f"python {sys.version.split()[0]}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
+    )
     if not args.skip_part1:
         part1(args.repeat, args.profile)
     if not args.skip_part2:

@@ -25,6 +25,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+
 from tollway_reporting.export import to_parquet
 from tollway_reporting.query import (
     Scope,
@@ -87,11 +88,20 @@ def rollup_sql(table: str, unit: str) -> str:
     names, exprs, lo = [], [], None
     for b in bounds:
         names.append(f"latency_le_{b}")
-        exprs.append(f"count(*) FILTER (WHERE latency_ms <= {b}" + (f" AND latency_ms > {lo})" if lo else ")"))
+        exprs.append(
+            f"count(*) FILTER (WHERE latency_ms <= {b}" + (f" AND latency_ms > {lo})" if lo else ")")
+        )
         lo = b
     names.append("latency_le_inf")
     exprs.append(f"count(*) FILTER (WHERE latency_ms > {lo})")
-    sums = ["prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd"]
+    sums = [
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_tokens",
+        "reasoning_tokens",
+        "total_tokens",
+        "cost_micro_usd",
+    ]
     return f"""
 INSERT INTO ledger.{table} (bucket_start, tenant_id, team_id, key_id, model, requests, errors,
     {", ".join(sums)}, latency_ms_sum, {", ".join(names)})
@@ -108,21 +118,60 @@ def queries() -> list[tuple[str, Scope, str, dict]]:
     admin = Scope(tenant_id=None)
     return [
         ("tenant: daily totals, 30 days", t, "usage", {"start": "2026-11-01", "end": "2026-12-01"}),
-        ("tenant: daily by team+model, 91 days", t, "usage",
-         {"start": "2026-09-01", "end": "2026-12-01", "group_by": "team,model"}),
-        ("tenant: hourly by key, 7 days", t, "usage",
-         {"start": "2026-11-10", "end": "2026-11-17", "granularity": "hour", "group_by": "key"}),
-        ("tenant: monthly by key+model, 3 months", t, "usage",
-         {"start": "2026-09-01", "end": "2026-12-01", "granularity": "month", "group_by": "key,model"}),
-        ("tenant: top 10 keys, 1 month (monthly)", t, "top", {"by": "key", "start": "2026-10-01", "end": "2026-11-01"}),
-        ("tenant: top 10 keys, 30 days (daily)", t, "top", {"by": "key", "start": "2026-10-15", "end": "2026-11-14"}),
-        ("tenant: top models, 7 days (hourly)", t, "top",
-         {"by": "model", "start": "2026-11-10T06:00:00Z", "end": "2026-11-17T06:00:00Z"}),
-        ("admin: top 10 tenants, 91 days (monthly)", admin, "top", {"by": "tenant", "start": "2026-09-01", "end": "2026-12-01"}),
-        ("admin: daily by tenant, 91 days", admin, "usage",
-         {"start": "2026-09-01", "end": "2026-12-01", "group_by": "tenant"}),
-        ("tenant: parquet export daily by key+model, 91 days", t, "usage-parquet",
-         {"start": "2026-09-01", "end": "2026-12-01", "group_by": "key,model"}),
+        (
+            "tenant: daily by team+model, 91 days",
+            t,
+            "usage",
+            {"start": "2026-09-01", "end": "2026-12-01", "group_by": "team,model"},
+        ),
+        (
+            "tenant: hourly by key, 7 days",
+            t,
+            "usage",
+            {"start": "2026-11-10", "end": "2026-11-17", "granularity": "hour", "group_by": "key"},
+        ),
+        (
+            "tenant: monthly by key+model, 3 months",
+            t,
+            "usage",
+            {"start": "2026-09-01", "end": "2026-12-01", "granularity": "month", "group_by": "key,model"},
+        ),
+        (
+            "tenant: top 10 keys, 1 month (monthly)",
+            t,
+            "top",
+            {"by": "key", "start": "2026-10-01", "end": "2026-11-01"},
+        ),
+        (
+            "tenant: top 10 keys, 30 days (daily)",
+            t,
+            "top",
+            {"by": "key", "start": "2026-10-15", "end": "2026-11-14"},
+        ),
+        (
+            "tenant: top models, 7 days (hourly)",
+            t,
+            "top",
+            {"by": "model", "start": "2026-11-10T06:00:00Z", "end": "2026-11-17T06:00:00Z"},
+        ),
+        (
+            "admin: top 10 tenants, 91 days (monthly)",
+            admin,
+            "top",
+            {"by": "tenant", "start": "2026-09-01", "end": "2026-12-01"},
+        ),
+        (
+            "admin: daily by tenant, 91 days",
+            admin,
+            "usage",
+            {"start": "2026-09-01", "end": "2026-12-01", "group_by": "tenant"},
+        ),
+        (
+            "tenant: parquet export daily by key+model, 91 days",
+            t,
+            "usage-parquet",
+            {"start": "2026-09-01", "end": "2026-12-01", "group_by": "key,model"},
+        ),
     ]
 
 
@@ -137,17 +186,30 @@ async def run(args: argparse.Namespace) -> None:
         conn = await asyncpg.connect(dsn)
         try:
             for month in ("2026-09-01", "2026-10-01", "2026-11-01"):
-                await conn.execute("SELECT ledger.ensure_usage_partition($1)", datetime.fromisoformat(month + "T00:00:00+00:00"))
+                await conn.execute(
+                    "SELECT ledger.ensure_usage_partition($1)",
+                    datetime.fromisoformat(month + "T00:00:00+00:00"),
+                )
             t0 = time.perf_counter()
             await conn.execute(GENERATE, args.calls, START, timeout=None)
             t1 = time.perf_counter()
-            for table, unit in (("usage_rollup_hourly", "hour"), ("usage_rollup_daily", "day"),
-                                ("usage_rollup_monthly", "month")):
+            for table, unit in (
+                ("usage_rollup_hourly", "hour"),
+                ("usage_rollup_daily", "day"),
+                ("usage_rollup_monthly", "month"),
+            ):
                 await conn.execute(rollup_sql(table, unit), timeout=None)
             await conn.execute("ANALYZE", timeout=None)
             t2 = time.perf_counter()
-            sizes = {t: await conn.fetchval(f"SELECT count(*) FROM ledger.{t}") for t in
-                     ("usage_records", "usage_rollup_hourly", "usage_rollup_daily", "usage_rollup_monthly")}
+            sizes = {
+                t: await conn.fetchval(f"SELECT count(*) FROM ledger.{t}")
+                for t in (
+                    "usage_records",
+                    "usage_rollup_hourly",
+                    "usage_rollup_daily",
+                    "usage_rollup_monthly",
+                )
+            }
         finally:
             await conn.close()
         print(f"generated {args.calls:,} calls in {t1 - t0:.1f} s; rollups + ANALYZE in {t2 - t1:.1f} s")
@@ -188,8 +250,11 @@ async def run(args: argparse.Namespace) -> None:
 def main() -> None:
     """Parse arguments and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
-                        help="a DSN whose role may CREATE DATABASE")
+    parser.add_argument(
+        "--dsn",
+        default="postgresql://tollway:tollway@127.0.0.1:5432/tollway",
+        help="a DSN whose role may CREATE DATABASE",
+    )
     parser.add_argument("--calls", type=int, default=5_000_000)
     parser.add_argument("--runs", type=int, default=30, help="timed runs per query (after one warm-up)")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")

@@ -17,12 +17,12 @@ import subprocess
 import sys
 import time
 import urllib.error
-import uuid
 import urllib.request
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .procs import ProcGroup, listeners, port_group_pids, read_stat
+from .procs import ProcGroup, listeners
 
 LITELLM_VERSION = "1.108.7"
 PORTKEY_VERSION = "1.15.2"
@@ -103,7 +103,9 @@ def port_free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def wait_http(url: str, proc: subprocess.Popen | None, timeout_s: float, headers: dict[str, str] | None = None) -> str | None:
+def wait_http(
+    url: str, proc: subprocess.Popen | None, timeout_s: float, headers: dict[str, str] | None = None
+) -> str | None:
     """None once `url` answers < 500; else the reason it never did."""
     deadline = time.monotonic() + timeout_s
     last = "no answer"
@@ -153,8 +155,14 @@ def fake_provider(port: int, own_port: int, logdir: Path) -> Target:
     stack = not port_free(port)
     if not stack:
         port = own_port
-    t = Target(name="direct", kind="floor", base=f"http://127.0.0.1:{port}", health_path="/healthz",
-               models_path="/v1/models", headers={"authorization": "Bearer sk-fake"})
+    t = Target(
+        name="direct",
+        kind="floor",
+        base=f"http://127.0.0.1:{port}",
+        health_path="/healthz",
+        models_path="/v1/models",
+        headers={"authorization": "Bearer sk-fake"},
+    )
     t.version = "tollway_testing.fake_provider"
     if stack:
         pids = listeners(port)
@@ -168,16 +176,28 @@ def fake_provider(port: int, own_port: int, logdir: Path) -> Target:
         if "tollway_testing.fake_provider" not in cmd:
             t.version = f"unknown server on :{port} (not tollway_testing.fake_provider)"
             t.notes.append("WARNING: the provider on this port is not tollway_testing.fake_provider")
-        t.notes.append(f"the running stack's fake provider on :{port} (pid {pids[0] if pids else '?'}), shared by every target")
+        t.notes.append(
+            f"the running stack's fake provider on :{port} (pid {pids[0] if pids else '?'}), shared by every target"
+        )
         if "--no-access-log" not in cmd:
-            t.notes.append("it writes one access-log line per request; that CPU is in the provider's column, the same for every target")
+            t.notes.append(
+                "it writes one access-log line per request; that CPU is in the provider's column, the same for every target"
+            )
         t.groups = [ProcGroup.from_port("provider", port)]
         return t
     if not port_free(port):
         t.unavailable = f"no fake provider on :{t.base.rsplit(':', 1)[1]} and port {port} is taken"
         return t
-    argv = [sys.executable, "-m", "tollway_testing.fake_provider", "--host", "127.0.0.1", "--port", str(port),
-            "--no-access-log"]
+    argv = [
+        sys.executable,
+        "-m",
+        "tollway_testing.fake_provider",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-access-log",
+    ]
     log = logdir / "fake_provider.log"
     t.command = " ".join(argv[1:])
     env = dict(os.environ)
@@ -185,15 +205,18 @@ def fake_provider(port: int, own_port: int, logdir: Path) -> Target:
     if extra:
         env["PYTHONPATH"] = extra + os.pathsep + env.get("PYTHONPATH", "")
         t.notes.append(f"fake provider imported from {extra} (BENCH_FAKE_PROVIDER_SRC)")
-    t.proc = subprocess.Popen(argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True,
-                              env=env, cwd=REPO)
+    t.proc = subprocess.Popen(
+        argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True, env=env, cwd=REPO
+    )
     err = wait_http(t.base + "/healthz", t.proc, 20)
     if err:
         t.unavailable = f"fake provider {err}: {_log_tail(log, 400)}"
         stop(t.proc)
         return t
-    t.notes.append(f"started by the harness on :{port} with --no-access-log (no stack provider was running;"
-                   " Tollway's edge routes to :9000, so Tollway could not be measured against this one)")
+    t.notes.append(
+        f"started by the harness on :{port} with --no-access-log (no stack provider was running;"
+        " Tollway's edge routes to :9000, so Tollway could not be measured against this one)"
+    )
     t.groups = [ProcGroup.from_pid("provider", t.proc.pid)]
     return t
 
@@ -234,8 +257,13 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
     target needs a key whose policy redacts: TOLLWAY_BENCH_REDACTION_API_KEY, or
     TOLLWAY_REDACTION_API_KEY / OPENAI_API_KEY_REDACTION in dev.env.
     """
-    full = Target(name="tollway", kind="tollway", base=f"http://127.0.0.1:{edge_port}", health_path="/healthz",
-                  models_path="/v1/models")
+    full = Target(
+        name="tollway",
+        kind="tollway",
+        base=f"http://127.0.0.1:{edge_port}",
+        health_path="/healthz",
+        models_path="/v1/models",
+    )
     red = Target(name="tollway+redaction", kind="tollway", base=full.base, health_path=None, models_path=None)
     pids = listeners(edge_port)
     if not pids:
@@ -251,7 +279,8 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
     key = os.environ.get("TOLLWAY_BENCH_API_KEY") or env.get("OPENAI_API_KEY")
     if not key:
         full.unavailable = red.unavailable = (
-            "not available: no API key (no OPENAI_API_KEY in .tollway/dev.env; set TOLLWAY_BENCH_API_KEY)")
+            "not available: no API key (no OPENAI_API_KEY in .tollway/dev.env; set TOLLWAY_BENCH_API_KEY)"
+        )
         return full, red
     full.headers = {"authorization": f"Bearer {key}"}
     base_url = env.get("OPENAI_BASE_URL", "")
@@ -262,13 +291,18 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
             full.headers = {"authorization": f"Bearer {minted}"}
             full.revoke_key_id = minted_id
             full.admin_token = env["TOLLWAY_ADMIN_TOKEN"]
-            key_source = (f"key {minted_id} minted for this run with limits {BENCH_LIMITS} on its scope "
-                          "(admission on every call), revoked at the end")
+            key_source = (
+                f"key {minted_id} minted for this run with limits {BENCH_LIMITS} on its scope "
+                "(admission on every call), revoked at the end"
+            )
         else:
-            full.notes.append(f"could not mint a key with limits ({err}); the dev.env key has none, "
-                              "so admission does no I/O in this run")
-    full.notes.append(f"edge on :{edge_port}, {key_source}"
-                      + (f", OPENAI_BASE_URL={base_url}" if base_url else ""))
+            full.notes.append(
+                f"could not mint a key with limits ({err}); the dev.env key has none, "
+                "so admission does no I/O in this run"
+            )
+    full.notes.append(
+        f"edge on :{edge_port}, {key_source}" + (f", OPENAI_BASE_URL={base_url}" if base_url else "")
+    )
     full.workers = len(pids)
     try:
         full.command = Path(f"/proc/{pids[0]}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
@@ -286,8 +320,11 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
         else:
             full.notes.append(f"{name}: nothing listening on :{port}")
     full.groups = groups
-    red_key = (os.environ.get("TOLLWAY_BENCH_REDACTION_API_KEY") or env.get("TOLLWAY_REDACTION_API_KEY")
-               or env.get("OPENAI_API_KEY_REDACTION"))
+    red_key = (
+        os.environ.get("TOLLWAY_BENCH_REDACTION_API_KEY")
+        or env.get("TOLLWAY_REDACTION_API_KEY")
+        or env.get("OPENAI_API_KEY_REDACTION")
+    )
     red.groups, red.version, red.workers, red.command = groups, full.version, full.workers, full.command
     if red_key:
         red.headers = {"authorization": f"Bearer {red_key}"}
@@ -298,13 +335,17 @@ def tollway(edge_port: int, provider: Target) -> tuple[Target, Target]:
             red.headers = {"authorization": f"Bearer {key}"}
             red.revoke_key_id = key_id
             red.admin_token = env["TOLLWAY_ADMIN_TOKEN"]
-            red.notes.append(f"key {key_id} minted for this run for the demo user with policy "
-                             '{"mode": "redact"} through the admin API, revoked at the end')
+            red.notes.append(
+                f"key {key_id} minted for this run for the demo user with policy "
+                '{"mode": "redact"} through the admin API, revoked at the end'
+            )
         else:
             red.unavailable = f"not available: could not mint a redaction key through the admin API: {err}"
     else:
-        red.unavailable = ("not available: no API key with a redaction policy and no TOLLWAY_ADMIN_TOKEN to mint "
-                           "one (set TOLLWAY_BENCH_REDACTION_API_KEY)")
+        red.unavailable = (
+            "not available: no API key with a redaction policy and no TOLLWAY_ADMIN_TOKEN to mint "
+            "one (set TOLLWAY_BENCH_REDACTION_API_KEY)"
+        )
     return full, red
 
 
@@ -313,8 +354,12 @@ ADMIN_URL = os.environ.get("TOLLWAY_ADMIN_URL", "http://127.0.0.1:8082")
 
 def _admin(method: str, path: str, token: str, body: dict | None = None) -> dict:
     data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(ADMIN_URL + path, data=data, method=method,
-                                 headers={"authorization": f"Bearer {token}", "content-type": "application/json"})
+    req = urllib.request.Request(
+        ADMIN_URL + path,
+        data=data,
+        method=method,
+        headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read() or b"{}")
 
@@ -322,8 +367,13 @@ def _admin(method: str, path: str, token: str, body: dict | None = None) -> dict
 # Limits the bench keys carry, so that admission really runs on every call (a key without
 # limits does no admission I/O): every kind on the key's scope, set far above what a run
 # can reach. One admission script call (4 checks) and one slot release per call.
-BENCH_LIMITS = {"requests_per_minute": 10**9, "tokens_per_minute": 10**12, "max_concurrent": 10**6,
-                "budget_micro_usd": 10**15, "budget_period": "month"}
+BENCH_LIMITS = {
+    "requests_per_minute": 10**9,
+    "tokens_per_minute": 10**12,
+    "max_concurrent": 10**6,
+    "budget_micro_usd": 10**15,
+    "budget_period": "month",
+}
 
 
 def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None, str | None, str | None]:
@@ -331,8 +381,9 @@ def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None
     return provision_key(token, policy={"mode": "redact"}, wait_s=wait_s)
 
 
-def provision_key(token: str, policy: dict | None = None,
-                  wait_s: float = 2.0) -> tuple[str | None, str | None, str | None]:
+def provision_key(
+    token: str, policy: dict | None = None, wait_s: float = 2.0
+) -> tuple[str | None, str | None, str | None]:
     """Mint a key for the demo tenant/team/user with :data:`BENCH_LIMITS` (and ``policy`` when
     given); (key, key_id, error).
 
@@ -341,14 +392,31 @@ def provision_key(token: str, policy: dict | None = None,
     """
     try:
         tenant = next(t for t in _admin("GET", "/admin/v1/tenants", token)["data"] if t["name"] == "demo")
-        team = next(t for t in _admin("GET", f"/admin/v1/teams?tenant_id={tenant['id']}", token)["data"]
-                    if t["name"] == "demo")
-        user = next(u for u in _admin("GET", f"/admin/v1/users?tenant_id={tenant['id']}", token)["data"]
-                    if u["name"] == "demo")
-        created = _admin("POST", "/admin/v1/keys", token, {
-            "tenant_id": tenant["id"], "team_id": team["id"], "user_id": user["id"],
-            "name": ("bench-redaction-" if policy else "bench-") + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())})
-        _admin("PUT", "/admin/v1/limits", token, {"scope": "key", "scope_id": created["key_id"], **BENCH_LIMITS})
+        team = next(
+            t
+            for t in _admin("GET", f"/admin/v1/teams?tenant_id={tenant['id']}", token)["data"]
+            if t["name"] == "demo"
+        )
+        user = next(
+            u
+            for u in _admin("GET", f"/admin/v1/users?tenant_id={tenant['id']}", token)["data"]
+            if u["name"] == "demo"
+        )
+        created = _admin(
+            "POST",
+            "/admin/v1/keys",
+            token,
+            {
+                "tenant_id": tenant["id"],
+                "team_id": team["id"],
+                "user_id": user["id"],
+                "name": ("bench-redaction-" if policy else "bench-")
+                + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
+            },
+        )
+        _admin(
+            "PUT", "/admin/v1/limits", token, {"scope": "key", "scope_id": created["key_id"], **BENCH_LIMITS}
+        )
         if policy:
             _admin("PUT", f"/admin/v1/keys/{created['key_id']}/redaction-policy", token, policy)
     except StopIteration:
@@ -360,7 +428,7 @@ def provision_key(token: str, policy: dict | None = None,
     return created["key"], created["key_id"], None
 
 
-def revoke_key(t: "Target") -> None:
+def revoke_key(t: Target) -> None:
     """Revoke the key a target minted for this run (best effort)."""
     if getattr(t, "revoke_key_id", None):
         try:
@@ -372,8 +440,15 @@ def revoke_key(t: "Target") -> None:
 def _git_describe(root: Path = REPO) -> str:
     """`git describe --always --dirty` of the checkout at `root` (the edge's, or this one)."""
     try:
-        return subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"], capture_output=True,
-                              text=True, timeout=5).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "-C", str(root), "describe", "--always", "--dirty"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            ).stdout.strip()
+            or "unknown"
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
 
@@ -395,7 +470,9 @@ def install_litellm() -> tuple[Path | None, str | None]:
     log = venv.parent / "install.log"
     with open(log, "wb") as f:
         steps = [] if (venv / "bin/python").exists() else [[uv, "venv", "--python", "3.11", str(venv)]]
-        steps += [[uv, "pip", "install", "--python", str(venv / "bin/python"), f"litellm[proxy]=={LITELLM_VERSION}"]]
+        steps += [
+            [uv, "pip", "install", "--python", str(venv / "bin/python"), f"litellm[proxy]=={LITELLM_VERSION}"]
+        ]
         for argv in steps:
             if subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT).returncode != 0:
                 return None, f"install failed ({' '.join(argv[1:3])}...): {_log_tail(log, 600)}"
@@ -418,9 +495,16 @@ def litellm_config(provider_base: str) -> str:
 
 def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
     """LiteLLM's proxy: no database, local cost map; `MODEL` and the `STREAM_MODELS` → the fake provider, same name."""
-    t = Target(name="litellm", kind="peer", base=f"http://127.0.0.1:{port}", health_path="/health/liveliness",
-               models_path="/v1/models", headers={"authorization": f"Bearer {MASTER_KEY}"},
-               version=f"litellm[proxy]=={LITELLM_VERSION}", workers=workers)
+    t = Target(
+        name="litellm",
+        kind="peer",
+        base=f"http://127.0.0.1:{port}",
+        health_path="/health/liveliness",
+        models_path="/v1/models",
+        headers={"authorization": f"Bearer {MASTER_KEY}"},
+        version=f"litellm[proxy]=={LITELLM_VERSION}",
+        workers=workers,
+    )
     exe, err = install_litellm()
     if err:
         t.unavailable = f"LiteLLM {err}"
@@ -431,29 +515,44 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
     cfg = logdir / "litellm.yaml"
     cfg.write_text(litellm_config(provider.base))
     env = dict(os.environ)
-    env.update({
-        "LITELLM_MASTER_KEY": MASTER_KEY,
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
-        "LITELLM_LOCAL_AUTOROUTER_PRESETS": "True",
-        "LITELLM_LOCAL_BLOG_POSTS": "True",
-        "LITELLM_LOCAL_POLICY_TEMPLATES": "True",
-        "LITELLM_LOG": "ERROR",
-        "LITELLM_TELEMETRY": "False",
-    })
+    env.update(
+        {
+            "LITELLM_MASTER_KEY": MASTER_KEY,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+            "LITELLM_LOCAL_AUTOROUTER_PRESETS": "True",
+            "LITELLM_LOCAL_BLOG_POSTS": "True",
+            "LITELLM_LOCAL_POLICY_TEMPLATES": "True",
+            "LITELLM_LOG": "ERROR",
+            "LITELLM_TELEMETRY": "False",
+        }
+    )
     env.pop("DATABASE_URL", None)
-    argv = [str(exe), "--config", str(cfg), "--host", "127.0.0.1", "--port", str(port), "--num_workers", str(workers)]
+    argv = [
+        str(exe),
+        "--config",
+        str(cfg),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--num_workers",
+        str(workers),
+    ]
     t.command = "litellm --config litellm.yaml --host 127.0.0.1 --port %d --num_workers %d" % (port, workers)
     log = logdir / "litellm.log"
-    t.proc = subprocess.Popen(argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env,
-                              start_new_session=True, cwd=logdir)
+    t.proc = subprocess.Popen(
+        argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=logdir
+    )
     err = wait_http(t.base + "/health/liveliness", t.proc, 90)
     if err:
         t.unavailable = f"LiteLLM proxy {err}: {_log_tail(log)}"
         stop(t.proc)
         return t
     t.groups = [ProcGroup.from_pid("gateway", t.proc.pid)]
-    t.notes.append("no database; LITELLM_LOCAL_* switches on; each bench model name passed through as openai/<name>")
+    t.notes.append(
+        "no database; LITELLM_LOCAL_* switches on; each bench model name passed through as openai/<name>"
+    )
     return t
 
 
@@ -464,11 +563,15 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
 # headers are immutable for a streamed body: every stream answers 500 "TypeError: immutable".
 # The patched copy (its own directory) re-wraps the Response before touching its headers.
 PORTKEY_PATCH = (
-    ("updateHeaders(e,t,a){return e.headers.append(",
-     'updateHeaders(e,t,a){try{e.headers.set("x-bench-probe","1"),e.headers.delete("x-bench-probe")}'
-     "catch(_){e=new Response(e.body,e)}return e.headers.append("),
-    ("this.updateHeaders(i,n.cacheStatus,o),{response:i",
-     "i=this.updateHeaders(i,n.cacheStatus,o),{response:i"),
+    (
+        "updateHeaders(e,t,a){return e.headers.append(",
+        'updateHeaders(e,t,a){try{e.headers.set("x-bench-probe","1"),e.headers.delete("x-bench-probe")}'
+        "catch(_){e=new Response(e.body,e)}return e.headers.append(",
+    ),
+    (
+        "this.updateHeaders(i,n.cacheStatus,o),{response:i",
+        "i=this.updateHeaders(i,n.cacheStatus,o),{response:i",
+    ),
 )
 
 
@@ -490,8 +593,12 @@ def install_portkey(patched: bool = False) -> tuple[Path | None, str | None]:
         (root / "package.json").write_text('{"name": "tollway-bench-portkey", "private": true}\n')
     log = root / "install.log"
     with open(log, "wb") as f:
-        p = subprocess.run([npm, "install", "--no-audit", "--no-fund", f"@portkey-ai/gateway@{PORTKEY_VERSION}"],
-                           cwd=root, stdout=f, stderr=subprocess.STDOUT)
+        p = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", f"@portkey-ai/gateway@{PORTKEY_VERSION}"],
+            cwd=root,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+        )
     if p.returncode != 0 or not js.exists():
         return None, f"npm install failed: {_log_tail(log, 600)}"
     if patched:
@@ -503,7 +610,10 @@ def _patch_portkey(js: Path, marker: Path) -> tuple[Path | None, str | None]:
     src = js.read_text()
     for old, new in PORTKEY_PATCH:
         if src.count(old) != 1:
-            return None, f"the stream patch does not apply to this build (pattern found {src.count(old)} times)"
+            return (
+                None,
+                f"the stream patch does not apply to this build (pattern found {src.count(old)} times)",
+            )
         src = src.replace(old, new)
     js.write_text(src)
     marker.touch()
@@ -523,15 +633,20 @@ def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) ->
     `patched`: the copy with the stream fix (PORTKEY_PATCH), measured in the streaming scenarios only.
     """
     name = "portkey-patched" if patched else "portkey"
-    t = Target(name=name, kind="peer", base=f"http://127.0.0.1:{port}", health_path="/",
-               models_path=None,
-               version=f"@portkey-ai/gateway@{PORTKEY_VERSION}{' + local stream patch' if patched else ''}"
-                       f" on node {node_version()}",
-               headers={
-                   "authorization": "Bearer sk-fake",
-                   "x-portkey-provider": "openai",
-                   "x-portkey-custom-host": f"{provider.base}/v1",
-               })
+    t = Target(
+        name=name,
+        kind="peer",
+        base=f"http://127.0.0.1:{port}",
+        health_path="/",
+        models_path=None,
+        version=f"@portkey-ai/gateway@{PORTKEY_VERSION}{' + local stream patch' if patched else ''}"
+        f" on node {node_version()}",
+        headers={
+            "authorization": "Bearer sk-fake",
+            "x-portkey-provider": "openai",
+            "x-portkey-custom-host": f"{provider.base}/v1",
+        },
+    )
     js, err = install_portkey(patched)
     if err:
         t.unavailable = f"Portkey {err}"
@@ -543,8 +658,9 @@ def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) ->
     argv = [shutil.which("node") or "node", str(js), f"--port={port}", "--headless"]
     t.command = f"NODE_ENV=production node .../build/start-server.js --port={port} --headless"
     log = logdir / f"{name}.log"
-    t.proc = subprocess.Popen(argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env,
-                              start_new_session=True, cwd=js.parent)
+    t.proc = subprocess.Popen(
+        argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=js.parent
+    )
     err = wait_http(t.base + "/", t.proc, 30)
     if err:
         t.unavailable = f"Portkey gateway {err}: {_log_tail(log)}"
@@ -553,8 +669,10 @@ def portkey(port: int, provider: Target, logdir: Path, patched: bool = False) ->
     t.groups = [ProcGroup.from_pid("gateway", t.proc.pid)]
     t.notes.append("single Node process (no worker option); /v1/models is not served for a custom host")
     if patched:
-        t.notes.append("locally patched copy (bench/targets.py PORTKEY_PATCH: re-wrap the upstream Response so its "
-                       "headers are mutable), measured in the streaming scenarios only")
+        t.notes.append(
+            "locally patched copy (bench/targets.py PORTKEY_PATCH: re-wrap the upstream Response so its "
+            "headers are mutable), measured in the streaming scenarios only"
+        )
     return t
 
 
@@ -566,10 +684,19 @@ def probe_redaction(red: Target, provider: Target) -> bool | None:
     """
     marker = f"probe-{uuid.uuid4().hex}"
     email = "jane.doe@example.com"
-    body = json.dumps({"model": MODEL, "max_tokens": 8,
-                       "messages": [{"role": "user", "content": f"{marker} write to {email} today"}]}).encode()
-    req = urllib.request.Request(red.base + red.chat_path, data=body, method="POST",
-                                 headers={**red.headers, "content-type": "application/json"})
+    body = json.dumps(
+        {
+            "model": MODEL,
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": f"{marker} write to {email} today"}],
+        }
+    ).encode()
+    req = urllib.request.Request(
+        red.base + red.chat_path,
+        data=body,
+        method="POST",
+        headers={**red.headers, "content-type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             r.read()
@@ -589,10 +716,15 @@ def probe_redaction(red: Target, provider: Target) -> bool | None:
         red.notes.append("redaction probe: the provider has no record of the probe call")
         return None
     applied = email not in json.dumps(seen[-1].get("body"))
-    red.notes.append("redaction probe: the provider received the prompt with the e-mail address "
-                     + ("replaced (redaction on the path)" if applied else
-                        "UNREDACTED: redaction is not on this edge's path yet, so this row measures the path "
-                        "without redaction work"))
+    red.notes.append(
+        "redaction probe: the provider received the prompt with the e-mail address "
+        + (
+            "replaced (redaction on the path)"
+            if applied
+            else "UNREDACTED: redaction is not on this edge's path yet, so this row measures the path "
+            "without redaction work"
+        )
+    )
     return applied
 
 
@@ -605,23 +737,36 @@ def probe_stream_model(t: Target) -> str | None:
     """
     probe = stream_model(3, 0, 0)
     model = STREAM_MODELS[0] if t.kind == "tollway" else probe
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "probe"}],
-                       "max_tokens": 3 if t.kind == "tollway" else None}).encode()
-    req = urllib.request.Request(t.base + t.chat_path, data=body, method="POST",
-                                 headers={**t.headers, "content-type": "application/json"})
+    body = json.dumps(
+        {
+            "model": model,
+            "messages": [{"role": "user", "content": "probe"}],
+            "max_tokens": 3 if t.kind == "tollway" else None,
+        }
+    ).encode()
+    req = urllib.request.Request(
+        t.base + t.chat_path,
+        data=body,
+        method="POST",
+        headers={**t.headers, "content-type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             usage = json.loads(r.read()).get("usage") or {}
     except urllib.error.HTTPError as e:
         if e.code == 404 and t.kind == "tollway":
-            return (f"stream-model probe: the edge does not know {model} (HTTP 404): its catalogue predates the "
-                    "bench stream models; restart the stack with the current infra/catalogue.yaml")
+            return (
+                f"stream-model probe: the edge does not know {model} (HTTP 404): its catalogue predates the "
+                "bench stream models; restart the stack with the current infra/catalogue.yaml"
+            )
         return f"stream-model probe answered HTTP {e.code}: {e.read()[:200]!r}"
     except OSError as e:
         return f"stream-model probe failed: {e}"
     if t.kind == "tollway":
         return None  # max_tokens caps it; the events column tells whether the provider applied the shape
     if usage.get("completion_tokens") != 3:
-        return (f"stream-model probe: {model} came back with {usage.get('completion_tokens')} completion tokens, "
-                "not 3: the fake provider ignores the shape in the model name (older tollway_testing); restart it")
+        return (
+            f"stream-model probe: {model} came back with {usage.get('completion_tokens')} completion tokens, "
+            "not 3: the fake provider ignores the shape in the model name (older tollway_testing); restart it"
+        )
     return None

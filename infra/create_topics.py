@@ -16,6 +16,7 @@ import sys
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+
 from tollway_contracts.topics import ALL_TOPICS
 
 

@@ -59,30 +59,105 @@ def test_profile_summary_shares() -> None:
     assert {d["function"] for d in s["by_package"]} == {"orjson", "tollway_edge"}
 
 
-def _wrk_step(target: str, c: int, rps: float, p50: float, cpu: dict[str, float], ok: int, scenario: str = "sweep") -> dict:
+def _wrk_step(
+    target: str, c: int, rps: float, p50: float, cpu: dict[str, float], ok: int, scenario: str = "sweep"
+) -> dict:
     return {
-        "scenario": scenario, "target": target, "path": "/v1/chat/completions", "concurrency": c,
-        "wrk": {"concurrency": c, "duration_s": 5, "requests": ok, "ok": ok, "errors": 0, "error_kinds": {},
-                "rps": rps, "p50_ms": p50, "p90_ms": p50 * 2, "p95_ms": p50 * 2, "p99_ms": p50 * 3,
-                "mean_ms": p50, "max_ms": p50 * 4, "loadgen_cpu_s": 0.1, "failure": None},
-        "cpu_s": cpu, "peak_rss_bytes": {k: 50 * 2**20 for k in cpu}, "processes": {k: 1 for k in cpu},
-        "wall_s": 5.5, "machine_busy_cores": 1.5, "note": None,
+        "scenario": scenario,
+        "target": target,
+        "path": "/v1/chat/completions",
+        "concurrency": c,
+        "wrk": {
+            "concurrency": c,
+            "duration_s": 5,
+            "requests": ok,
+            "ok": ok,
+            "errors": 0,
+            "error_kinds": {},
+            "rps": rps,
+            "p50_ms": p50,
+            "p90_ms": p50 * 2,
+            "p95_ms": p50 * 2,
+            "p99_ms": p50 * 3,
+            "mean_ms": p50,
+            "max_ms": p50 * 4,
+            "loadgen_cpu_s": 0.1,
+            "failure": None,
+        },
+        "cpu_s": cpu,
+        "peak_rss_bytes": {k: 50 * 2**20 for k in cpu},
+        "processes": {k: 1 for k in cpu},
+        "wall_s": 5.5,
+        "machine_busy_cores": 1.5,
+        "note": None,
     }
 
 
 RESULTS = {
-    "started_at": "2026-11-29T00:00:00+00:00", "elapsed_s": 1.0, "preliminary": True, "command": "x",
-    "git": "abc", "loadavg_at_end": [0, 0, 0], "notes": [],
-    "machine": {"cpus": 2, "cpu_model": "cpu", "memory_gib": 1, "os": "os", "kernel": "k", "python": "3.11",
-                "node": "v20", "wrk": "wrk", "loadavg_at_start": [0, 0, 0], "nofile": 1024},
-    "settings": {"duration_s": 5, "warmup_s": 2, "settle_s": 0.5, "stream_clients": 2, "stream_ramp_s": 1,
-                 "chat_body": "{}"},
+    "started_at": "2026-11-29T00:00:00+00:00",
+    "elapsed_s": 1.0,
+    "preliminary": True,
+    "command": "x",
+    "git": "abc",
+    "loadavg_at_end": [0, 0, 0],
+    "notes": [],
+    "machine": {
+        "cpus": 2,
+        "cpu_model": "cpu",
+        "memory_gib": 1,
+        "os": "os",
+        "kernel": "k",
+        "python": "3.11",
+        "node": "v20",
+        "wrk": "wrk",
+        "loadavg_at_start": [0, 0, 0],
+        "nofile": 1024,
+    },
+    "settings": {
+        "duration_s": 5,
+        "warmup_s": 2,
+        "settle_s": 0.5,
+        "stream_clients": 2,
+        "stream_ramp_s": 1,
+        "chat_body": "{}",
+    },
     "targets": [
-        {"name": "direct", "kind": "floor", "version": "", "workers": 1, "command": "", "unavailable": None, "notes": []},
-        {"name": "tollway", "kind": "tollway", "version": "", "workers": 1, "command": "", "unavailable": None, "notes": []},
-        {"name": "litellm", "kind": "peer", "version": "", "workers": 1, "command": "", "unavailable": None, "notes": []},
-        {"name": "portkey", "kind": "peer", "version": "", "workers": 1, "command": "",
-         "unavailable": "Portkey npm install failed: E404", "notes": []},
+        {
+            "name": "direct",
+            "kind": "floor",
+            "version": "",
+            "workers": 1,
+            "command": "",
+            "unavailable": None,
+            "notes": [],
+        },
+        {
+            "name": "tollway",
+            "kind": "tollway",
+            "version": "",
+            "workers": 1,
+            "command": "",
+            "unavailable": None,
+            "notes": [],
+        },
+        {
+            "name": "litellm",
+            "kind": "peer",
+            "version": "",
+            "workers": 1,
+            "command": "",
+            "unavailable": None,
+            "notes": [],
+        },
+        {
+            "name": "portkey",
+            "kind": "peer",
+            "version": "",
+            "workers": 1,
+            "command": "",
+            "unavailable": "Portkey npm install failed: E404",
+            "notes": [],
+        },
     ],
     "steps": [
         _wrk_step("direct", 1, 2000, 0.3, {"provider": 1.0}, 10000),
@@ -118,9 +193,8 @@ def test_knee_is_first_concurrency_at_90_percent_of_peak() -> None:
 
 
 def test_stream_models_encode_each_scenario_shape() -> None:
-    from tollway_testing.fake_provider import ModelShape, parse_model_shape
-
     from bench import targets
+    from tollway_testing.fake_provider import ModelShape, parse_model_shape
 
     for _, chunks, interval, ttft in targets.STREAM_SCENARIOS.values():
         name = targets.stream_model(chunks, interval, ttft)
@@ -128,9 +202,8 @@ def test_stream_models_encode_each_scenario_shape() -> None:
 
 
 def test_catalogue_routes_every_stream_model_to_the_same_upstream_name() -> None:
-    from tollway_contracts.catalogue import load_catalogue
-
     from bench import targets
+    from tollway_contracts.catalogue import load_catalogue
 
     cat = load_catalogue(targets.REPO / "infra" / "catalogue.yaml")
     for name in targets.STREAM_MODELS:

@@ -34,7 +34,9 @@ def stack_env() -> dict[str, str]:
         "postgres_dsn": _need("TOLLWAY_POSTGRES_DSN"),
         # TOLLWAY_FAKE_PROVIDER_URL is the OpenAI base URL (ends in /v1); the
         # provider's test endpoints (/_fake/...) sit at its root.
-        "fake_provider_url": os.environ.get("TOLLWAY_FAKE_PROVIDER_URL", "http://127.0.0.1:9000/v1").removesuffix("/v1"),
+        "fake_provider_url": os.environ.get(
+            "TOLLWAY_FAKE_PROVIDER_URL", "http://127.0.0.1:9000/v1"
+        ).removesuffix("/v1"),
         "kafka": os.environ.get("TOLLWAY_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
     }
 

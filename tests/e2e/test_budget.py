@@ -23,7 +23,9 @@ CLIENTS = 300
 BUDGET_MICRO_USD = 180
 
 
-async def _ledger_rows(db: asyncpg.Connection, request_ids: list[str], timeout: float = 30.0) -> list[asyncpg.Record]:
+async def _ledger_rows(
+    db: asyncpg.Connection, request_ids: list[str], timeout: float = 30.0
+) -> list[asyncpg.Record]:
     """Wait until every call has a terminal row; return the rows."""
     ids = [uuid.UUID(r) for r in request_ids]
     deadline = time.monotonic() + timeout
@@ -47,17 +49,23 @@ async def test_burst_against_a_budget_never_overspends(
     created = await admin.post("/admin/v1/keys", json={"tenant_id": tenant_id, "name": "burst"})
     assert created.status_code in (200, 201), created.text
     key = created.json()["key"]
-    limit = await admin.put("/admin/v1/limits", json={
-        "scope": "tenant", "scope_id": tenant_id,
-        "budget_micro_usd": BUDGET_MICRO_USD, "budget_period": "month",
-    })
+    limit = await admin.put(
+        "/admin/v1/limits",
+        json={
+            "scope": "tenant",
+            "scope_id": tenant_id,
+            "budget_micro_usd": BUDGET_MICRO_USD,
+            "budget_period": "month",
+        },
+    )
     assert limit.status_code in (200, 201), limit.text
     await asyncio.sleep(1.0)  # in force on every edge within 1 s
 
     body = {"model": "gpt-4o-mini", "max_tokens": 20, "messages": [{"role": "user", "content": "hi"}]}
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
-    async with httpx.AsyncClient(base_url=stack_env["base_url"], timeout=30, limits=limits,
-                                 headers={"Authorization": f"Bearer {key}"}) as edge:
+    async with httpx.AsyncClient(
+        base_url=stack_env["base_url"], timeout=30, limits=limits, headers={"Authorization": f"Bearer {key}"}
+    ) as edge:
         responses = await asyncio.gather(*(edge.post("/chat/completions", json=body) for _ in range(CLIENTS)))
 
     statuses = [r.status_code for r in responses]
@@ -66,7 +74,11 @@ async def test_burst_against_a_budget_never_overspends(
     assert len(admitted) + len(refused) == CLIENTS, sorted(set(statuses))
     assert admitted and refused
     for r in refused:
-        assert r.json()["error"]["type"] in ("insufficient_quota", "rate_limit_error", "invalid_request_error")
+        assert r.json()["error"]["type"] in (
+            "insufficient_quota",
+            "rate_limit_error",
+            "invalid_request_error",
+        )
         assert "retry-after" in r.headers
 
     rows = await _ledger_rows(ledger_db, [r.headers["x-request-id"] for r in responses])

@@ -54,8 +54,9 @@ async def _chat(edge: httpx.AsyncClient, key: str, model: str) -> httpx.Response
     )
 
 
-async def _first(edge: httpx.AsyncClient, key: str, model: str, want: int, *,
-                 timeout: float = 5.0) -> tuple[float, list[int]]:
+async def _first(
+    edge: httpx.AsyncClient, key: str, model: str, want: int, *, timeout: float = 5.0
+) -> tuple[float, list[int]]:
     """Call until the edge answers ``want``; return (seconds since now, statuses seen)."""
     t0 = time.monotonic()
     seen: list[int] = []
@@ -96,8 +97,9 @@ async def test_a_new_limit_is_in_force_within_one_second(admin, changes_edge) ->
         second = datetime.now(UTC).second
         if second > 55:
             await asyncio.sleep(61 - second)
-        r = await admin.put("/admin/v1/limits", json={"scope": "key", "scope_id": created["key_id"],
-                                                      "requests_per_minute": 2})
+        r = await admin.put(
+            "/admin/v1/limits", json={"scope": "key", "scope_id": created["key_id"], "requests_per_minute": 2}
+        )
         assert r.status_code in (200, 201), r.text
         elapsed, seen = await _first(changes_edge, created["key"], "gpt-4o-mini", 429)
         assert elapsed <= IN_FORCE_WITHIN_SECONDS, (elapsed, seen)

@@ -27,8 +27,9 @@ LEDGER_COLUMNS = (
 )
 
 
-async def _ledger_row(db: asyncpg.Connection, request_id: str, *, status: str = "completed",
-                      timeout: float = 20.0) -> asyncpg.Record:
+async def _ledger_row(
+    db: asyncpg.Connection, request_id: str, *, status: str = "completed", timeout: float = 20.0
+) -> asyncpg.Record:
     """Wait until the ledger holds the call with ``status``; return its row."""
     deadline = time.monotonic() + timeout
     while True:
@@ -116,8 +117,11 @@ async def test_unknown_model_is_a_404_recorded_as_one_failed_call(
 async def _topic_events(bootstrap: str, request_ids: set[str], count: int) -> list[bytes]:
     """Read the usage topic from the beginning until ``count`` events of the calls are found."""
     consumer = AIOKafkaConsumer(
-        USAGE.name, bootstrap_servers=bootstrap, group_id=None,
-        auto_offset_reset="earliest", enable_auto_commit=False,
+        USAGE.name,
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
     )
     await consumer.start()
     found: list[bytes] = []

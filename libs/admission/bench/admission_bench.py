@@ -19,6 +19,7 @@ import time
 import uuid
 
 import redis.asyncio as aioredis
+
 from tollway_admission import Admission
 from tollway_contracts.limits import Limit
 
@@ -41,17 +42,23 @@ async def main() -> None:
     adm = Admission(client, seed_provider=zero)
     await adm.load()
     limits = [
-        Limit(scope="key", scope_id="k1", requests_per_minute=big, tokens_per_minute=big,
-              max_concurrent=10**6),
+        Limit(
+            scope="key", scope_id="k1", requests_per_minute=big, tokens_per_minute=big, max_concurrent=10**6
+        ),
         Limit(scope="user", scope_id="u1", requests_per_minute=big, tokens_per_minute=big),
-        Limit(scope="team", scope_id="tm1", max_concurrent=10**6, budget_micro_usd=big,
-              budget_period="day"),
-        Limit(scope="tenant", scope_id=tenant, budget_micro_usd=big, budget_period="month",
-              time_zone="Europe/Paris"),
+        Limit(scope="team", scope_id="tm1", max_concurrent=10**6, budget_micro_usd=big, budget_period="day"),
+        Limit(
+            scope="tenant",
+            scope_id=tenant,
+            budget_micro_usd=big,
+            budget_period="month",
+            time_zone="Europe/Paris",
+        ),
     ]
     # Warm the budget counters (seed round) outside the measurement.
-    warm = await adm.admit(tenant_id=tenant, request_id=str(uuid.uuid4()), limits=limits,
-                           tokens=1, cost_micro_usd=1)
+    warm = await adm.admit(
+        tenant_id=tenant, request_id=str(uuid.uuid4()), limits=limits, tokens=1, cost_micro_usd=1
+    )
     assert warm.admitted, warm.status
 
     latencies: list[float] = []
@@ -62,8 +69,9 @@ async def main() -> None:
         async with sem:
             rid = str(uuid.uuid4())
             t0 = time.perf_counter()
-            res = await adm.admit(tenant_id=tenant, request_id=rid, limits=limits, tokens=1_000,
-                                  cost_micro_usd=2_500)
+            res = await adm.admit(
+                tenant_id=tenant, request_id=rid, limits=limits, tokens=1_000, cost_micro_usd=2_500
+            )
             latencies.append((time.perf_counter() - t0) * 1000)
             if res.admitted:
                 admitted.append(rid)
@@ -79,14 +87,17 @@ async def main() -> None:
         if not a.no_settle:
             t1 = time.perf_counter()
             for i in range(0, len(admitted), a.concurrency):
-                await asyncio.gather(*(adm.settle(tenant_id=tenant, request_id=r, tokens=500,
-                                                  cost_micro_usd=1_200)
-                                       for r in admitted[i:i + a.concurrency]))
+                await asyncio.gather(
+                    *(
+                        adm.settle(tenant_id=tenant, request_id=r, tokens=500, cost_micro_usd=1_200)
+                        for r in admitted[i : i + a.concurrency]
+                    )
+                )
             print(f"settle: {len(admitted) / (time.perf_counter() - t1):,.0f} calls/s")
     finally:
         keys = [k async for k in client.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
         for i in range(0, len(keys), 500):
-            await client.delete(*keys[i:i + 500])
+            await client.delete(*keys[i : i + 500])
         await client.aclose()
 
 

@@ -46,8 +46,9 @@ async def adm_redis() -> AsyncIterator[aioredis.Redis]:
     try:
         await client.ping()
     except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"Valkey unreachable at {_admission_url()} ({exc}); set TOLLWAY_VALKEY_URL",
-                    pytrace=False)
+        pytest.fail(
+            f"Valkey unreachable at {_admission_url()} ({exc}); set TOLLWAY_VALKEY_URL", pytrace=False
+        )
     yield client
     await client.aclose()
 

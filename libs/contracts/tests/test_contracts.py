@@ -105,7 +105,12 @@ def test_cost_rounds_up_once_per_call_in_integers() -> None:
     assert cost_micro_usd(prices, prompt_tokens=120, completion_tokens=48, cached_tokens=64) == 42
     assert cost_micro_usd(prices, prompt_tokens=0, completion_tokens=0) == 0
     # cached price falls back to input price
-    assert cost_micro_usd(Prices(input=1_000_000, output=0), prompt_tokens=3, completion_tokens=9, cached_tokens=3) == 3
+    assert (
+        cost_micro_usd(
+            Prices(input=1_000_000, output=0), prompt_tokens=3, completion_tokens=9, cached_tokens=3
+        )
+        == 3
+    )
     with pytest.raises(ValueError):
         cost_micro_usd(prices, prompt_tokens=1, completion_tokens=0, cached_tokens=2)
 
@@ -126,8 +131,9 @@ def test_key_round_trip_and_constant_time_verify() -> None:
 def test_catalogue_rejects_unknown_provider_and_negative_price() -> None:
     good = {
         "providers": {"p": {"base_url": "http://127.0.0.1:9000/v1"}},
-        "models": {"m": {"routes": [{"provider": "p", "upstream_model": "u"}],
-                          "prices": {"input": 1, "output": 2}}},
+        "models": {
+            "m": {"routes": [{"provider": "p", "upstream_model": "u"}], "prices": {"input": 1, "output": 2}}
+        },
     }
     assert Catalogue.model_validate(good).models["m"].prices.output == 2
     bad = json.loads(json.dumps(good))

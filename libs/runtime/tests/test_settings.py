@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tollway_runtime.settings import AdminTokenSettings, PostgresSettings, ServiceSettings, mask_url_password
 
 pytestmark = pytest.mark.unit
@@ -57,5 +58,7 @@ def test_a_failed_extra_check_exits_2(monkeypatch) -> None:
 
     monkeypatch.setenv("TOLLWAY_ADMIN_TOKEN", "t")
     with pytest.raises(SystemExit) as exit_:
-        settings_from_cli(_Settings, service="test", argv=["--check-config"], extra_check=lambda s: "bad catalogue")
+        settings_from_cli(
+            _Settings, service="test", argv=["--check-config"], extra_check=lambda s: "bad catalogue"
+        )
     assert exit_.value.code == 2

@@ -144,7 +144,11 @@ async def test_latency_controls(fake_provider) -> None:
             "POST",
             "/v1/chat/completions",
             json={"model": "m", "messages": MESSAGES, "stream": True},
-            headers={"x-fake-ttft-ms": "100", "x-fake-chunk-interval-ms": "20", "x-fake-completion-tokens": "5"},
+            headers={
+                "x-fake-ttft-ms": "100",
+                "x-fake-chunk-interval-ms": "20",
+                "x-fake-completion-tokens": "5",
+            },
         ) as r:
             first_at = None
             async for line in r.aiter_lines():
@@ -166,7 +170,6 @@ async def test_disconnect_mid_stream(fake_provider) -> None:
             ) as r:
                 async for _ in r.aiter_bytes():
                     pass
-
 
     [rec] = fake_provider.requests()
     assert (rec["status"], rec["finish_reason"], rec["completion_tokens"]) == (200, "disconnect", 2)
@@ -206,8 +209,11 @@ async def test_embeddings_and_models(fake_provider) -> None:
 async def test_requests_endpoint(fake_provider) -> None:
     async with httpx.AsyncClient(base_url=fake_provider.url) as http:
         for rid in ("a", "b"):
-            await http.post("/v1/chat/completions", json={"model": "m", "messages": MESSAGES},
-                            headers={"x-request-id": rid})
+            await http.post(
+                "/v1/chat/completions",
+                json={"model": "m", "messages": MESSAGES},
+                headers={"x-request-id": rid},
+            )
         listed = (await http.get("/_fake/requests", params={"request_id": "b"})).json()
         assert [r["request_id"] for r in listed] == ["b"]
         assert (await http.delete("/_fake/requests")).status_code == 204
@@ -248,8 +254,16 @@ def test_other_model_names_carry_no_shape(model: str) -> None:
 
 @pytest.mark.parametrize(
     "model",
-    ["fake-stream-c", "fake-stream-x5", "fake-stream-c5-c6", "fake-stream-c5-", "fake-streamc5",
-     "fake-stream--c5", "fake-stream-c-5", "fake-stream-c5i25"],
+    [
+        "fake-stream-c",
+        "fake-stream-x5",
+        "fake-stream-c5-c6",
+        "fake-stream-c5-",
+        "fake-streamc5",
+        "fake-stream--c5",
+        "fake-stream-c-5",
+        "fake-stream-c5i25",
+    ],
 )
 def test_malformed_shape_names_are_errors(model: str) -> None:
     with pytest.raises(ValueError):
@@ -260,8 +274,11 @@ def _sse_contents(text: str) -> tuple[list[str], list[dict]]:
     events = [e for e in text.split("\n\n") if e]
     assert events[-1] == "data: [DONE]"
     payloads = [orjson.loads(e[6:]) for e in events[:-1]]
-    contents = [p["choices"][0]["delta"]["content"] for p in payloads
-                if p["choices"] and p["choices"][0]["delta"].get("content")]
+    contents = [
+        p["choices"][0]["delta"]["content"]
+        for p in payloads
+        if p["choices"] and p["choices"][0]["delta"].get("content")
+    ]
     return contents, payloads
 
 
@@ -270,8 +287,12 @@ async def test_stream_shape_from_model_name(fake_provider) -> None:
         t0 = time.perf_counter()
         r = await http.post(
             "/v1/chat/completions",
-            json={"model": "fake-stream-c6-i20-t100", "messages": MESSAGES, "stream": True,
-                  "stream_options": {"include_usage": True}},
+            json={
+                "model": "fake-stream-c6-i20-t100",
+                "messages": MESSAGES,
+                "stream": True,
+                "stream_options": {"include_usage": True},
+            },
             headers={"x-request-id": "shape"},
         )
         total = time.perf_counter() - t0
@@ -331,7 +352,9 @@ async def test_echo_answers_the_last_user_message(fake_provider, fake_provider_f
     ]
     async with httpx.AsyncClient(base_url=fake_provider.url) as http:
         r = await http.post(
-            "/v1/chat/completions", json={"model": "fake-model", "messages": messages}, headers={"x-fake-echo": "1"}
+            "/v1/chat/completions",
+            json={"model": "fake-model", "messages": messages},
+            headers={"x-fake-echo": "1"},
         )
         assert r.json()["choices"][0]["message"]["content"] == "Hi, I'm <PERSON_1> at <EMAIL_ADDRESS_1>."
         assert r.json()["usage"]["completion_tokens"] == 5

@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
+
 from tollway_contracts.topics import ALL_TOPICS
 
 pytestmark = pytest.mark.integration
@@ -77,7 +78,9 @@ async def test_fresh_topic_roundtrip(kafka_bootstrap_servers: str, fresh_topic) 
     topic = await fresh_topic(partitions=3)
     _CREATED.add(topic)
     assert topic.startswith("tollway.test.")
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap_servers, enable_idempotence=True, acks="all")
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka_bootstrap_servers, enable_idempotence=True, acks="all"
+    )
     await producer.start()
     try:
         keys = [str(uuid.uuid4()).encode() for _ in range(10)]
@@ -128,7 +131,9 @@ async def test_latest_offset_new_group_reads_only_new(kafka_bootstrap_servers: s
     try:
         await producer.send_and_wait(topic, b"old")
         consumer = AIOKafkaConsumer(
-            topic, bootstrap_servers=kafka_bootstrap_servers, group_id=f"g-{uuid.uuid4().hex[:8]}",
+            topic,
+            bootstrap_servers=kafka_bootstrap_servers,
+            group_id=f"g-{uuid.uuid4().hex[:8]}",
             auto_offset_reset="latest",
         )
         await consumer.start()

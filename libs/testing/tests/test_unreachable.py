@@ -32,9 +32,26 @@ def test_unreachable_service_fails_with_hint(tmp_path: Path, fixture: str) -> No
     )
     env = {**os.environ, var: value}
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
-         "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=session", str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "-o",
+            "asyncio_mode=auto",
+            "-o",
+            "asyncio_default_fixture_loop_scope=session",
+            str(tmp_path),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out

@@ -78,12 +78,32 @@ def run_wrk(args: argparse.Namespace, lua: Path, edge_pid: int, fake_pid: int) -
     subprocess.run(["wrk", "-t1", "-c10", "-d2s", "-s", str(lua), url], capture_output=True, check=True)
     spy = None
     if args.profile:
-        spy = subprocess.Popen(["py-spy", "record", "-p", str(edge_pid), "-f", "raw", "-o", args.profile,
-                                "-d", str(args.seconds), "-r", "200", "--nonblocking"], stdout=subprocess.DEVNULL)
+        spy = subprocess.Popen(
+            [
+                "py-spy",
+                "record",
+                "-p",
+                str(edge_pid),
+                "-f",
+                "raw",
+                "-o",
+                args.profile,
+                "-d",
+                str(args.seconds),
+                "-r",
+                "200",
+                "--nonblocking",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
     e0, f0 = cpu_seconds(edge_pid), cpu_seconds(fake_pid)
     t0 = time.perf_counter()
-    wrk = subprocess.run(["wrk", "-t1", f"-c{args.connections}", f"-d{args.seconds}s", "--latency", "-s", str(lua), url],
-                         capture_output=True, text=True, check=True)
+    wrk = subprocess.run(
+        ["wrk", "-t1", f"-c{args.connections}", f"-d{args.seconds}s", "--latency", "-s", str(lua), url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     wall = time.perf_counter() - t0
     e1, f1 = cpu_seconds(edge_pid), cpu_seconds(fake_pid)
     if spy is not None:
@@ -141,19 +161,34 @@ async def main() -> None:
     try:
         await create_principals_schema(dsn)
         await create_ledger_schema(dsn)
-        big = {"requests_per_minute": 10**8, "tokens_per_minute": 10**12, "max_concurrent": 100_000,
-               "budget_micro_usd": 10**15}
-        limits = [{"scope": "key", "scope_id": "$key", **big}, {"scope": "user", "scope_id": "user-1", **big},
-                  {"scope": "team", "scope_id": "team-1", **big}, {"scope": "tenant", "scope_id": tenant, **big}]
+        big = {
+            "requests_per_minute": 10**8,
+            "tokens_per_minute": 10**12,
+            "max_concurrent": 100_000,
+            "budget_micro_usd": 10**15,
+        }
+        limits = [
+            {"scope": "key", "scope_id": "$key", **big},
+            {"scope": "user", "scope_id": "user-1", **big},
+            {"scope": "team", "scope_id": "team-1", **big},
+            {"scope": "tenant", "scope_id": tenant, **big},
+        ]
         key, _, _ = await upsert_key(dsn, b"bench-pepper", tenant_id=tenant, limits=limits)
         cat = {
             "version": 1,
             "providers": {"fake": {"base_url": "http://127.0.0.1:19000/v1", "timeout_seconds": 30}},
-            "models": {"m": {"prices": {"input": 1, "output": 1}, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]}},
+            "models": {
+                "m": {
+                    "prices": {"input": 1, "output": 1},
+                    "routes": [{"provider": "fake", "upstream_model": "fake-model"}],
+                }
+            },
         }
         (tmp / "cat.yaml").write_text(yaml.safe_dump(cat))
         py = sys.executable
-        fake = subprocess.Popen([py, "-m", "tollway_testing.fake_provider", "--port", "19000", "--no-access-log"])
+        fake = subprocess.Popen(
+            [py, "-m", "tollway_testing.fake_provider", "--port", "19000", "--no-access-log"]
+        )
         procs.append(fake)
         wait_http("http://127.0.0.1:19000/healthz")
         body = '{"model":"m","messages":[{"role":"user","content":"hello there"}]%s}' % (
@@ -193,14 +228,18 @@ async def main() -> None:
                 except subprocess.TimeoutExpired:
                     edge.kill()
         for mode, r in results.items():
-            print(f"admission={mode} mode={'stream' if args.stream else 'non-stream'} requests={r['total']} "
-                  f"non2xx={r['non2xx']} req/s={r['rps']:.0f} latency mean={r['mean']:.3f} ms "
-                  f"p50={r['p50']:.3f} ms p99={r['p99']:.3f} ms edge CPU/call={r['edge_cpu']:.3f} ms "
-                  f"fake CPU/call={r['fake_cpu']:.3f} ms")
+            print(
+                f"admission={mode} mode={'stream' if args.stream else 'non-stream'} requests={r['total']} "
+                f"non2xx={r['non2xx']} req/s={r['rps']:.0f} latency mean={r['mean']:.3f} ms "
+                f"p50={r['p50']:.3f} ms p99={r['p99']:.3f} ms edge CPU/call={r['edge_cpu']:.3f} ms "
+                f"fake CPU/call={r['fake_cpu']:.3f} ms"
+            )
         if len(results) == 2:
             on, off = results["on"], results["off"]
-            print(f"admission adds: latency mean {on['mean'] - off['mean']:+.3f} ms, p50 {on['p50'] - off['p50']:+.3f} ms, "
-                  f"p99 {on['p99'] - off['p99']:+.3f} ms; edge CPU/call {on['edge_cpu'] - off['edge_cpu']:+.3f} ms")
+            print(
+                f"admission adds: latency mean {on['mean'] - off['mean']:+.3f} ms, p50 {on['p50'] - off['p50']:+.3f} ms, "
+                f"p99 {on['p99'] - off['p99']:+.3f} ms; edge CPU/call {on['edge_cpu'] - off['edge_cpu']:+.3f} ms"
+            )
     finally:
         await _delete_tenant_keys(tenant)
         for p in reversed(procs):

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 from aiohttp import web
+
 from tollway_contracts.events import UsageEvent
 
 BASE_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
@@ -54,7 +55,10 @@ async def ledger_topics() -> AsyncIterator[tuple[str, str]]:
     await admin.start()
     try:
         await admin.create_topics(
-            [NewTopic(usage, num_partitions=3, replication_factor=1), NewTopic(dlq, num_partitions=1, replication_factor=1)]
+            [
+                NewTopic(usage, num_partitions=3, replication_factor=1),
+                NewTopic(dlq, num_partitions=1, replication_factor=1),
+            ]
         )
         yield usage, dlq
     finally:
@@ -115,24 +119,53 @@ def make_call(
     ts_start = ts_start or datetime(2026, 11, 29, 12, 0, tzinfo=UTC) + timedelta(seconds=i)
     rid = uuid.uuid4()
     common = dict(
-        request_id=rid, tenant_id=tenant, team_id=team, user_id=f"u{i % 3}", key_id=key,
-        ts_start=ts_start, model=model, provider="openai", upstream_model=model, stream=bool(i % 2),
+        request_id=rid,
+        tenant_id=tenant,
+        team_id=team,
+        user_id=f"u{i % 3}",
+        key_id=key,
+        ts_start=ts_start,
+        model=model,
+        provider="openai",
+        upstream_model=model,
+        stream=bool(i % 2),
         trace_id=f"trace-{i}",
     )
     started = UsageEvent(type="started", reservation={"key": {"tokens": 100, "cost_micro_usd": 50}}, **common)
     if failed:
         terminal = UsageEvent(
-            type="failed", ts_end=ts_start + timedelta(milliseconds=30), status_code=502,
-            error_type="upstream_error", attempts=2, latency_ms=30.0, overhead_ms=1.5, **common,
+            type="failed",
+            ts_end=ts_start + timedelta(milliseconds=30),
+            status_code=502,
+            error_type="upstream_error",
+            attempts=2,
+            latency_ms=30.0,
+            overhead_ms=1.5,
+            **common,
         )
     else:
         terminal = UsageEvent(
-            type="completed", ts_end=ts_start + timedelta(milliseconds=40 * i + 10), status_code=200,
-            attempts=1, prompt_tokens=10 + i, completion_tokens=5 + i, cached_tokens=i % 4,
-            reasoning_tokens=i % 2, total_tokens=15 + 2 * i, cost_micro_usd=100 + 7 * i,
-            latency_ms=40.0 * i + 10, ttft_ms=5.0, overhead_ms=1.0,
-            redaction={"mode": "redact", "entities": {"PERSON": 1}, "cache_hit": False,
-                       "cached_texts": 0, "total_texts": 1, "duration_ms": 2.0},
+            type="completed",
+            ts_end=ts_start + timedelta(milliseconds=40 * i + 10),
+            status_code=200,
+            attempts=1,
+            prompt_tokens=10 + i,
+            completion_tokens=5 + i,
+            cached_tokens=i % 4,
+            reasoning_tokens=i % 2,
+            total_tokens=15 + 2 * i,
+            cost_micro_usd=100 + 7 * i,
+            latency_ms=40.0 * i + 10,
+            ttft_ms=5.0,
+            overhead_ms=1.0,
+            redaction={
+                "mode": "redact",
+                "entities": {"PERSON": 1},
+                "cache_hit": False,
+                "cached_texts": 0,
+                "total_texts": 1,
+                "duration_ms": 2.0,
+            },
             **common,
         )
     return started, terminal
@@ -160,7 +193,9 @@ async def snapshot(dsn: str) -> dict[str, list]:
             ("usage_rollup_daily", "1,2,3,4,5"),
             ("usage_rollup_monthly", "1,2,3,4,5"),
         ):
-            out[table] = [tuple(r) for r in await conn.fetch(f"SELECT * FROM ledger.{table} ORDER BY {order}")]
+            out[table] = [
+                tuple(r) for r in await conn.fetch(f"SELECT * FROM ledger.{table} ORDER BY {order}")
+            ]
         return out
     finally:
         await conn.close()

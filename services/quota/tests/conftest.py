@@ -73,7 +73,9 @@ async def quota_server(quota_fresh_dsn: str) -> AsyncIterator[QuotaServer]:
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)
     await server.start_server()
     try:
-        yield QuotaServer(str(server.make_url("")).rstrip("/"), quota_fresh_dsn, token, pepper, channel, VALKEY_URL)
+        yield QuotaServer(
+            str(server.make_url("")).rstrip("/"), quota_fresh_dsn, token, pepper, channel, VALKEY_URL
+        )
     finally:
         await server.close()
 
@@ -98,8 +100,12 @@ async def quota_topics() -> AsyncIterator[QuotaTopics]:
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
     suffix = secrets.token_hex(5)
-    topics = QuotaTopics(f"test.quota.usage.{suffix}", f"test.quota.dlq.{suffix}",
-                         f"test.quota.alerts.{suffix}", f"test-quota-{suffix}")
+    topics = QuotaTopics(
+        f"test.quota.usage.{suffix}",
+        f"test.quota.dlq.{suffix}",
+        f"test.quota.alerts.{suffix}",
+        f"test-quota-{suffix}",
+    )
     names = [topics.usage, topics.dlq, topics.alerts]
     admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
     await admin.start()

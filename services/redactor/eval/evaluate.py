@@ -30,11 +30,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, default=Path(__file__).with_name("samples.jsonl"))
     parser.add_argument("--threshold", type=float, default=None)
-    parser.add_argument("--misses", action="store_true", help="print missed and spurious spans (local debugging)")
+    parser.add_argument(
+        "--misses", action="store_true", help="print missed and spurious spans (local debugging)"
+    )
     args = parser.parse_args()
     settings = RedactorSettings()
     threshold = settings.default_score_threshold if args.threshold is None else args.threshold
-    samples = [json.loads(line) for line in args.samples.read_text(encoding="utf-8").splitlines() if line.strip()]
+    samples = [
+        json.loads(line) for line in args.samples.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     detector = Detector(settings.engine_config())
 
     started = time.process_time()
@@ -64,10 +68,13 @@ def main() -> None:
                 print(f"PART {t:15} {g['value']!r:40} got {part}")
         for s in spans:
             pred_n[s.entity_type] += 1
-            if any(g["type"] == s.entity_type and s.start < g["end"] and g["start"] < s.end for g in sample["entities"]):
+            if any(
+                g["type"] == s.entity_type and s.start < g["end"] and g["start"] < s.end
+                for g in sample["entities"]
+            ):
                 tp[s.entity_type] += 1
             elif args.misses:
-                print(f"FP   {s.entity_type:15} {text[s.start:s.end]!r:40} in {text!r}")
+                print(f"FP   {s.entity_type:15} {text[s.start : s.end]!r:40} in {text!r}")
 
     print(f"samples: {len(samples)}, threshold {threshold}, model {detector.model_version}")
     print(f"CPU for all samples: {cpu_s * 1000:.0f} ms ({cpu_s * 1000 / len(samples):.2f} ms/sample)\n")

@@ -26,28 +26,199 @@ import string
 from pathlib import Path
 
 FIRST = [
-    "James", "Mary", "Robert", "Patricia", "Michael", "Jennifer", "David", "Linda", "Priya", "Arjun",
-    "Wei", "Mei", "Hiroshi", "Yuki", "Mohammed", "Fatima", "Omar", "Aisha", "Carlos", "Sofia",
-    "Mateo", "Lucia", "Hans", "Greta", "Lukas", "Anna", "Pierre", "Camille", "Giulia", "Marco",
-    "Olga", "Dmitri", "Sean", "Siobhan", "Kwame", "Amara", "Chloe", "Ethan", "Noah", "Emma",
-    "Oliver", "Ava", "Lars", "Ingrid", "Thabo", "Zanele", "Rafael", "Beatriz", "Ahmed", "Leila",
+    "James",
+    "Mary",
+    "Robert",
+    "Patricia",
+    "Michael",
+    "Jennifer",
+    "David",
+    "Linda",
+    "Priya",
+    "Arjun",
+    "Wei",
+    "Mei",
+    "Hiroshi",
+    "Yuki",
+    "Mohammed",
+    "Fatima",
+    "Omar",
+    "Aisha",
+    "Carlos",
+    "Sofia",
+    "Mateo",
+    "Lucia",
+    "Hans",
+    "Greta",
+    "Lukas",
+    "Anna",
+    "Pierre",
+    "Camille",
+    "Giulia",
+    "Marco",
+    "Olga",
+    "Dmitri",
+    "Sean",
+    "Siobhan",
+    "Kwame",
+    "Amara",
+    "Chloe",
+    "Ethan",
+    "Noah",
+    "Emma",
+    "Oliver",
+    "Ava",
+    "Lars",
+    "Ingrid",
+    "Thabo",
+    "Zanele",
+    "Rafael",
+    "Beatriz",
+    "Ahmed",
+    "Leila",
 ]
 LAST = [
-    "Smith", "Johnson", "Williams", "Brown", "Garcia", "Miller", "Davis", "Martinez", "Patel", "Sharma",
-    "Chen", "Wang", "Tanaka", "Suzuki", "Hassan", "Khan", "Rossi", "Bianchi", "Müller", "Schmidt",
-    "Schneider", "Dubois", "Moreau", "Kowalski", "Nowak", "Ivanova", "O'Brien", "Murphy", "Mensah", "Okafor",
-    "Andersson", "Johansson", "Nguyen", "Kim", "Park", "Fernandez", "Lopez", "Gonzalez", "Silva", "Santos",
-    "Taylor", "Wilson", "Anderson", "Thomas", "Moore", "Jackson", "White", "Harris", "Clark", "Lewis",
+    "Smith",
+    "Johnson",
+    "Williams",
+    "Brown",
+    "Garcia",
+    "Miller",
+    "Davis",
+    "Martinez",
+    "Patel",
+    "Sharma",
+    "Chen",
+    "Wang",
+    "Tanaka",
+    "Suzuki",
+    "Hassan",
+    "Khan",
+    "Rossi",
+    "Bianchi",
+    "Müller",
+    "Schmidt",
+    "Schneider",
+    "Dubois",
+    "Moreau",
+    "Kowalski",
+    "Nowak",
+    "Ivanova",
+    "O'Brien",
+    "Murphy",
+    "Mensah",
+    "Okafor",
+    "Andersson",
+    "Johansson",
+    "Nguyen",
+    "Kim",
+    "Park",
+    "Fernandez",
+    "Lopez",
+    "Gonzalez",
+    "Silva",
+    "Santos",
+    "Taylor",
+    "Wilson",
+    "Anderson",
+    "Thomas",
+    "Moore",
+    "Jackson",
+    "White",
+    "Harris",
+    "Clark",
+    "Lewis",
 ]
-DOMAINS = ["gmail.com", "yahoo.com", "outlook.com", "example.com", "acme-corp.io", "protonmail.com", "uni-heidelberg.de", "company.co.uk", "mail.fr", "hotmail.com"]
+DOMAINS = [
+    "gmail.com",
+    "yahoo.com",
+    "outlook.com",
+    "example.com",
+    "acme-corp.io",
+    "protonmail.com",
+    "uni-heidelberg.de",
+    "company.co.uk",
+    "mail.fr",
+    "hotmail.com",
+]
 US_AREA = ["212", "415", "646", "312", "617", "206", "303", "512", "305", "702", "404", "213"]
-US_STREETS = ["Oak", "Maple", "Main", "Elm", "Pine", "Cedar", "Washington", "Lake", "Hill", "Park", "Sunset", "Highland", "Lincoln", "Madison"]
-US_SUFFIX = ["Street", "St", "Avenue", "Ave", "Road", "Rd", "Boulevard", "Blvd", "Lane", "Drive", "Court", "Way", "Place"]
-US_CITIES = [("Springfield", "IL", "62704"), ("Austin", "TX", "78701"), ("Seattle", "WA", "98101"), ("Denver", "CO", "80202"), ("Boston", "MA", "02108"), ("Portland", "OR", "97201"), ("Miami", "FL", "33101")]
-UK_STREETS = ["Station Road", "High Street", "Church Lane", "Victoria Road", "Green Lane", "Manor Road", "Park Avenue", "Queens Road", "Baker Street", "King Street"]
-UK_CITIES = [("London", "SW1A 2AA"), ("Manchester", "M1 1AE"), ("Leeds", "LS1 4AP"), ("Bristol", "BS1 5TR"), ("Edinburgh", "EH1 1YZ"), ("Cardiff", "CF10 1EP")]
-DE_STREETS = ["Hauptstraße", "Bahnhofstraße", "Gartenweg", "Schillerstraße", "Lindenallee", "Goethestraße", "Marktplatz", "Kirchgasse"]
-DE_CITIES = [("10115", "Berlin"), ("80331", "München"), ("50667", "Köln"), ("20095", "Hamburg"), ("60311", "Frankfurt")]
+US_STREETS = [
+    "Oak",
+    "Maple",
+    "Main",
+    "Elm",
+    "Pine",
+    "Cedar",
+    "Washington",
+    "Lake",
+    "Hill",
+    "Park",
+    "Sunset",
+    "Highland",
+    "Lincoln",
+    "Madison",
+]
+US_SUFFIX = [
+    "Street",
+    "St",
+    "Avenue",
+    "Ave",
+    "Road",
+    "Rd",
+    "Boulevard",
+    "Blvd",
+    "Lane",
+    "Drive",
+    "Court",
+    "Way",
+    "Place",
+]
+US_CITIES = [
+    ("Springfield", "IL", "62704"),
+    ("Austin", "TX", "78701"),
+    ("Seattle", "WA", "98101"),
+    ("Denver", "CO", "80202"),
+    ("Boston", "MA", "02108"),
+    ("Portland", "OR", "97201"),
+    ("Miami", "FL", "33101"),
+]
+UK_STREETS = [
+    "Station Road",
+    "High Street",
+    "Church Lane",
+    "Victoria Road",
+    "Green Lane",
+    "Manor Road",
+    "Park Avenue",
+    "Queens Road",
+    "Baker Street",
+    "King Street",
+]
+UK_CITIES = [
+    ("London", "SW1A 2AA"),
+    ("Manchester", "M1 1AE"),
+    ("Leeds", "LS1 4AP"),
+    ("Bristol", "BS1 5TR"),
+    ("Edinburgh", "EH1 1YZ"),
+    ("Cardiff", "CF10 1EP"),
+]
+DE_STREETS = [
+    "Hauptstraße",
+    "Bahnhofstraße",
+    "Gartenweg",
+    "Schillerstraße",
+    "Lindenallee",
+    "Goethestraße",
+    "Marktplatz",
+    "Kirchgasse",
+]
+DE_CITIES = [
+    ("10115", "Berlin"),
+    ("80331", "München"),
+    ("50667", "Köln"),
+    ("20095", "Hamburg"),
+    ("60311", "Frankfurt"),
+]
 
 
 def luhn_complete(prefix_digits: str, length: int, rng: random.Random) -> str:
@@ -133,10 +304,14 @@ def person(rng: random.Random) -> str:
 
 
 def email(rng: random.Random, name: str | None = None) -> str:
-    first, last = (name.split(" ", 1) + [rng.choice(LAST)])[:2] if name else (rng.choice(FIRST), rng.choice(LAST))
+    first, last = (
+        (name.split(" ", 1) + [rng.choice(LAST)])[:2] if name else (rng.choice(FIRST), rng.choice(LAST))
+    )
     first = re.sub(r"[^a-z]", "", first.lower().replace("ü", "ue")) or "user"
     last = re.sub(r"[^a-z]", "", last.lower().replace("ü", "ue")) or "name"
-    local = rng.choice([f"{first}.{last}", f"{first[0]}{last}", f"{first}{rng.randint(1, 99)}", f"{first}_{last}"])
+    local = rng.choice(
+        [f"{first}.{last}", f"{first[0]}{last}", f"{first}{rng.randint(1, 99)}", f"{first}_{last}"]
+    )
     return f"{local}@{rng.choice(DOMAINS)}"
 
 
@@ -186,7 +361,7 @@ TEMPLATES = [
     "Translate to German: Dear {P}, thank you for your order. We will deliver to {A}.",
     "Contact details for the contract: {P}, {E}, {PH}, {A}.",
     "Fix the grammar: me and {P} was going to the store yesterday when {P2} called.",
-    "{\"recipient\": \"{E}\", \"name\": \"{P}\", \"phone\": \"{PH}\"}",
+    '{"recipient": "{E}", "name": "{P}", "phone": "{PH}"}',
     "Log entry: user {E} failed to pay with card {CC} at 14:02.",
     "Please check whether IBAN {IB} belongs to {P} or to {P2}.",
     "thanks {P}! also pls ping {P2} about the deadline",
@@ -222,9 +397,15 @@ def fill(template: str, rng: random.Random) -> tuple[str, list[dict]]:
     p2 = person(rng)
     while p2 == p1:
         p2 = person(rng)
-    values = {"{P}": ("PERSON", p1), "{P2}": ("PERSON", p2), "{E}": ("EMAIL_ADDRESS", email(rng, p1)),
-              "{PH}": ("PHONE_NUMBER", phone(rng)), "{CC}": ("CREDIT_CARD", credit_card(rng)),
-              "{IB}": ("IBAN_CODE", iban(rng)), "{A}": ("STREET_ADDRESS", address(rng))}
+    values = {
+        "{P}": ("PERSON", p1),
+        "{P2}": ("PERSON", p2),
+        "{E}": ("EMAIL_ADDRESS", email(rng, p1)),
+        "{PH}": ("PHONE_NUMBER", phone(rng)),
+        "{CC}": ("CREDIT_CARD", credit_card(rng)),
+        "{IB}": ("IBAN_CODE", iban(rng)),
+        "{A}": ("STREET_ADDRESS", address(rng)),
+    }
     out: list[str] = []
     entities: list[dict] = []
     pos = 0

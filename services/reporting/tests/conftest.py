@@ -25,6 +25,7 @@ import aiohttp
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
+
 from tollway_contracts.events import UsageEvent
 
 BASE_DSN = os.environ.get("TOLLWAY_TEST_POSTGRES_DSN", "postgresql://tollway:tollway@127.0.0.1:5432/tollway")
@@ -65,21 +66,47 @@ def make_events(tenant_id: str, n: int, seed: int) -> list[UsageEvent]:
         ts = rnd.choice(ANCHORS) + timedelta(minutes=rnd.randrange(0, 150), seconds=rnd.randrange(60))
         team = rnd.choice(TEAMS)
         common = dict(
-            request_id=uuid.uuid4(), tenant_id=tenant_id, team_id=team, user_id=None,
-            key_id=f"{tenant_id[-4:]}key{rnd.randrange(3)}", ts_start=ts, model=rnd.choice(MODELS),
+            request_id=uuid.uuid4(),
+            tenant_id=tenant_id,
+            team_id=team,
+            user_id=None,
+            key_id=f"{tenant_id[-4:]}key{rnd.randrange(3)}",
+            ts_start=ts,
+            model=rnd.choice(MODELS),
             provider="openai",
         )
         events.append(UsageEvent(type="started", **common))
         latency = rnd.choice([20.0, 70.0, 180.0, 420.0, 900.0, 2000.0, 70000.0])
         if i % 7 == 3:
-            events.append(UsageEvent(type="failed", ts_end=ts + timedelta(milliseconds=latency), status_code=502,
-                                     error_type="upstream_error", attempts=2, latency_ms=latency, **common))
+            events.append(
+                UsageEvent(
+                    type="failed",
+                    ts_end=ts + timedelta(milliseconds=latency),
+                    status_code=502,
+                    error_type="upstream_error",
+                    attempts=2,
+                    latency_ms=latency,
+                    **common,
+                )
+            )
         else:
             p, c = rnd.randrange(1, 2000), rnd.randrange(1, 800)
-            events.append(UsageEvent(
-                type="completed", ts_end=ts + timedelta(milliseconds=latency), status_code=200, attempts=1,
-                prompt_tokens=p, completion_tokens=c, cached_tokens=p // 10, reasoning_tokens=c // 5,
-                total_tokens=p + c, cost_micro_usd=p * 3 + c * 12, latency_ms=latency, **common))
+            events.append(
+                UsageEvent(
+                    type="completed",
+                    ts_end=ts + timedelta(milliseconds=latency),
+                    status_code=200,
+                    attempts=1,
+                    prompt_tokens=p,
+                    completion_tokens=c,
+                    cached_tokens=p // 10,
+                    reasoning_tokens=c // 5,
+                    total_tokens=p + c,
+                    cost_micro_usd=p * 3 + c * 12,
+                    latency_ms=latency,
+                    **common,
+                )
+            )
     return events
 
 
@@ -136,11 +163,21 @@ async def reporting_env() -> AsyncIterator[ReportingEnv]:
     quota = reporting = None
     try:
         await asyncio.to_thread(migrate, dsn)
-        quota = TestServer(create_quota(QuotaSettings(
-            postgres_dsn=dsn, valkey_url=VALKEY_URL, admin_token=admin_token, key_pepper=pepper,
-            invalidation_channel=f"test:reporting:{secrets.token_hex(4)}", consume_usage=False,
-            log_format="json")),
-            host="127.0.0.1", port=0)
+        quota = TestServer(
+            create_quota(
+                QuotaSettings(
+                    postgres_dsn=dsn,
+                    valkey_url=VALKEY_URL,
+                    admin_token=admin_token,
+                    key_pepper=pepper,
+                    invalidation_channel=f"test:reporting:{secrets.token_hex(4)}",
+                    consume_usage=False,
+                    log_format="json",
+                )
+            ),
+            host="127.0.0.1",
+            port=0,
+        )
         await quota.start_server()
         quota_url = str(quota.make_url("")).rstrip("/")
         tenants, tokens, token_ids = [], {}, {}
@@ -150,8 +187,9 @@ async def reporting_env() -> AsyncIterator[ReportingEnv]:
                     assert r.status == 201, await r.text()
                     tenants.append((await r.json())["id"])
             for tid in tenants:
-                async with http.post(f"{quota_url}/admin/v1/reporting-tokens",
-                                     json={"tenant_id": tid, "name": "dash"}) as r:
+                async with http.post(
+                    f"{quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "dash"}
+                ) as r:
                     assert r.status == 201, await r.text()
                     body = await r.json()
                     tokens[tid], token_ids[tid] = body["token"], body["id"]
@@ -159,13 +197,26 @@ async def reporting_env() -> AsyncIterator[ReportingEnv]:
         # The second tenant reuses the first's team names on purpose: isolation
         # must come from tenant_id, not from distinct names.
         await ledger_write(dsn, events)
-        settings = ReportingSettings(postgres_dsn=dsn, admin_token=admin_token, key_pepper=pepper,
-                                     token_cache_seconds=0.0, log_format="json")
+        settings = ReportingSettings(
+            postgres_dsn=dsn,
+            admin_token=admin_token,
+            key_pepper=pepper,
+            token_cache_seconds=0.0,
+            log_format="json",
+        )
         app = create_app(settings)
         reporting = TestServer(app, host="127.0.0.1", port=0)
         await reporting.start_server()
-        yield ReportingEnv(dsn, str(reporting.make_url("")).rstrip("/"), quota_url, admin_token, tenants,
-                           tokens, token_ids, app)
+        yield ReportingEnv(
+            dsn,
+            str(reporting.make_url("")).rstrip("/"),
+            quota_url,
+            admin_token,
+            tenants,
+            tokens,
+            token_ids,
+            app,
+        )
     finally:
         if reporting is not None:
             await reporting.close()

@@ -18,8 +18,8 @@ from tollway_admission.admission import (
     applicable,
     openai_duration,
 )
-from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+from tollway_admission.pipelined import PipelinedClient
 
 __all__ = [
     "Admission",

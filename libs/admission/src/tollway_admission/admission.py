@@ -52,12 +52,12 @@ from typing import Any, Literal
 import orjson
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
-from tollway_contracts.events import ScopeReservation
-from tollway_contracts.limits import Limit
 
 from tollway_admission import keys as K
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
+from tollway_contracts.events import ScopeReservation
+from tollway_contracts.limits import Limit
 
 CheckKind = Literal["requests", "tokens", "concurrency", "budget"]
 Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
@@ -86,9 +86,7 @@ class _Script:
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
 
 
-ADMIT, EXTEND, RELEASE, SETTLE, SEED = (
-    _Script(n) for n in ("admit", "extend", "release", "settle", "seed")
-)
+ADMIT, EXTEND, RELEASE, SETTLE, SEED = (_Script(n) for n in ("admit", "extend", "release", "settle", "seed"))
 SCRIPTS = (ADMIT, EXTEND, RELEASE, SETTLE, SEED)
 
 
@@ -247,9 +245,7 @@ class AdmitResult:
             if c.kind == "tokens":
                 prev = prev.model_copy(update={"tokens": max(prev.tokens, c.requested)})
             else:
-                prev = prev.model_copy(
-                    update={"cost_micro_usd": max(prev.cost_micro_usd, c.requested)}
-                )
+                prev = prev.model_copy(update={"cost_micro_usd": max(prev.cost_micro_usd, c.requested)})
             out[name] = prev
         return out
 
@@ -445,22 +441,49 @@ class Admission:
         plan: list[tuple[CheckKind, Limit, int, str, float, int, Window | None]] = []
         for lim in applicable(limits, model):
             if lim.requests_per_minute is not None:
-                plan.append(("requests", lim, lim.requests_per_minute,
-                             K.rpm_key(tenant_id, lim, minute_s), minute_reset, minute_expire, None))
+                plan.append(
+                    (
+                        "requests",
+                        lim,
+                        lim.requests_per_minute,
+                        K.rpm_key(tenant_id, lim, minute_s),
+                        minute_reset,
+                        minute_expire,
+                        None,
+                    )
+                )
             if lim.tokens_per_minute is not None:
-                plan.append(("tokens", lim, lim.tokens_per_minute,
-                             K.tpm_key(tenant_id, lim, minute_s), minute_reset, minute_expire, None))
+                plan.append(
+                    (
+                        "tokens",
+                        lim,
+                        lim.tokens_per_minute,
+                        K.tpm_key(tenant_id, lim, minute_s),
+                        minute_reset,
+                        minute_expire,
+                        None,
+                    )
+                )
             if lim.max_concurrent is not None:
-                plan.append(("concurrency", lim, lim.max_concurrent,
-                             K.conc_key(tenant_id, lim), 1.0, 0, None))
+                plan.append(
+                    ("concurrency", lim, lim.max_concurrent, K.conc_key(tenant_id, lim), 1.0, 0, None)
+                )
             if lim.budget_micro_usd is not None:
                 # A budget without a period is read as monthly (the common case).
                 if lim.budget_period is None:
                     lim = lim.model_copy(update={"budget_period": "month"})
                 w = period_window(lim.budget_period, lim.time_zone, now)  # type: ignore[arg-type]
-                plan.append(("budget", lim, lim.budget_micro_usd,
-                             K.budget_key(tenant_id, lim, int(w.start.timestamp())),
-                             (w.end - now).total_seconds(), _ms(w.end + self._budget_grace), w))
+                plan.append(
+                    (
+                        "budget",
+                        lim,
+                        lim.budget_micro_usd,
+                        K.budget_key(tenant_id, lim, int(w.start.timestamp())),
+                        (w.end - now).total_seconds(),
+                        _ms(w.end + self._budget_grace),
+                        w,
+                    )
+                )
         return plan
 
     async def admit(
@@ -506,8 +529,7 @@ class Admission:
         attempt = 0
         while True:
             attempt += 1
-            result = await self._admit_once(tenant_id, request_id, limits, model, tokens,
-                                            cost_micro_usd, ttl)
+            result = await self._admit_once(tenant_id, request_id, limits, model, tokens, cost_micro_usd, ttl)
             if result.status != "seed_needed" or provider is None or attempt > self._seed_attempts:
                 return result
             await self._seed_from(tenant_id, result.seeds_needed, provider)
@@ -525,10 +547,20 @@ class Admission:
         now = self._clock()
         plan = self._plan(tenant_id, limits, model, now)
         deadline = now + (ttl if ttl is not None else self._ttl)
-        keys = [K.record_key(tenant_id, request_id), K.settled_key(tenant_id, request_id),
-                K.deadlines_key(tenant_id)]
-        args: list[Any] = [request_id, _ms(now), _ms(deadline), _ms(deadline + self._retention),
-                           tokens, cost, len(plan)]
+        keys = [
+            K.record_key(tenant_id, request_id),
+            K.settled_key(tenant_id, request_id),
+            K.deadlines_key(tenant_id),
+        ]
+        args: list[Any] = [
+            request_id,
+            _ms(now),
+            _ms(deadline),
+            _ms(deadline + self._retention),
+            tokens,
+            cost,
+            len(plan),
+        ]
         for kind, lim, value, key, _reset, expire, _w in plan:
             keys.append(key)
             args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
@@ -556,9 +588,7 @@ class Admission:
 
     # -- seeding -----------------------------------------------------------
 
-    async def _seed_from(
-        self, tenant_id: str, needed: Sequence[SeedRequest], provider: SeedProvider
-    ) -> None:
+    async def _seed_from(self, tenant_id: str, needed: Sequence[SeedRequest], provider: SeedProvider) -> None:
         values = await asyncio.gather(*(self._provide(s, provider) for s in needed))
         await self.seed(tenant_id, [(s.key, v, s.expire_at_ms) for s, v in zip(needed, values, strict=True)])
 
@@ -636,8 +666,11 @@ class Admission:
         return [e[1] for e in c] if isinstance(c, list) else []
 
     def _base_keys(self, tenant_id: str, request_id: str) -> list[str]:
-        return [K.record_key(tenant_id, request_id), K.settled_key(tenant_id, request_id),
-                K.deadlines_key(tenant_id)]
+        return [
+            K.record_key(tenant_id, request_id),
+            K.settled_key(tenant_id, request_id),
+            K.deadlines_key(tenant_id),
+        ]
 
     async def _with_counters(
         self,
@@ -686,15 +719,20 @@ class Admission:
         new_deadline = _ms(now + ttl) if ttl is not None else 0
         new_expire = _ms(now + ttl + self._retention) if ttl is not None else 0
         args = [_ms(now), tokens, cost_micro_usd, new_deadline, new_expire, request_id]
-        raw = await self._with_counters(EXTEND, tenant_id, request_id, args, reservation,
-                                        lambda r: _s(r[0]) == "stale")
+        raw = await self._with_counters(
+            EXTEND, tenant_id, request_id, args, reservation, lambda r: _s(r[0]) == "stale"
+        )
         status = _s(raw[0])
         if status == "stale":  # pragma: no cover - the record changed between two reads
             raise RuntimeError("reservation record changed under extend")
         flags = [int(f) for f in raw[1]]
-        counters = (list(reservation.counter_keys) if reservation is not None
-                    and len(reservation.counter_keys) == len(flags)
-                    else await self._record_keys(tenant_id, request_id) if flags else [])
+        counters = (
+            list(reservation.counter_keys)
+            if reservation is not None and len(reservation.counter_keys) == len(flags)
+            else await self._record_keys(tenant_id, request_id)
+            if flags
+            else []
+        )
         refused = tuple(k for k, f in zip(counters, flags) if f == 1)
         would = tuple(k for k, f in zip(counters, flags) if f == 2)
         return ExtendResult(status, int(raw[2]), int(raw[3]), refused, would)  # type: ignore[arg-type]
@@ -708,8 +746,9 @@ class Admission:
             True if this call released them; False if already released,
             settled, unknown, or no concurrency limit applied.
         """
-        raw = await self._with_counters(RELEASE, tenant_id, request_id, [request_id], reservation,
-                                        lambda r: int(r) == -1)
+        raw = await self._with_counters(
+            RELEASE, tenant_id, request_id, [request_id], reservation, lambda r: int(r) == -1
+        )
         return int(raw) == 1
 
     async def settle(
@@ -733,8 +772,9 @@ class Admission:
         args = [request_id, tokens, cost_micro_usd, self._settled_ttl_ms]
         raw = None
         for _ in range(3):
-            raw = await self._with_counters(SETTLE, tenant_id, request_id, args, None,
-                                            lambda r: _s(r[0]) == "stale")
+            raw = await self._with_counters(
+                SETTLE, tenant_id, request_id, args, None, lambda r: _s(r[0]) == "stale"
+            )
             if _s(raw[0]) != "stale":
                 break
         assert raw is not None
@@ -794,8 +834,9 @@ class Admission:
             for (i, _, _), raw in zip(calls, replies, strict=True):
                 if _s(raw[0]) == "stale":  # pragma: no cover - record changed between the rounds
                     tenant_id, request_id, tokens, cost = items[i]
-                    out[i] = await self.settle(tenant_id=tenant_id, request_id=request_id,
-                                               tokens=tokens, cost_micro_usd=cost)
+                    out[i] = await self.settle(
+                        tenant_id=tenant_id, request_id=request_id, tokens=tokens, cost_micro_usd=cost
+                    )
                 else:
                     out[i] = SettleResult(_s(raw[0]), int(raw[1]), int(raw[2]), int(raw[3]) == 1)  # type: ignore[arg-type]
         return out  # type: ignore[return-value]
@@ -819,7 +860,9 @@ class Admission:
 
     # -- reading -------------------------------------------------------------
 
-    async def budget_usage(self, tenant_id: str, limit: Limit, at: datetime | None = None) -> BudgetUsage | None:
+    async def budget_usage(
+        self, tenant_id: str, limit: Limit, at: datetime | None = None
+    ) -> BudgetUsage | None:
         """Read the budget counter of ``limit`` for the period containing ``at``
         (default: now, from the clock). One ``HMGET``; changes nothing.
 
@@ -838,7 +881,8 @@ class Admission:
             limit = limit.model_copy(update={"budget_period": "month"})
         w = period_window(limit.budget_period, limit.time_zone, at or self._clock())  # type: ignore[arg-type]
         spent, reserved = await self._r.hmget(
-            K.budget_key(tenant_id, limit, int(w.start.timestamp())), "spent", "reserved")
+            K.budget_key(tenant_id, limit, int(w.start.timestamp())), "spent", "reserved"
+        )
         if spent is None:
             return None
         return BudgetUsage(int(spent), int(reserved or 0), w.start, w.end)
@@ -868,9 +912,15 @@ class Admission:
             if rec[0] is None:
                 gone.append(_s(rid))
                 continue
-            out.append(ExpiredReservation(
-                tenant_id, _s(rid), datetime.fromtimestamp(int(rec[2]) / 1000, UTC),
-                int(rec[0]), int(rec[1])))
+            out.append(
+                ExpiredReservation(
+                    tenant_id,
+                    _s(rid),
+                    datetime.fromtimestamp(int(rec[2]) / 1000, UTC),
+                    int(rec[0]),
+                    int(rec[1]),
+                )
+            )
         if gone:
             await self._r.zrem(idx, *gone)
         return out
@@ -880,7 +930,7 @@ class Admission:
         out: list[str] = []
         async for key in self._r.scan_iter(match=K.DEADLINES_SCAN_PATTERN, count=500):
             k = _s(key)
-            out.append(k[len("tw:{"): k.index("}:")])
+            out.append(k[len("tw:{") : k.index("}:")])
         return out
 
 

@@ -121,8 +121,13 @@ class PipelinedClient:
                 _, proto = await loop.create_connection(_Protocol, self._host, self._port)
                 hello: list[bytes] = []
                 if self._password:
-                    hello.append(pack(["AUTH", self._username, self._password] if self._username
-                                      else ["AUTH", self._password]))
+                    hello.append(
+                        pack(
+                            ["AUTH", self._username, self._password]
+                            if self._username
+                            else ["AUTH", self._password]
+                        )
+                    )
                 if self._db:
                     hello.append(pack(["SELECT", self._db]))
                 futs = []

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import redis.asyncio as aioredis
+
 from tollway_admission import Admission, AdmitResult
 from tollway_admission import keys as K
 from tollway_admission.admission import _Script
@@ -51,18 +52,27 @@ async def snapshot(r: aioredis.Redis, tenant: str) -> dict:
 async def test_refusal_on_tenant_budget_reserves_nothing_anywhere(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=zero_seed)
     limits = [
-        Limit(scope="key", scope_id="k1", requests_per_minute=100, tokens_per_minute=10_000,
-              max_concurrent=5, budget_micro_usd=1_000_000, budget_period="day"),
+        Limit(
+            scope="key",
+            scope_id="k1",
+            requests_per_minute=100,
+            tokens_per_minute=10_000,
+            max_concurrent=5,
+            budget_micro_usd=1_000_000,
+            budget_period="day",
+        ),
         Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=1_000, budget_period="month"),
     ]
-    first = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=100,
-                            cost_micro_usd=900)
+    first = await adm.admit(
+        tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=100, cost_micro_usd=900
+    )
     assert first.admitted
     before = await snapshot(adm_redis, adm_tenant)
 
     refused_id = rid()
-    res = await adm.admit(tenant_id=adm_tenant, request_id=refused_id, limits=limits, tokens=100,
-                          cost_micro_usd=200)
+    res = await adm.admit(
+        tenant_id=adm_tenant, request_id=refused_id, limits=limits, tokens=100, cost_micro_usd=200
+    )
     assert res.status == "refused"
     assert res.refused_by is not None
     assert (res.refused_by.limit.scope, res.refused_by.kind) == ("tenant", "budget")
@@ -73,13 +83,17 @@ async def test_refusal_on_tenant_budget_reserves_nothing_anywhere(adm_redis, adm
 
 
 async def _storm(adms: list[Admission], tenant: str, limits, n: int, **kw) -> list[AdmitResult]:
-    return await asyncio.gather(*(
-        adms[i % len(adms)].admit(tenant_id=tenant, request_id=rid(), limits=limits, **kw)
-        for i in range(n)))
+    return await asyncio.gather(
+        *(
+            adms[i % len(adms)].admit(tenant_id=tenant, request_id=rid(), limits=limits, **kw)
+            for i in range(n)
+        )
+    )
 
 
-async def test_300_concurrent_admits_against_a_budget_of_n_calls(adm_redis, adm_redis2, adm_tenant,
-                                                                 adm_clock):
+async def test_300_concurrent_admits_against_a_budget_of_n_calls(
+    adm_redis, adm_redis2, adm_tenant, adm_clock
+):
     n, cost = 37, 1_234
     limits = scopes(adm_tenant, budget_micro_usd=n * cost, budget_period="month")
     adms = [Admission(c, clock=adm_clock, seed_provider=zero_seed) for c in (adm_redis, adm_redis2)]
@@ -117,14 +131,27 @@ async def test_300_concurrent_admits_against_concurrency(adm_redis, adm_redis2, 
 async def test_settle_twice_equals_settle_once(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=zero_seed)
     limits = [
-        Limit(scope="key", scope_id="k1", tokens_per_minute=100_000, max_concurrent=3,
-              budget_micro_usd=10_000_000, budget_period="day"),
-        Limit(scope="tenant", scope_id=adm_tenant, tokens_per_minute=500_000,
-              budget_micro_usd=50_000_000, budget_period="month", time_zone="Europe/Paris"),
+        Limit(
+            scope="key",
+            scope_id="k1",
+            tokens_per_minute=100_000,
+            max_concurrent=3,
+            budget_micro_usd=10_000_000,
+            budget_period="day",
+        ),
+        Limit(
+            scope="tenant",
+            scope_id=adm_tenant,
+            tokens_per_minute=500_000,
+            budget_micro_usd=50_000_000,
+            budget_period="month",
+            time_zone="Europe/Paris",
+        ),
     ]
     r = rid()
-    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, tokens=4_000,
-                          cost_micro_usd=80_000)
+    res = await adm.admit(
+        tenant_id=adm_tenant, request_id=r, limits=limits, tokens=4_000, cost_micro_usd=80_000
+    )
     assert res.admitted
     s1 = await adm.settle(tenant_id=adm_tenant, request_id=r, tokens=1_500, cost_micro_usd=30_001)
     assert s1.status == "settled" and s1.slot_released
@@ -152,25 +179,28 @@ async def test_concurrent_settles_settle_once(adm_redis, adm_redis2, adm_tenant,
     adms = [Admission(c, clock=adm_clock, seed_provider=zero_seed) for c in (adm_redis, adm_redis2)]
     limits = [Limit(scope="key", scope_id="k1", budget_micro_usd=1_000_000, budget_period="day")]
     r = rid()
-    res = await adms[0].admit(tenant_id=adm_tenant, request_id=r, limits=limits,
-                              cost_micro_usd=100_000)
-    results = await asyncio.gather(*(adms[i % 2].settle(tenant_id=adm_tenant, request_id=r,
-                                                        tokens=10, cost_micro_usd=7)
-                                     for i in range(50)))
+    res = await adms[0].admit(tenant_id=adm_tenant, request_id=r, limits=limits, cost_micro_usd=100_000)
+    results = await asyncio.gather(
+        *(
+            adms[i % 2].settle(tenant_id=adm_tenant, request_id=r, tokens=10, cost_micro_usd=7)
+            for i in range(50)
+        )
+    )
     assert sum(s.status == "settled" for s in results) == 1
     assert await adm_redis.hgetall(res.checks[0].key) == {b"spent": b"7", b"reserved": b"0"}
 
 
 async def test_extend_is_refused_at_the_budget_and_reserves_nothing(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=zero_seed)
-    limits = [Limit(scope="key", scope_id="k1", tokens_per_minute=10_000),
-              Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=1_000,
-                    budget_period="week")]
+    limits = [
+        Limit(scope="key", scope_id="k1", tokens_per_minute=10_000),
+        Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=1_000, budget_period="week"),
+    ]
     r = rid()
-    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, tokens=100,
-                          cost_micro_usd=600)
-    ok = await adm.extend(tenant_id=adm_tenant, request_id=r, tokens=50, cost_micro_usd=300,
-                          reservation=res.reservation)
+    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, tokens=100, cost_micro_usd=600)
+    ok = await adm.extend(
+        tenant_id=adm_tenant, request_id=r, tokens=50, cost_micro_usd=300, reservation=res.reservation
+    )
     assert ok.extended and (ok.tokens, ok.cost_micro_usd) == (150, 900)
     before = await snapshot(adm_redis, adm_tenant)
     no = await adm.extend(tenant_id=adm_tenant, request_id=r, tokens=50, cost_micro_usd=101)
@@ -188,8 +218,7 @@ async def test_extend_is_refused_at_the_budget_and_reserves_nothing(adm_redis, a
     assert (await adm.extend(tenant_id=adm_tenant, request_id=r, tokens=1)).status == "settled"
 
 
-async def test_paris_monthly_budget_resets_at_local_midnight_on_the_first(adm_redis, adm_tenant,
-                                                                        adm_clock):
+async def test_paris_monthly_budget_resets_at_local_midnight_on_the_first(adm_redis, adm_tenant, adm_clock):
     spent_by_window: dict[datetime, int] = {datetime(2026, 12, 31, 23, 0, tzinfo=UTC): 0}
 
     async def ledger(limit, window) -> int:
@@ -197,8 +226,15 @@ async def test_paris_monthly_budget_resets_at_local_midnight_on_the_first(adm_re
         return spent_by_window.get(window.start, 5_000)
 
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=ledger)
-    limits = [Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=5_000,
-                    budget_period="month", time_zone="Europe/Paris")]
+    limits = [
+        Limit(
+            scope="tenant",
+            scope_id=adm_tenant,
+            budget_micro_usd=5_000,
+            budget_period="month",
+            time_zone="Europe/Paris",
+        )
+    ]
     # 31 January 23:59:59 in Paris (22:59:59 UTC): January's budget is spent.
     adm_clock.now = datetime(2026, 1, 31, 22, 59, 59, tzinfo=UTC)
     jan = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, cost_micro_usd=1)
@@ -207,8 +243,7 @@ async def test_paris_monthly_budget_resets_at_local_midnight_on_the_first(adm_re
     # 1 February 00:00:00 in Paris (23:00 UTC, still January in UTC): a new period.
     spent_by_window[datetime(2026, 1, 31, 23, 0, tzinfo=UTC)] = 0
     adm_clock.now = datetime(2026, 1, 31, 23, 0, 0, tzinfo=UTC)
-    feb = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
-                          cost_micro_usd=1_000)
+    feb = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, cost_micro_usd=1_000)
     assert feb.admitted
     assert feb.checks[0].remaining == 4_000
     assert feb.checks[0].key != jan.checks[0].key
@@ -216,11 +251,19 @@ async def test_paris_monthly_budget_resets_at_local_midnight_on_the_first(adm_re
 
 async def test_an_expired_reservation_frees_its_slot_and_is_listed(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=zero_seed)
-    limits = [Limit(scope="user", scope_id="u1", max_concurrent=1, budget_micro_usd=10_000,
-                    budget_period="day")]
+    limits = [
+        Limit(scope="user", scope_id="u1", max_concurrent=1, budget_micro_usd=10_000, budget_period="day")
+    ]
     r1 = rid()
-    assert (await adm.admit(tenant_id=adm_tenant, request_id=r1, limits=limits,
-                            cost_micro_usd=3_000, ttl=timedelta(seconds=30))).admitted
+    assert (
+        await adm.admit(
+            tenant_id=adm_tenant,
+            request_id=r1,
+            limits=limits,
+            cost_micro_usd=3_000,
+            ttl=timedelta(seconds=30),
+        )
+    ).admitted
     blocked = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)
     assert blocked.status == "refused" and blocked.refused_by.kind == "concurrency"
     assert await adm.list_expired(adm_tenant) == []
@@ -239,7 +282,8 @@ async def test_an_expired_reservation_frees_its_slot_and_is_listed(adm_redis, ad
 
 
 async def test_release_is_idempotent_and_settle_after_release_keeps_one_slot_free(
-        adm_redis, adm_tenant, adm_clock):
+    adm_redis, adm_tenant, adm_clock
+):
     adm = Admission(adm_redis, clock=adm_clock)
     limits = [Limit(scope="key", scope_id="k1", max_concurrent=2)]
     a, b = rid(), rid()
@@ -255,8 +299,9 @@ async def test_release_is_idempotent_and_settle_after_release_keeps_one_slot_fre
     assert not await adm.release(tenant_id=adm_tenant, request_id="never-admitted")
 
 
-async def test_seeding_happens_once_under_100_concurrent_cold_calls(adm_redis, adm_redis2,
-                                                                    adm_tenant, adm_clock):
+async def test_seeding_happens_once_under_100_concurrent_cold_calls(
+    adm_redis, adm_redis2, adm_tenant, adm_clock
+):
     provider_calls = 0
     created: list[bool] = []
 
@@ -298,8 +343,10 @@ async def test_without_provider_admit_asks_for_a_seed(adm_redis, adm_tenant, adm
 
 async def test_shadow_limits_admit_but_report(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock)
-    limits = [Limit(scope="key", scope_id="k1", requests_per_minute=1, shadow=True),
-              Limit(scope="tenant", scope_id=adm_tenant, requests_per_minute=100)]
+    limits = [
+        Limit(scope="key", scope_id="k1", requests_per_minute=1, shadow=True),
+        Limit(scope="tenant", scope_id=adm_tenant, requests_per_minute=100),
+    ]
     first = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)
     second = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)
     assert first.admitted and not first.would_refuse
@@ -312,16 +359,19 @@ async def test_shadow_limits_admit_but_report(adm_redis, adm_tenant, adm_clock):
 
 async def test_headers_of_an_admitted_call(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock)
-    limits = [Limit(scope="key", scope_id="k1", requests_per_minute=10, tokens_per_minute=1_000),
-              Limit(scope="team", scope_id="tm", tokens_per_minute=500),
-              Limit(scope="key", scope_id="k1", model="other", requests_per_minute=1)]
-    res = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="gpt",
-                          tokens=200)
+    limits = [
+        Limit(scope="key", scope_id="k1", requests_per_minute=10, tokens_per_minute=1_000),
+        Limit(scope="team", scope_id="tm", tokens_per_minute=500),
+        Limit(scope="key", scope_id="k1", model="other", requests_per_minute=1),
+    ]
+    res = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="gpt", tokens=200)
     assert res.admitted and len(res.checks) == 3
     assert res.headers() == {
-        "x-ratelimit-limit-requests": "10", "x-ratelimit-remaining-requests": "9",
+        "x-ratelimit-limit-requests": "10",
+        "x-ratelimit-remaining-requests": "9",
         "x-ratelimit-reset-requests": "40s",
-        "x-ratelimit-limit-tokens": "500", "x-ratelimit-remaining-tokens": "300",
+        "x-ratelimit-limit-tokens": "500",
+        "x-ratelimit-remaining-tokens": "300",
         "x-ratelimit-reset-tokens": "40s",
     }
     assert res.reservation_by_scope()["team:tm"].tokens == 200
@@ -330,13 +380,11 @@ async def test_headers_of_an_admitted_call(adm_redis, adm_tenant, adm_clock):
 async def test_tokens_above_the_tpm_limit_are_refused(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock)
     limits = [Limit(scope="key", scope_id="k1", tokens_per_minute=1_000)]
-    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
-                            tokens=700)).admitted
+    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=700)).admitted
     res = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=301)
     assert res.refused_by.kind == "tokens"
     adm_clock.advance(minutes=1)  # the next calendar minute
-    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
-                            tokens=301)).admitted
+    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=301)).admitted
 
 
 class CountingConnection(aioredis.Connection):
@@ -351,32 +399,41 @@ class CountingConnection(aioredis.Connection):
 
 async def test_one_admit_is_one_round_trip(adm_redis, adm_tenant, adm_clock):
     kw = adm_redis.connection_pool.connection_kwargs
-    pool = aioredis.ConnectionPool(connection_class=CountingConnection, host=kw["host"],
-                                   port=kw["port"], db=kw["db"])
+    pool = aioredis.ConnectionPool(
+        connection_class=CountingConnection, host=kw["host"], port=kw["port"], db=kw["db"]
+    )
     client = aioredis.Redis(connection_pool=pool)
     try:
         adm = Admission(client, clock=adm_clock, seed_provider=zero_seed)
         await adm.load()
-        limits = [Limit(scope="key", scope_id="k1", requests_per_minute=100, tokens_per_minute=10**6,
-                        max_concurrent=10),
-                  Limit(scope="user", scope_id="u1", requests_per_minute=100),
-                  Limit(scope="team", scope_id="tm", max_concurrent=10),
-                  Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=10**9,
-                        budget_period="month")]
-        await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=5,
-                        cost_micro_usd=5)  # warms the budget counter (seed round)
+        limits = [
+            Limit(
+                scope="key",
+                scope_id="k1",
+                requests_per_minute=100,
+                tokens_per_minute=10**6,
+                max_concurrent=10,
+            ),
+            Limit(scope="user", scope_id="u1", requests_per_minute=100),
+            Limit(scope="team", scope_id="tm", max_concurrent=10),
+            Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=10**9, budget_period="month"),
+        ]
+        await adm.admit(
+            tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=5, cost_micro_usd=5
+        )  # warms the budget counter (seed round)
         for _ in range(3):
             before = CountingConnection.sends
-            res = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
-                                  tokens=5, cost_micro_usd=5)
+            res = await adm.admit(
+                tenant_id=adm_tenant, request_id=rid(), limits=limits, tokens=5, cost_micro_usd=5
+            )
             assert res.admitted
             assert CountingConnection.sends - before == 1
         # Extend and release with the handle are one round trip too.
         before = CountingConnection.sends
-        await adm.extend(tenant_id=adm_tenant, request_id=res.request_id, tokens=1,
-                         reservation=res.reservation)
-        await adm.release(tenant_id=adm_tenant, request_id=res.request_id,
-                          reservation=res.reservation)
+        await adm.extend(
+            tenant_id=adm_tenant, request_id=res.request_id, tokens=1, reservation=res.reservation
+        )
+        await adm.release(tenant_id=adm_tenant, request_id=res.request_id, reservation=res.reservation)
         assert CountingConnection.sends - before == 2
     finally:
         await client.aclose()
@@ -409,28 +466,34 @@ async def test_duplicate_request_id_is_not_admitted_twice(adm_redis, adm_tenant,
 
 async def test_model_narrowed_limits_count_only_their_model(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock)
-    limits = [Limit(scope="key", scope_id="k1", model="big-model", requests_per_minute=1),
-              Limit(scope="key", scope_id="k1", requests_per_minute=5)]
-    assert (await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits,
-                            model="big-model")).admitted
+    limits = [
+        Limit(scope="key", scope_id="k1", model="big-model", requests_per_minute=1),
+        Limit(scope="key", scope_id="k1", requests_per_minute=5),
+    ]
+    assert (
+        await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="big-model")
+    ).admitted
     big = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="big-model")
     assert big.status == "refused" and big.refused_by.limit.model == "big-model"
-    small = [await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="small")
-             for _ in range(5)]
+    small = [
+        await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, model="small")
+        for _ in range(5)
+    ]
     # The unnarrowed limit saw the admitted big-model call too: 1 + 4 = 5.
     assert [r.admitted for r in small] == [True, True, True, True, False]
 
 
-async def test_extend_pushes_the_deadline_so_a_long_stream_keeps_its_slot(adm_redis, adm_tenant,
-                                                                          adm_clock):
+async def test_extend_pushes_the_deadline_so_a_long_stream_keeps_its_slot(adm_redis, adm_tenant, adm_clock):
     adm = Admission(adm_redis, clock=adm_clock)
     limits = [Limit(scope="key", scope_id="k1", max_concurrent=1)]
     r = rid()
-    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits,
-                          ttl=timedelta(seconds=30))
+    res = await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, ttl=timedelta(seconds=30))
     adm_clock.advance(seconds=20)
-    assert (await adm.extend(tenant_id=adm_tenant, request_id=r, ttl=timedelta(seconds=30),
-                             reservation=res.reservation)).extended
+    assert (
+        await adm.extend(
+            tenant_id=adm_tenant, request_id=r, ttl=timedelta(seconds=30), reservation=res.reservation
+        )
+    ).extended
     adm_clock.advance(seconds=20)  # past the first deadline, within the new one
     blocked = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits)
     assert blocked.status == "refused"
@@ -446,8 +509,11 @@ async def test_budget_usage_reads_spent_and_reserved_of_the_period(adm_redis, ad
     assert await adm.budget_usage(adm_tenant, day) is None  # never seeded
     r1, r2 = rid(), rid()
     for r in (r1, r2):
-        assert (await adm.admit(tenant_id=adm_tenant, request_id=r, limits=[day], tokens=10,
-                                cost_micro_usd=70_000)).admitted
+        assert (
+            await adm.admit(
+                tenant_id=adm_tenant, request_id=r, limits=[day], tokens=10, cost_micro_usd=70_000
+            )
+        ).admitted
     await adm.settle(tenant_id=adm_tenant, request_id=r1, tokens=5, cost_micro_usd=30_001)
     usage = await adm.budget_usage(adm_tenant, day)
     assert usage is not None

@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+
 from tollway_admission import Admission, PipelinedClient
 from tollway_admission import admission as admission_module
 from tollway_contracts.limits import Limit
@@ -24,7 +25,8 @@ from tollway_contracts.limits import Limit
 pytestmark = pytest.mark.integration
 
 _spec = importlib.util.spec_from_file_location(
-    "tollway_admission_tests_base", Path(__file__).with_name("test_admission.py"))
+    "tollway_admission_tests_base", Path(__file__).with_name("test_admission.py")
+)
 assert _spec is not None and _spec.loader is not None
 _base = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_base)
@@ -34,7 +36,9 @@ for _name in dir(_base):
 
 
 def _url() -> str:
-    conftest = importlib.util.spec_from_file_location("tollway_admission_conftest", Path(__file__).parents[1] / "conftest.py")
+    conftest = importlib.util.spec_from_file_location(
+        "tollway_admission_conftest", Path(__file__).parents[1] / "conftest.py"
+    )
     assert conftest is not None and conftest.loader is not None
     mod = importlib.util.module_from_spec(conftest)
     conftest.loader.exec_module(mod)
@@ -95,11 +99,17 @@ async def test_pipelined_client_fails_pending_on_loss_and_reconnects(adm_tenant,
         with pytest.raises(RedisConnectionError):
             await blocked
         adm = Admission(adm_redis, clock=adm_clock, pipelined=c)
-        res = await adm.admit(tenant_id=adm_tenant, request_id=str(uuid.uuid4()),
-                              limits=[Limit(scope="key", scope_id="k1", requests_per_minute=1)])
+        res = await adm.admit(
+            tenant_id=adm_tenant,
+            request_id=str(uuid.uuid4()),
+            limits=[Limit(scope="key", scope_id="k1", requests_per_minute=1)],
+        )
         assert res.admitted
-        res = await adm.admit(tenant_id=adm_tenant, request_id=str(uuid.uuid4()),
-                              limits=[Limit(scope="key", scope_id="k1", requests_per_minute=1)])
+        res = await adm.admit(
+            tenant_id=adm_tenant,
+            request_id=str(uuid.uuid4()),
+            limits=[Limit(scope="key", scope_id="k1", requests_per_minute=1)],
+        )
         assert res.status == "refused"
     finally:
         await c.aclose()
@@ -111,7 +121,9 @@ async def test_a_redis_server_down_is_a_connection_error():
         await c.execute("PING")
 
 
-async def test_one_admit_is_one_write_on_the_pipelined_connection(adm_redis, adm_tenant, adm_clock, monkeypatch):
+async def test_one_admit_is_one_write_on_the_pipelined_connection(
+    adm_redis, adm_tenant, adm_clock, monkeypatch
+):
     c = PipelinedClient(_url(), timeout=5)
     writes: list[bytes] = []
     original = PipelinedClient.execute_packed
@@ -123,14 +135,23 @@ async def test_one_admit_is_one_write_on_the_pipelined_connection(adm_redis, adm
     monkeypatch.setattr(PipelinedClient, "execute_packed", counting)
     try:
         adm = Admission(adm_redis, clock=adm_clock, seed_provider=_base.zero_seed, pipelined=c)
-        limits = [Limit(scope="key", scope_id="k1", requests_per_minute=100, tokens_per_minute=10**6,
-                        max_concurrent=10),
-                  Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=10**9, budget_period="month")]
-        await adm.admit(tenant_id=adm_tenant, request_id=str(uuid.uuid4()), limits=limits, tokens=5,
-                        cost_micro_usd=5)  # warms the budget counter (seed round)
+        limits = [
+            Limit(
+                scope="key",
+                scope_id="k1",
+                requests_per_minute=100,
+                tokens_per_minute=10**6,
+                max_concurrent=10,
+            ),
+            Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=10**9, budget_period="month"),
+        ]
+        await adm.admit(
+            tenant_id=adm_tenant, request_id=str(uuid.uuid4()), limits=limits, tokens=5, cost_micro_usd=5
+        )  # warms the budget counter (seed round)
         writes.clear()
-        res = await adm.admit(tenant_id=adm_tenant, request_id=str(uuid.uuid4()), limits=limits,
-                              tokens=5, cost_micro_usd=5)
+        res = await adm.admit(
+            tenant_id=adm_tenant, request_id=str(uuid.uuid4()), limits=limits, tokens=5, cost_micro_usd=5
+        )
         assert res.admitted and len(writes) == 1 and writes[0].startswith(b"*")
         await adm.release(tenant_id=adm_tenant, request_id=res.request_id, reservation=res.reservation)
         assert len(writes) == 2

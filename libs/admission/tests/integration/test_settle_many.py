@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 import redis.asyncio as aioredis
+
 from tollway_admission import Admission, SettleResult
 from tollway_contracts.limits import Limit
 
@@ -21,20 +22,38 @@ async def _snapshot(r: aioredis.Redis, tenant: str) -> dict:
     out = {}
     async for k in r.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000):
         t = await r.type(k)
-        out[k] = (await r.hgetall(k) if t == b"hash" else await r.zrange(k, 0, -1) if t == b"zset"
-                  else await r.get(k))
+        out[k] = (
+            await r.hgetall(k)
+            if t == b"hash"
+            else await r.zrange(k, 0, -1)
+            if t == b"zset"
+            else await r.get(k)
+        )
     return out
 
 
-async def test_settle_many_settles_each_once_and_a_replayed_batch_changes_nothing(adm_redis, adm_tenant, adm_clock):
+async def test_settle_many_settles_each_once_and_a_replayed_batch_changes_nothing(
+    adm_redis, adm_tenant, adm_clock
+):
     adm = Admission(adm_redis, clock=adm_clock, seed_provider=_zero)
-    limits = [Limit(scope="key", scope_id="k1", tokens_per_minute=1_000_000, max_concurrent=50,
-                    budget_micro_usd=10_000_000, budget_period="day"),
-              Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=50_000_000, budget_period="month")]
+    limits = [
+        Limit(
+            scope="key",
+            scope_id="k1",
+            tokens_per_minute=1_000_000,
+            max_concurrent=50,
+            budget_micro_usd=10_000_000,
+            budget_period="day",
+        ),
+        Limit(scope="tenant", scope_id=adm_tenant, budget_micro_usd=50_000_000, budget_period="month"),
+    ]
     rids = [str(uuid.uuid4()) for _ in range(20)]
     for r in rids:
-        assert (await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, tokens=1_000,
-                                cost_micro_usd=5_000)).admitted
+        assert (
+            await adm.admit(
+                tenant_id=adm_tenant, request_id=r, limits=limits, tokens=1_000, cost_micro_usd=5_000
+            )
+        ).admitted
     items = [(adm_tenant, r, 100 + i, 1_000 + i) for i, r in enumerate(rids)]
     never = str(uuid.uuid4())
     first = await adm.settle_many(items + [(adm_tenant, never, 1, 1)])
@@ -49,7 +68,9 @@ async def test_settle_many_settles_each_once_and_a_replayed_batch_changes_nothin
     again = await adm.settle_many(items)
     assert {x.status for x in again} == {"already_settled"}  # type: ignore[union-attr]
     for _, r, t, c in items[:3]:
-        assert (await adm.settle(tenant_id=adm_tenant, request_id=r, tokens=t, cost_micro_usd=c)).status == "already_settled"
+        assert (
+            await adm.settle(tenant_id=adm_tenant, request_id=r, tokens=t, cost_micro_usd=c)
+        ).status == "already_settled"
     assert await _snapshot(adm_redis, adm_tenant) == once
 
 
@@ -58,10 +79,10 @@ async def test_settle_many_reports_unsettleable_items_and_settles_the_rest(adm_r
     limits = [Limit(scope="key", scope_id="k1", budget_micro_usd=1_000_000, budget_period="day")]
     r = str(uuid.uuid4())
     assert (await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, cost_micro_usd=900)).admitted
-    out = await adm.settle_many([(adm_tenant, str(uuid.uuid4()), -1, 0), ("bad}tenant", r, 1, 1),
-                                 (adm_tenant, r, 5, 700)])
+    out = await adm.settle_many(
+        [(adm_tenant, str(uuid.uuid4()), -1, 0), ("bad}tenant", r, 1, 1), (adm_tenant, r, 5, 700)]
+    )
     assert isinstance(out[0], ValueError) and isinstance(out[1], ValueError)
     assert isinstance(out[2], SettleResult) and out[2].status == "settled"
     usage = await adm.budget_usage(adm_tenant, limits[0])
     assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (700, 0)
-

@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from tollway_admission import keys as K
 from tollway_admission import minute_window, openai_duration, period_window
 from tollway_admission.admission import applicable

@@ -50,7 +50,6 @@ from typing import Annotated
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from tollway_contracts.limits import BudgetPeriod, ScopeKind
-
 from tollway_contracts.redaction import RedactionPolicy
 
 TENANT_PREFIX = "tn"
@@ -145,8 +144,15 @@ class LimitSet(_Request):
     def _check(self) -> LimitSet:
         if (self.budget_micro_usd is None) != (self.budget_period is None):
             raise ValueError("budget_micro_usd and budget_period come together")
-        if all(v is None for v in (self.requests_per_minute, self.tokens_per_minute,
-                                   self.max_concurrent, self.budget_micro_usd)):
+        if all(
+            v is None
+            for v in (
+                self.requests_per_minute,
+                self.tokens_per_minute,
+                self.max_concurrent,
+                self.budget_micro_usd,
+            )
+        ):
             raise ValueError("set at least one limit")
         object.__setattr__(self, "thresholds_percent", sorted(set(self.thresholds_percent)))
         return self

@@ -34,7 +34,13 @@ _ALERT_NS = uuid.UUID("8f3b6d52-5a0e-4c1e-9c57-2f0d3c7a9b10")
 
 
 def alert_id_for(
-    tenant_id: str, scope: str, scope_id: str, model: str | None, metric: str, period_start: str, threshold: int
+    tenant_id: str,
+    scope: str,
+    scope_id: str,
+    model: str | None,
+    metric: str,
+    period_start: str,
+    threshold: int,
 ) -> uuid.UUID:
     """The deterministic id of one alert: UUIDv5 of the tuple that makes it
     unique (``period_start`` as RFC 3339 text)."""

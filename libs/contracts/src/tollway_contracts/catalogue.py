@@ -141,9 +141,7 @@ class Catalogue(BaseModel):
         for name, model in self.models.items():
             for route in model.routes:
                 if route.provider not in self.providers:
-                    raise ValueError(
-                        f"model {name!r} routes to unknown provider {route.provider!r}"
-                    )
+                    raise ValueError(f"model {name!r} routes to unknown provider {route.provider!r}")
         return self
 
 

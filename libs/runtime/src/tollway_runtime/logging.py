@@ -46,6 +46,8 @@ def configure_logging(level: str = "INFO", fmt: str = "auto", service: str | Non
         logger_factory=factory,
         cache_logger_on_first_use=True,
     )
-    logging.basicConfig(level=max(numeric, logging.WARNING), stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=max(numeric, logging.WARNING), stream=sys.stderr, format="%(name)s %(levelname)s %(message)s"
+    )
     if service:
         structlog.contextvars.bind_contextvars(service=service)

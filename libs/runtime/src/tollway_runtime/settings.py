@@ -67,9 +67,7 @@ def mask_url_password(url: str) -> str:
 class PostgresSettings(BaseSettings):
     """Mixin: the Postgres DSN."""
 
-    postgres_dsn: str = shared(
-        "postgres_dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway"
-    )
+    postgres_dsn: str = shared("postgres_dsn", default="postgresql://tollway:tollway@127.0.0.1:5432/tollway")
 
 
 class ValkeySettings(BaseSettings):

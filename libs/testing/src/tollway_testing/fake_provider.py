@@ -84,7 +84,7 @@ import struct
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -107,8 +107,22 @@ __all__ = [
 
 DEFAULT_MODELS = ("fake-model", "fake-model-large", "fake-embedding")
 _WORDS = (
-    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
-    "india", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa",
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliett",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
 )
 _MODEL_TOKENS_RE = re.compile(r"tokens-?(\d+)$")
 _SHAPE_PREFIX = "fake-stream"
@@ -221,7 +235,9 @@ def _content_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+            part.get("text", "")
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
         )
     return ""
 
@@ -420,8 +436,14 @@ class _Handlers:
         if not isinstance(messages, list) or not messages or not isinstance(body.get("model"), str):
             self._finish(request, request_id, body, 400, started)
             return _json(
-                {"error": {"message": "'model' and a non-empty 'messages' are required",
-                           "type": "invalid_request_error", "param": "messages", "code": None}},
+                {
+                    "error": {
+                        "message": "'model' and a non-empty 'messages' are required",
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": None,
+                    }
+                },
                 400,
                 request_id,
             )
@@ -433,8 +455,14 @@ class _Handlers:
         except ValueError as exc:
             self._finish(request, request_id, body, 400, started)
             return _json(
-                {"error": {"message": str(exc), "type": "invalid_request_error", "param": "model",
-                           "code": "model_not_found"}},
+                {
+                    "error": {
+                        "message": str(exc),
+                        "type": "invalid_request_error",
+                        "param": "model",
+                        "code": "model_not_found",
+                    }
+                },
                 400,
                 request_id,
             )
@@ -456,9 +484,12 @@ class _Handlers:
         if isinstance(limit, int) and limit < n:
             n, finish_reason = max(limit, 0), "length"
         ttft = _header_number(request, "x-fake-ttft-ms", _or(shape.ttft_ms, cfg.ttft_ms)) / 1000
-        interval = _header_number(
-            request, "x-fake-chunk-interval-ms", _or(shape.chunk_interval_ms, cfg.chunk_interval_ms)
-        ) / 1000
+        interval = (
+            _header_number(
+                request, "x-fake-chunk-interval-ms", _or(shape.chunk_interval_ms, cfg.chunk_interval_ms)
+            )
+            / 1000
+        )
         default_chunks = _or(shape.chunks, None)
         words = completion_words(n) if echo_words is None else echo_words[:n]
         usage = {
@@ -494,8 +525,12 @@ class _Handlers:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": " ".join(words), "refusal": None,
-                                        "annotations": []},
+                            "message": {
+                                "role": "assistant",
+                                "content": " ".join(words),
+                                "refusal": None,
+                                "annotations": [],
+                            },
                             "logprobs": None,
                             "finish_reason": finish_reason,
                         }
@@ -516,15 +551,20 @@ class _Handlers:
 
         # Every chunk shares this prefix and suffix; only the delta varies.
         prefix = (
-            b'data: {"id":' + orjson.dumps(completion_id)
-            + b',"object":"chat.completion.chunk","created":' + str(created).encode()
-            + b',"model":' + orjson.dumps(model)
+            b'data: {"id":'
+            + orjson.dumps(completion_id)
+            + b',"object":"chat.completion.chunk","created":'
+            + str(created).encode()
+            + b',"model":'
+            + orjson.dumps(model)
             + b',"system_fingerprint":"fp_tollway_fake","choices":[{"index":0,"delta":'
         )
         usage_null = b',"usage":null' if include_usage else b""
 
         def chunk(delta: bytes, finish: bytes = b"null") -> bytes:
-            return prefix + delta + b',"logprobs":null,"finish_reason":' + finish + b"}]" + usage_null + b"}\n\n"
+            return (
+                prefix + delta + b',"logprobs":null,"finish_reason":' + finish + b"}]" + usage_null + b"}\n\n"
+            )
 
         resp = web.StreamResponse(
             status=200,
@@ -555,7 +595,9 @@ class _Handlers:
         try:
             for idx, text in enumerate(groups):
                 if disconnect_after is not None and idx >= int(disconnect_after):
-                    self._finish(request, request_id, body, 200, started, prompt_tokens, idx, True, "disconnect")
+                    self._finish(
+                        request, request_id, body, 200, started, prompt_tokens, idx, True, "disconnect"
+                    )
                     await resp.write(b"".join(pieces))
                     # Drop the connection without the terminating chunk: the client sees a cut stream.
                     if request.transport is not None:
@@ -570,10 +612,14 @@ class _Handlers:
             pieces.append(chunk(b"{}", b'"' + finish_reason.encode() + b'"'))
             if include_usage:
                 pieces.append(
-                    b'data: {"id":' + orjson.dumps(completion_id)
-                    + b',"object":"chat.completion.chunk","created":' + str(created).encode()
-                    + b',"model":' + orjson.dumps(model)
-                    + b',"system_fingerprint":"fp_tollway_fake","choices":[],"usage":' + orjson.dumps(usage)
+                    b'data: {"id":'
+                    + orjson.dumps(completion_id)
+                    + b',"object":"chat.completion.chunk","created":'
+                    + str(created).encode()
+                    + b',"model":'
+                    + orjson.dumps(model)
+                    + b',"system_fingerprint":"fp_tollway_fake","choices":[],"usage":'
+                    + orjson.dumps(usage)
                     + b"}\n\n"
                 )
             pieces.append(b"data: [DONE]\n\n")
@@ -587,7 +633,15 @@ class _Handlers:
             # The client went away mid-stream (a cancelled call, a load generator
             # stopping): an outcome to record, not an error to log with a traceback.
             self._finish(
-                request, request_id, body, 499, started, prompt_tokens, sent_chunks, True, "client_disconnected"
+                request,
+                request_id,
+                body,
+                499,
+                started,
+                prompt_tokens,
+                sent_chunks,
+                True,
+                "client_disconnected",
             )
         return resp
 
@@ -606,8 +660,14 @@ class _Handlers:
         else:
             self._finish(request, request_id, body, 400, started)
             return _json(
-                {"error": {"message": "'input' is required", "type": "invalid_request_error",
-                           "param": "input", "code": None}},
+                {
+                    "error": {
+                        "message": "'input' is required",
+                        "type": "invalid_request_error",
+                        "param": "input",
+                        "code": None,
+                    }
+                },
                 400,
                 request_id,
             )
@@ -702,11 +762,15 @@ def configure_logging() -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> FakeProviderConfig:
-    p = argparse.ArgumentParser(prog="python -m tollway_testing.fake_provider", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m tollway_testing.fake_provider", description=__doc__.split("\n")[0]
+    )
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=9000)
     p.add_argument("--ttft-ms", type=float, default=0.0, help="delay before the first byte (default 0)")
-    p.add_argument("--chunk-interval-ms", type=float, default=0.0, help="delay between stream chunks (default 0)")
+    p.add_argument(
+        "--chunk-interval-ms", type=float, default=0.0, help="delay between stream chunks (default 0)"
+    )
     p.add_argument("--completion-tokens", type=int, default=20, help="default completion length (default 20)")
     p.add_argument("--max-records", type=int, default=10_000, help="requests kept in memory (default 10000)")
     p.add_argument("--no-access-log", action="store_true", help="no log line per request (benchmarks)")
@@ -732,7 +796,9 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:  # pragma: no cover - uvloop is a dependency, but stay runnable without it
         loop = asyncio.new_event_loop()
     structlog.get_logger("tollway.fake_provider").info("starting", host=config.host, port=config.port)
-    web.run_app(create_app(config), host=config.host, port=config.port, access_log=None, print=None, loop=loop)
+    web.run_app(
+        create_app(config), host=config.host, port=config.port, access_log=None, print=None, loop=loop
+    )
 
 
 if __name__ == "__main__":

@@ -247,7 +247,9 @@ async def fresh_topic(kafka_bootstrap_servers: str) -> AsyncIterator[FreshTopic]
     await admin.start()
     created: list[str] = []
 
-    async def create(partitions: int = 1, config: dict[str, str] | None = None, prefix: str = "tollway.test") -> str:
+    async def create(
+        partitions: int = 1, config: dict[str, str] | None = None, prefix: str = "tollway.test"
+    ) -> str:
         name = f"{prefix}.{uuid.uuid4().hex[:12]}"
         await admin.create_topics(
             [NewTopic(name=name, num_partitions=partitions, replication_factor=1, topic_configs=config or {})]
@@ -275,14 +277,19 @@ async def _wait_topic_ready(admin: Any, name: str, partitions: int, timeout: flo
         try:
             desc = await admin.describe_topics([name])
             parts = desc[0].get("partitions", []) if desc else []
-            if desc and desc[0].get("error_code", 0) == 0 and len(parts) == partitions and all(
-                p.get("leader", -1) >= 0 for p in parts
+            if (
+                desc
+                and desc[0].get("error_code", 0) == 0
+                and len(parts) == partitions
+                and all(p.get("leader", -1) >= 0 for p in parts)
             ):
                 return
         except Exception:  # noqa: BLE001 - metadata not yet propagated
             pass
         if loop.time() > deadline:
-            pytest.fail(f"topic {name} has no leader for all {partitions} partitions after {timeout}s", pytrace=False)
+            pytest.fail(
+                f"topic {name} has no leader for all {partitions} partitions after {timeout}s", pytrace=False
+            )
         await asyncio.sleep(0.1)
 
 
@@ -366,7 +373,9 @@ def start_fake_provider(config: FakeProviderConfig | None = None) -> FakeProvide
             loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
-    return FakeProvider(url=f"http://127.0.0.1:{state['port']}", config=config, recorder=app[RECORDER], _stop=stop)
+    return FakeProvider(
+        url=f"http://127.0.0.1:{state['port']}", config=config, recorder=app[RECORDER], _stop=stop
+    )
 
 
 @pytest.fixture(scope="session")

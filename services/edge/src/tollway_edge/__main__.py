@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
-from tollway_runtime.cli import settings_from_cli
-
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.workers import serve, supervise
+from tollway_runtime.cli import settings_from_cli
 
 
 def _catalogue_problem(settings: EdgeSettings) -> str | None:

@@ -36,6 +36,7 @@ from pydantic import TypeAdapter
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from tollway_admission import (
     Admission,
     AdmitResult,
@@ -48,7 +49,6 @@ from tollway_admission import (
 from tollway_contracts.catalogue import Model, Prices
 from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
-
 from tollway_edge.bounds import output_token_bound, prompt_token_bound
 from tollway_edge.errors import EdgeError
 from tollway_edge.local_limits import LocalLimiter, LocalReservation
@@ -109,7 +109,9 @@ class Ticket:
         (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
         (``AdmitResult.reservation_by_scope()``, read once per call)."""
         if self.by_scope is None:
-            self.by_scope = {n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()}
+            self.by_scope = {
+                n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()
+            }
         return {
             name: {
                 "tokens": tokens + self.ext_tokens if tokens else 0,
@@ -133,7 +135,11 @@ def _kind_error(result: AdmitResult) -> EdgeError:
             code="budget_exceeded",
             headers=headers,
         )
-    what = {"requests": "requests per minute", "tokens": "tokens per minute", "concurrency": "concurrent calls"}[c.kind]
+    what = {
+        "requests": "requests per minute",
+        "tokens": "tokens per minute",
+        "concurrency": "concurrent calls",
+    }[c.kind]
     return EdgeError(
         429,
         f"Rate limit reached for {what} on {scope}: limit {c.value}, used {c.used}, requested {c.requested}.",
@@ -145,8 +151,12 @@ def _kind_error(result: AdmitResult) -> EdgeError:
 
 def unavailable() -> EdgeError:
     """503 while Valkey is unreachable in ``refuse`` mode."""
-    return EdgeError(503, "Rate limiting is temporarily unavailable; retry shortly.", type="api_error",
-                     code="admission_unavailable")
+    return EdgeError(
+        503,
+        "Rate limiting is temporarily unavailable; retry shortly.",
+        type="api_error",
+        code="admission_unavailable",
+    )
 
 
 class EdgeAdmission:
@@ -210,8 +220,11 @@ class EdgeAdmission:
         if not self.enabled:
             return
         pool = BlockingConnectionPool.from_url(
-            self._url, max_connections=self._max_connections, timeout=max(self._timeout, 2.0),
-            socket_timeout=self._timeout, socket_connect_timeout=self._timeout,
+            self._url,
+            max_connections=self._max_connections,
+            timeout=max(self._timeout, 2.0),
+            socket_timeout=self._timeout,
+            socket_connect_timeout=self._timeout,
         )
         self.client = Redis(connection_pool=pool)
         # Scripts (admit, extend, release) go over one pipelined connection:
@@ -285,7 +298,9 @@ class EdgeAdmission:
             parsed = [] if raw is None else _LIMITS.validate_python(raw)
         except Exception:  # noqa: BLE001
             log.error("limits_malformed", key_id=principal.key_id, version=principal.version)
-            raise EdgeError(503, "The key's limits cannot be read.", type="api_error", code="limits_invalid") from None
+            raise EdgeError(
+                503, "The key's limits cannot be read.", type="api_error", code="limits_invalid"
+            ) from None
         if len(self._limits_cache) > 100_000:
             self._limits_cache.clear()
         self._limits_cache[key] = parsed
@@ -310,14 +325,25 @@ class EdgeAdmission:
             value = await pool.fetchval(SEED_SQL.format(column=column, model=model), *args)
         except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise SeedError(str(exc)) from exc
-        log.info("budget_seeded", scope=limit.scope, scope_id=limit.scope_id, spent_micro_usd=int(value),
-                 period_start=window.start.isoformat())
+        log.info(
+            "budget_seeded",
+            scope=limit.scope,
+            scope_id=limit.scope_id,
+            spent_micro_usd=int(value),
+            period_start=window.start.isoformat(),
+        )
         return int(value)
 
     # -- the call ------------------------------------------------------------------
 
     async def admit(
-        self, principal: Principal, model: str, entry: Model, body: dict[str, Any], request_id: str, stream: bool
+        self,
+        principal: Principal,
+        model: str,
+        entry: Model,
+        body: dict[str, Any],
+        request_id: str,
+        stream: bool,
     ) -> Ticket | None:
         """Reserve the call's upper bound on every applicable limit.
 
@@ -345,8 +371,14 @@ class EdgeAdmission:
         if self.mode == "exact":
             assert self.adm is not None
             try:
-                result = await self.adm.admit(tenant_id=tenant, request_id=request_id, limits=limits, model=model,
-                                              tokens=tokens, cost_micro_usd=cost)
+                result = await self.adm.admit(
+                    tenant_id=tenant,
+                    request_id=request_id,
+                    limits=limits,
+                    model=model,
+                    tokens=tokens,
+                    cost_micro_usd=cost,
+                )
             except UNREACHABLE as exc:
                 self._degrade("admit", exc)
             except SeedError as exc:
@@ -370,9 +402,15 @@ class EdgeAdmission:
         return self._admit_local(ticket, tokens, cost)
 
     def _admit_local(self, ticket: Ticket, tokens: int, cost: int) -> Ticket:
-        result, res = self.local.admit(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
-                                       limits=ticket.limits, model=ticket.model, tokens=tokens,
-                                       cost_micro_usd=cost, now=self.clock())
+        result, res = self.local.admit(
+            tenant_id=ticket.tenant_id,
+            request_id=ticket.request_id,
+            limits=ticket.limits,
+            model=ticket.model,
+            tokens=tokens,
+            cost_micro_usd=cost,
+            now=self.clock(),
+        )
         if res is None:
             raise _kind_error(result)
         ticket.mode = "local"
@@ -393,9 +431,14 @@ class EdgeAdmission:
         if ticket.mode == "exact" and self.mode == "exact":
             assert self.adm is not None
             try:
-                res = await self.adm.extend(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
-                                            tokens=tokens, cost_micro_usd=cost, ttl=STREAM_TTL,
-                                            reservation=ticket.reservation)
+                res = await self.adm.extend(
+                    tenant_id=ticket.tenant_id,
+                    request_id=ticket.request_id,
+                    tokens=tokens,
+                    cost_micro_usd=cost,
+                    ttl=STREAM_TTL,
+                    reservation=ticket.reservation,
+                )
                 ok = res.extended
                 if not ok:
                     ADMISSION_REFUSED.labels("extension").inc()
@@ -410,9 +453,16 @@ class EdgeAdmission:
                 return ok
         if self.mode == "refuse":
             return False
-        _, extra = self.local.admit(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
-                                         limits=ticket.limits, model=ticket.model, tokens=tokens,
-                                         cost_micro_usd=cost, now=self.clock(), count_call=False)
+        _, extra = self.local.admit(
+            tenant_id=ticket.tenant_id,
+            request_id=ticket.request_id,
+            limits=ticket.limits,
+            model=ticket.model,
+            tokens=tokens,
+            cost_micro_usd=cost,
+            now=self.clock(),
+            count_call=False,
+        )
         if extra is None:
             ADMISSION_REFUSED.labels("extension").inc()
             return False
@@ -437,8 +487,9 @@ class EdgeAdmission:
         if self.mode != "exact" or self.adm is None:
             return
         try:
-            await self.adm.release(tenant_id=ticket.tenant_id, request_id=ticket.request_id,
-                                   reservation=ticket.reservation)
+            await self.adm.release(
+                tenant_id=ticket.tenant_id, request_id=ticket.request_id, reservation=ticket.reservation
+            )
         except UNREACHABLE as exc:
             self._degrade("release", exc)
         except Exception:

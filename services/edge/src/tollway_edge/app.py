@@ -6,12 +6,10 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from tollway_contracts.catalogue import load_catalogue
+
 from tollway_admission import Clock, utc_now
-from tollway_runtime.health import READINESS_DETAILS, add_health_routes
-
+from tollway_contracts.catalogue import load_catalogue
 from tollway_edge.admission import EdgeAdmission
-
 from tollway_edge.emitter import UsageEmitter
 from tollway_edge.handlers import (
     STATE,
@@ -26,6 +24,7 @@ from tollway_edge.principals_sync import PrincipalsSync
 from tollway_edge.redaction_step import EdgeRedaction
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.upstream import close_upstreams, open_upstreams
+from tollway_runtime.health import READINESS_DETAILS, add_health_routes
 
 
 async def _metrics(_: web.Request) -> web.Response:
@@ -60,7 +59,9 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         linger_ms=settings.kafka_linger_ms,
         drain_seconds=settings.shutdown_drain_seconds,
     )
-    sync = PrincipalsSync(snapshot, settings.postgres_dsn, settings.valkey_url, settings.version_poll_interval_seconds)
+    sync = PrincipalsSync(
+        snapshot, settings.postgres_dsn, settings.valkey_url, settings.version_poll_interval_seconds
+    )
     admission = EdgeAdmission(
         valkey_url=settings.valkey_url,
         failure_mode=settings.admission_failure_mode,

@@ -18,11 +18,11 @@ import aiohttp
 import orjson
 import structlog
 from aiohttp import web
+
 from tollway_contracts.catalogue import Catalogue
 from tollway_contracts.errors import error_json
 from tollway_contracts.events import RedactionSummary
 from tollway_contracts.redaction import RedactionPolicy
-
 from tollway_edge import hooks
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.bounds import completion_tokens_in
@@ -79,10 +79,25 @@ class Call:
     """
 
     __slots__ = (
-        "request_id", "t0", "ts_start", "upstream_wait", "principal", "model", "stream",
-        "provider", "upstream_model", "attempts", "status", "error_type", "ttft", "terminal_sent",
-        "ticket", "sent_tokens",
-        "redaction", "redaction_mapping", "redaction_policy",
+        "request_id",
+        "t0",
+        "ts_start",
+        "upstream_wait",
+        "principal",
+        "model",
+        "stream",
+        "provider",
+        "upstream_model",
+        "attempts",
+        "status",
+        "error_type",
+        "ttft",
+        "terminal_sent",
+        "ticket",
+        "sent_tokens",
+        "redaction",
+        "redaction_mapping",
+        "redaction_policy",
     )
 
     def __init__(self) -> None:
@@ -122,7 +137,9 @@ def _error_response(err: EdgeError) -> web.Response:
     return resp
 
 
-def _emit(state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = None, cost: int | None = None) -> None:
+def _emit(
+    state: EdgeState, call: Call, type_: str, *, tokens: Tokens | None = None, cost: int | None = None
+) -> None:
     p = call.principal
     if p is None:
         return  # unauthenticated: metrics only, never an event
@@ -189,9 +206,13 @@ def _http_error(exc: web.HTTPException) -> web.Response:
     elif status == 405:
         body = error_json("Method not allowed.", type="invalid_request_error", code="method_not_allowed")
     elif status == 413:
-        body = error_json("The request body is too large.", type="invalid_request_error", code="request_too_large")
+        body = error_json(
+            "The request body is too large.", type="invalid_request_error", code="request_too_large"
+        )
     else:
-        body = error_json(exc.reason or "Error.", type="invalid_request_error" if status < 500 else "api_error")
+        body = error_json(
+            exc.reason or "Error.", type="invalid_request_error" if status < 500 else "api_error"
+        )
     resp = web.Response(body=body, status=status, content_type=JSON)
     for name in ("Allow", "Retry-After"):
         if name in exc.headers:
@@ -226,7 +247,11 @@ async def edge_middleware(request: web.Request, handler: Any) -> web.StreamRespo
         except Exception:
             log.exception("unhandled_error", request_id=call.request_id, path=request.path)
             resp = web.Response(
-                body=error_json("The server had an error while processing your request.", type="api_error", code="internal_error"),
+                body=error_json(
+                    "The server had an error while processing your request.",
+                    type="api_error",
+                    code="internal_error",
+                ),
                 status=500,
                 content_type=JSON,
             )
@@ -276,7 +301,9 @@ async def authenticate(state: EdgeState, headers: Any) -> Principal:
     """
     key_id, secret = split_presented(headers)
     if not state.snapshot.loaded:
-        raise EdgeError(503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable")
+        raise EdgeError(
+            503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable"
+        )
     principal = state.snapshot.by_key_id.get(key_id)
     if principal is None:
         if state.snapshot.is_known_unknown(key_id) or state.sync is None:
@@ -285,7 +312,9 @@ async def authenticate(state: EdgeState, headers: Any) -> Principal:
             principal = await state.sync.lookup_unknown(key_id)
         except Exception:  # noqa: BLE001
             log.warning("key_lookup_failed", key_id=key_id, exc_info=True)
-            raise EdgeError(503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable") from None
+            raise EdgeError(
+                503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable"
+            ) from None
         if principal is None:
             raise unauthorized("Incorrect API key provided.")
     return check_principal(state.pepper, principal, key_id, secret)
@@ -459,7 +488,9 @@ async def _forward(
     raise err
 
 
-def _finish_plain(state: EdgeState, call: Call, status: int, raw: bytes, content_type: str, entry: Any) -> web.Response:
+def _finish_plain(
+    state: EdgeState, call: Call, status: int, raw: bytes, content_type: str, entry: Any
+) -> web.Response:
     if status == 200:
         tokens = None
         try:
@@ -470,8 +501,16 @@ def _finish_plain(state: EdgeState, call: Call, status: int, raw: bytes, content
             pass
         call.status = 200
         if call.redaction_policy is not None and state.redaction is not None:
-            raw = state.redaction.restore_plain(call, raw)  # reversible: original values back; prime the cache
-        _emit(state, call, "completed", tokens=tokens, cost=None if tokens is None else tokens.cost(entry.prices))
+            raw = state.redaction.restore_plain(
+                call, raw
+            )  # reversible: original values back; prime the cache
+        _emit(
+            state,
+            call,
+            "completed",
+            tokens=tokens,
+            cost=None if tokens is None else tokens.cost(entry.prices),
+        )
         return web.Response(body=raw, status=200, content_type=JSON)
     if status < 400:
         call.status = status
@@ -523,7 +562,9 @@ async def _relay_stream(
                     call.ttft = time.perf_counter()
                 data = relay.feed(chunk)
             if data and restorer is not None:
-                data = restorer.feed(data)  # reversible: restore placeholders, holding back only a partial one
+                data = restorer.feed(
+                    data
+                )  # reversible: restore placeholders, holding back only a partial one
             if data and ticket is not None:
                 if first_event is None:
                     first_event = data
@@ -559,7 +600,9 @@ async def _relay_stream(
         tokens = extract_usage(relay.usage)
         if outcome == "cut" and ticket is not None:
             # The provider's usage never arrives: bill what the client received.
-            tokens = Tokens(ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens)
+            tokens = Tokens(
+                ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens
+            )
         cost = None if tokens is None else tokens.cost(entry.prices)
         if outcome in ("completed", "cut"):
             if restorer is not None and state.redaction is not None:
@@ -571,7 +614,9 @@ async def _relay_stream(
             _emit(state, call, "failed", tokens=tokens, cost=cost)
 
 
-async def _cover(state: EdgeState, call: Call, ticket: Ticket, data: bytes, n: int) -> tuple[bytes, int, bool]:
+async def _cover(
+    state: EdgeState, call: Call, ticket: Ticket, data: bytes, n: int
+) -> tuple[bytes, int, bool]:
     """Extend the stream's reservation to cover ``n`` more completion tokens.
 
     Asks for the whole deficit (at least ``stream_extend_tokens``) at once;
@@ -603,7 +648,11 @@ async def _cover(state: EdgeState, call: Call, ticket: Ticket, data: bytes, n: i
 def _cut_tail(first_event: bytes, call: Call, ticket: Ticket, client_wants_usage: bool) -> bytes:
     """The end of a stream the edge cuts: a chunk with ``finish_reason: "length"``,
     the usage chunk if the client asked for usage (the tokens it received), ``[DONE]``."""
-    ident: dict[str, Any] = {"id": f"chatcmpl-{call.request_id}", "model": call.model, "created": int(time.time())}
+    ident: dict[str, Any] = {
+        "id": f"chatcmpl-{call.request_id}",
+        "model": call.model,
+        "created": int(time.time()),
+    }
     for event in _split_events(first_event):
         try:
             first = orjson.loads(event.split(b"data:", 1)[1])
@@ -614,8 +663,19 @@ def _cut_tail(first_event: bytes, call: Call, ticket: Ticket, client_wants_usage
                 if k in first:
                     ident[k] = first[k]
             break
-    base = {"id": ident["id"], "object": "chat.completion.chunk", "created": ident["created"], "model": ident["model"]}
-    out = b"data: " + orjson.dumps({**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}]}) + b"\n\n"
+    base = {
+        "id": ident["id"],
+        "object": "chat.completion.chunk",
+        "created": ident["created"],
+        "model": ident["model"],
+    }
+    out = (
+        b"data: "
+        + orjson.dumps(
+            {**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}]}
+        )
+        + b"\n\n"
+    )
     if client_wants_usage:
         usage = {
             "prompt_tokens": ticket.prompt_tokens,

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from tollway_contracts.catalogue import Model
-
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.principals import Principal
 from tollway_edge.redaction_step import EdgeRedaction

@@ -63,19 +63,50 @@ class LocalLimiter:
         plan: list[tuple[Any, ...]] = []
         for lim in applicable(limits, model):
             if lim.requests_per_minute is not None:
-                plan.append(("requests", lim, self._share(lim.requests_per_minute),
-                             K.rpm_key(tenant_id, lim, m_s), m_reset, minute.end.timestamp()))
+                plan.append(
+                    (
+                        "requests",
+                        lim,
+                        self._share(lim.requests_per_minute),
+                        K.rpm_key(tenant_id, lim, m_s),
+                        m_reset,
+                        minute.end.timestamp(),
+                    )
+                )
             if lim.tokens_per_minute is not None:
-                plan.append(("tokens", lim, self._share(lim.tokens_per_minute),
-                             K.tpm_key(tenant_id, lim, m_s), m_reset, minute.end.timestamp()))
+                plan.append(
+                    (
+                        "tokens",
+                        lim,
+                        self._share(lim.tokens_per_minute),
+                        K.tpm_key(tenant_id, lim, m_s),
+                        m_reset,
+                        minute.end.timestamp(),
+                    )
+                )
             if lim.max_concurrent is not None:
-                plan.append(("concurrency", lim, self._share(lim.max_concurrent),
-                             K.conc_key(tenant_id, lim), 1.0, None))
+                plan.append(
+                    (
+                        "concurrency",
+                        lim,
+                        self._share(lim.max_concurrent),
+                        K.conc_key(tenant_id, lim),
+                        1.0,
+                        None,
+                    )
+                )
             if lim.budget_micro_usd is not None:
                 w = period_window(lim.budget_period or "month", lim.time_zone, now)
-                plan.append(("budget", lim, self._share(lim.budget_micro_usd),
-                             K.budget_key(tenant_id, lim, int(w.start.timestamp())),
-                             (w.end - now).total_seconds(), w.end.timestamp()))
+                plan.append(
+                    (
+                        "budget",
+                        lim,
+                        self._share(lim.budget_micro_usd),
+                        K.budget_key(tenant_id, lim, int(w.start.timestamp())),
+                        (w.end - now).total_seconds(),
+                        w.end.timestamp(),
+                    )
+                )
         return plan
 
     def _prune(self, now: datetime) -> None:

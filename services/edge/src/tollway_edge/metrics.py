@@ -5,7 +5,9 @@ from __future__ import annotations
 from prometheus_client import Counter, Gauge, Histogram
 
 REQUESTS = Counter(
-    "tollway_requests_total", "Calls answered by the edge, by HTTP status and requested model.", ["status", "model"]
+    "tollway_requests_total",
+    "Calls answered by the edge, by HTTP status and requested model.",
+    ["status", "model"],
 )
 DURATION = Histogram(
     "tollway_request_duration_seconds",
@@ -18,7 +20,9 @@ EVENTS_DROPPED = Counter(
     ["reason"],
 )
 IN_FLIGHT = Gauge("tollway_in_flight_calls", "Calls in flight in this process.")
-SHED = Counter("tollway_requests_shed_total", "Calls refused with 503 because the process was at max_in_flight.")
+SHED = Counter(
+    "tollway_requests_shed_total", "Calls refused with 503 because the process was at max_in_flight."
+)
 ADMISSION_MODE = Gauge(
     "tollway_admission_mode",
     "Admission mode of this process: 1 for the current one (exact = Valkey; local = per-process share; refuse = 503).",

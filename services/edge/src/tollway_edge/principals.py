@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any
 
 from tollway_contracts.keys import parse_key, verify_secret
-
 from tollway_edge.errors import EdgeError
 
 

@@ -21,13 +21,13 @@ import asyncpg
 import orjson
 import redis.asyncio as aioredis
 import structlog
+
 from tollway_contracts.principals import (
     INVALIDATION_CHANNEL,
     KEY_QUERY,
     SNAPSHOT_QUERY,
     VERSION_QUERY,
 )
-
 from tollway_edge.principals import Principal, Snapshot
 
 log = structlog.get_logger("tollway_edge.principals")

@@ -31,7 +31,6 @@ not sent.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import re
@@ -44,6 +43,7 @@ from typing import Any
 import aiohttp
 import orjson
 from pydantic import ValidationError
+
 from tollway_contracts.errors import error_body
 from tollway_contracts.events import RedactionSummary
 from tollway_contracts.redaction import (
@@ -133,7 +133,11 @@ def extract_texts(body: Mapping[str, Any]) -> list[TextRef]:
                 out.append(TextRef(f"{base}/content", content))
         elif isinstance(content, list):
             for j, part in enumerate(content):
-                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                if (
+                    isinstance(part, dict)
+                    and part.get("type") == "text"
+                    and isinstance(part.get("text"), str)
+                ):
                     if part["text"]:
                         out.append(TextRef(f"{base}/content/{j}/text", part["text"]))
         refusal = msg.get("refusal")
@@ -144,7 +148,9 @@ def extract_texts(body: Mapping[str, Any]) -> list[TextRef]:
             for k, call in enumerate(tool_calls):
                 fn = call.get("function") if isinstance(call, dict) else None
                 if isinstance(fn, dict):
-                    out.extend(_argument_texts(f"{base}/tool_calls/{k}/function/arguments", fn.get("arguments")))
+                    out.extend(
+                        _argument_texts(f"{base}/tool_calls/{k}/function/arguments", fn.get("arguments"))
+                    )
         fcall = msg.get("function_call")
         if isinstance(fcall, dict):
             out.extend(_argument_texts(f"{base}/function_call/arguments", fcall.get("arguments")))
@@ -190,7 +196,9 @@ def _get_path(body: Any, path: str) -> Any:
     return node
 
 
-def apply_redaction(body: Mapping[str, Any], texts: Sequence[TextRef], answer: RedactResponse) -> dict[str, Any]:
+def apply_redaction(
+    body: Mapping[str, Any], texts: Sequence[TextRef], answer: RedactResponse
+) -> dict[str, Any]:
     """A deep copy of ``body`` with every extracted text replaced by its
     anonymised version.
 
@@ -512,7 +520,7 @@ class RedactorClient:
                 raw = await resp.read()
                 if resp.status != 200:
                     raise RedactionUnavailable(f"redactor answered {resp.status}")
-        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise RedactionUnavailable(f"redactor unreachable: {type(exc).__name__}") from exc
         try:
             answer = RedactResponse.model_validate(orjson.loads(raw))
@@ -521,7 +529,9 @@ class RedactorClient:
         _check_answer(list(payload.texts), answer)
         return answer
 
-    async def prime(self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float) -> bool:
+    async def prime(
+        self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
+    ) -> bool:
         """Warm the redactor's detection cache with texts the client will send
         back next turn (the assistant's answer as the client received it),
         so the next call analyses only the new user message.

@@ -30,9 +30,9 @@ import aiohttp
 import orjson
 import structlog
 from pydantic import ValidationError
+
 from tollway_contracts.events import RedactionSummary
 from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactResponse
-
 from tollway_edge.errors import EdgeError
 from tollway_edge.principals import Principal
 from tollway_edge.redaction import (
@@ -107,7 +107,9 @@ class RedactorPool:
                 log.warning("redactor_unreachable", url_index=(first + i) % len(self.clients))
         raise last_exc or RedactionUnavailable("redaction deadline passed")
 
-    async def prime(self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float) -> bool:
+    async def prime(
+        self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
+    ) -> bool:
         """As :meth:`RedactorClient.prime` (never raises)."""
         if not texts or policy.mode == "off":
             return False

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
+
 from tollway_runtime.settings import (
     KafkaSettings,
     PepperSettings,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import aiohttp
 import structlog
+
 from tollway_contracts.catalogue import Catalogue, Provider
 
 log = structlog.get_logger("tollway_edge.upstream")

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.pricing import cost_micro_usd
-
 from tollway_edge.ids import uuid4_str
 
 
@@ -62,7 +62,13 @@ def extract_usage(usage: Any) -> Tokens | None:
     cached = _count(pdetails.get("cached_tokens")) if type(pdetails) is dict else 0
     reasoning = _count(cdetails.get("reasoning_tokens")) if type(cdetails) is dict else 0
     total = usage.get("total_tokens")
-    return Tokens(prompt, completion, cached, reasoning, total if type(total) is int and total >= 0 else prompt + completion)
+    return Tokens(
+        prompt,
+        completion,
+        cached,
+        reasoning,
+        total if type(total) is int and total >= 0 else prompt + completion,
+    )
 
 
 def build_event(

@@ -18,10 +18,10 @@ import signal
 import time
 
 from aiohttp import web
-from tollway_runtime.logging import configure_logging
-from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 from tollway_edge.settings import EdgeSettings
+from tollway_runtime.logging import configure_logging
+from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 
 def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
@@ -56,7 +56,9 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
 
     log = structlog.get_logger("tollway_edge.supervisor")
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_worker, args=(settings, i), name=f"tollway-edge-{i}") for i in range(workers)]
+    procs = [
+        ctx.Process(target=_worker, args=(settings, i), name=f"tollway-edge-{i}") for i in range(workers)
+    ]
     for proc in procs:
         proc.start()
     log.info("workers_started", workers=workers, pids=[p.pid for p in procs], port=settings.port)

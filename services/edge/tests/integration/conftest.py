@@ -19,12 +19,12 @@ import yaml
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 from aiokafka import AIOKafkaConsumer
-from tollway_contracts.errors import error_json
-from tollway_testing.fake_provider import FakeProviderConfig
 
+from tollway_contracts.errors import error_json
 from tollway_edge.app import create_app
 from tollway_edge.handlers import STATE
 from tollway_edge.settings import EdgeSettings
+from tollway_testing.fake_provider import FakeProviderConfig
 
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
@@ -81,7 +81,11 @@ class Edge:
         """Read the topic from the start until ``count`` events of ``request_ids`` are seen
         (then 0.5 s more, to catch extra ones)."""
         consumer = AIOKafkaConsumer(
-            self.topic, bootstrap_servers=self.kafka, auto_offset_reset="earliest", enable_auto_commit=False, group_id=None
+            self.topic,
+            bootstrap_servers=self.kafka,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            group_id=None,
         )
         await consumer.start()
         found: list[dict[str, Any]] = []
@@ -110,23 +114,43 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
         "version": 1,
         "providers": {
             "fake": {"kind": "openai", "base_url": fake_base_url, "timeout_seconds": 10},
-            "dead": {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 5, "connect_timeout_seconds": 2},
+            "dead": {
+                "kind": "openai",
+                "base_url": "http://127.0.0.1:9/v1",
+                "timeout_seconds": 5,
+                "connect_timeout_seconds": 2,
+            },
             "err500": {"base_url": f"{error_url}/500/openai/v1", "timeout_seconds": 5},
             "err503": {"base_url": f"{error_url}/503/html/v1", "timeout_seconds": 5},
             "slow": {"base_url": slow_base_url, "timeout_seconds": 10},
         },
         "models": {
-            "gpt-4o-mini": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]},
-            "gpt-4o": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model-large"}]},
+            "gpt-4o-mini": {
+                "prices": prices,
+                "routes": [{"provider": "fake", "upstream_model": "fake-model"}],
+            },
+            "gpt-4o": {
+                "prices": prices,
+                "routes": [{"provider": "fake", "upstream_model": "fake-model-large"}],
+            },
             "fallback-dead": {
                 "prices": prices,
-                "routes": [{"provider": "dead", "upstream_model": "x"}, {"provider": "fake", "upstream_model": "fake-model"}],
+                "routes": [
+                    {"provider": "dead", "upstream_model": "x"},
+                    {"provider": "fake", "upstream_model": "fake-model"},
+                ],
             },
             "fallback-503": {
                 "prices": prices,
-                "routes": [{"provider": "err503", "upstream_model": "x"}, {"provider": "fake", "upstream_model": "fake-model"}],
+                "routes": [
+                    {"provider": "err503", "upstream_model": "x"},
+                    {"provider": "fake", "upstream_model": "fake-model"},
+                ],
             },
-            "slow-model": {"prices": prices, "routes": [{"provider": "slow", "upstream_model": "fake-model"}]},
+            "slow-model": {
+                "prices": prices,
+                "routes": [{"provider": "slow", "upstream_model": "fake-model"}],
+            },
             "unreachable": {"prices": prices, "routes": [{"provider": "dead", "upstream_model": "x"}]},
             "broken": {"prices": prices, "routes": [{"provider": "err500", "upstream_model": "x"}]},
         },
@@ -153,7 +177,9 @@ async def edge(
         if overrides.pop("_ledger", False):
             await create_ledger_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
-    slow = fake_provider_factory(FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False))
+    slow = fake_provider_factory(
+        FakeProviderConfig(chunk_interval_ms=100, completion_tokens=50, access_log=False)
+    )
     catalogue = edge_catalogue(fake_provider.base_url, edge_error_provider, slow.base_url)
     path = tmp_path / "catalogue.yaml"
     path.write_text(yaml.safe_dump(catalogue))
@@ -169,7 +195,9 @@ async def edge(
     }
     values.update(overrides)
     async with running_edge(
-        EdgeSettings(**values), catalogue, clock=clock,
+        EdgeSettings(**values),
+        catalogue,
+        clock=clock,
         wait_for_kafka=values["kafka_bootstrap_servers"] == kafka_bootstrap_servers,
     ) as running:
         yield running
@@ -215,4 +243,3 @@ async def edge_http() -> AsyncIterator[aiohttp.ClientSession]:
     """A plain HTTP client for raw requests."""
     async with aiohttp.ClientSession() as session:
         yield session
-

@@ -9,6 +9,7 @@ import uuid
 from datetime import UTC, datetime
 
 import asyncpg
+
 from tollway_ledger.app import MIGRATIONS_DIR
 from tollway_runtime.migrations import apply_migrations
 
@@ -24,8 +25,15 @@ async def create_ledger_schema(dsn: str) -> None:
 
 
 async def record_spend(
-    dsn: str, *, tenant_id: str, key_id: str, cost_micro_usd: int, model: str = "gpt-4o-mini",
-    team_id: str | None = "team-1", user_id: str | None = "user-1", ts_start: datetime | None = None,
+    dsn: str,
+    *,
+    tenant_id: str,
+    key_id: str,
+    cost_micro_usd: int,
+    model: str = "gpt-4o-mini",
+    team_id: str | None = "team-1",
+    user_id: str | None = "user-1",
+    ts_start: datetime | None = None,
 ) -> None:
     """Insert one completed call of ``cost_micro_usd`` into ``ledger.usage_records``."""
     conn = await asyncpg.connect(dsn)
@@ -33,7 +41,14 @@ async def record_spend(
         await conn.execute(
             "INSERT INTO ledger.usage_records (request_id, tenant_id, team_id, user_id, key_id, ts_start, ts_end,"
             " model, status, status_code, cost_micro_usd) VALUES ($1,$2,$3,$4,$5,$6,$6,$7,'completed',200,$8)",
-            uuid.uuid4(), tenant_id, team_id, user_id, key_id, ts_start or datetime.now(UTC), model, cost_micro_usd,
+            uuid.uuid4(),
+            tenant_id,
+            team_id,
+            user_id,
+            key_id,
+            ts_start or datetime.now(UTC),
+            model,
+            cost_micro_usd,
         )
     finally:
         await conn.close()

@@ -15,6 +15,7 @@ from typing import Any
 
 import asyncpg
 import orjson
+
 from tollway_contracts.keys import hash_secret, new_key
 
 SCHEMA_SQL = """
@@ -47,7 +48,9 @@ async def create_principals_schema(dsn: str) -> None:
 
 
 async def _bump(conn: asyncpg.Connection) -> int:
-    return await conn.fetchval("UPDATE catalog.principals_version SET version = version + 1 RETURNING version")
+    return await conn.fetchval(
+        "UPDATE catalog.principals_version SET version = version + 1 RETURNING version"
+    )
 
 
 async def upsert_key(
@@ -82,8 +85,13 @@ async def upsert_key(
                 allowed_models,
                 expires_at,
                 version,
-                None if limits is None else orjson.dumps(
-                    [{**lim, "scope_id": parsed.key_id} if lim.get("scope_id") == "$key" else lim for lim in limits]
+                None
+                if limits is None
+                else orjson.dumps(
+                    [
+                        {**lim, "scope_id": parsed.key_id} if lim.get("scope_id") == "$key" else lim
+                        for lim in limits
+                    ]
                 ).decode(),
             )
     finally:
@@ -98,7 +106,9 @@ async def revoke_key(dsn: str, key_id: str) -> int:
         async with conn.transaction():
             version = await _bump(conn)
             await conn.execute(
-                "UPDATE catalog.edge_principals SET revoked = true, version = $2 WHERE key_id = $1", key_id, version
+                "UPDATE catalog.edge_principals SET revoked = true, version = $2 WHERE key_id = $1",
+                key_id,
+                version,
             )
     finally:
         await conn.close()

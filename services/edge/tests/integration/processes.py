@@ -42,25 +42,57 @@ async def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen | No
 
 def start_edge(port: int, env: dict[str, str], log_path: Path) -> subprocess.Popen:
     """Start ``python -m tollway_edge`` on ``port`` with ``env`` added to ours."""
-    full = {**os.environ, "TOLLWAY_LOG_LEVEL": "WARNING", "TOLLWAY_LOG_FORMAT": "json", **env,
-            "TOLLWAY_EDGE_PORT": str(port)}
+    full = {
+        **os.environ,
+        "TOLLWAY_LOG_LEVEL": "WARNING",
+        "TOLLWAY_LOG_FORMAT": "json",
+        **env,
+        "TOLLWAY_EDGE_PORT": str(port),
+    }
     log = open(log_path, "ab")  # noqa: SIM115 - closed with the process
-    return subprocess.Popen([sys.executable, "-m", "tollway_edge"], env=full, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tollway_edge"], env=full, stdout=log, stderr=subprocess.STDOUT
+    )
 
 
 def start_fake_provider(port: int, log_path: Path, *extra: str) -> subprocess.Popen:
     """Start the fake provider as a process on ``port``."""
     log = open(log_path, "ab")  # noqa: SIM115
-    return subprocess.Popen([sys.executable, "-m", "tollway_testing.fake_provider", "--port", str(port),
-                             "--no-access-log", *extra], stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tollway_testing.fake_provider",
+            "--port",
+            str(port),
+            "--no-access-log",
+            *extra,
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def start_valkey(port: int, workdir: Path) -> subprocess.Popen:
     """A PRIVATE redis-server on ``port`` (no persistence): tests stop and restart it at will."""
     return subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(workdir), "--protected-mode", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+            "--protected-mode",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 
@@ -102,9 +134,17 @@ def catalogue(fake_base_url: str, slow_base_url: str | None = None) -> dict[str,
     out: dict[str, Any] = {
         "version": 1,
         "providers": {"fake": {"kind": "openai", "base_url": fake_base_url, "timeout_seconds": 60}},
-        "models": {"gpt-4o-mini": {"prices": prices, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]}},
+        "models": {
+            "gpt-4o-mini": {
+                "prices": prices,
+                "routes": [{"provider": "fake", "upstream_model": "fake-model"}],
+            }
+        },
     }
     if slow_base_url:
         out["providers"]["slow"] = {"kind": "openai", "base_url": slow_base_url, "timeout_seconds": 60}
-        out["models"]["slow-model"] = {"prices": prices, "routes": [{"provider": "slow", "upstream_model": "fake-model"}]}
+        out["models"]["slow-model"] = {
+            "prices": prices,
+            "routes": [{"provider": "slow", "upstream_model": "fake-model"}],
+        }
     return out

@@ -21,10 +21,10 @@ import asyncpg
 import orjson
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+
 from tollway_testing.pytest_plugin import leased_valkey_db
 
 __all__ = ["leased_valkey_db"]  # a module-long Valkey db lease, the plugin's
-
 
 
 def free_port() -> int:
@@ -69,7 +69,9 @@ class RedactorProcess:
                 self.proc.wait(5)
 
 
-async def start_redactor(valkey_url: str, cache_prefix: str, log_dir: Path, timeout: float = 180.0) -> RedactorProcess:
+async def start_redactor(
+    valkey_url: str, cache_prefix: str, log_dir: Path, timeout: float = 180.0
+) -> RedactorProcess:
     """Start a redactor on a free port and wait until ``/readyz`` is 200 (model loaded)."""
     port = free_port()
     log_path = log_dir / f"redactor-{port}.log"
@@ -131,7 +133,9 @@ async def set_policy(dsn: str, key_id: str, policy: dict[str, Any] | None) -> No
     conn = await asyncpg.connect(dsn)
     try:
         async with conn.transaction():
-            version = await conn.fetchval("UPDATE catalog.principals_version SET version = version + 1 RETURNING version")
+            version = await conn.fetchval(
+                "UPDATE catalog.principals_version SET version = version + 1 RETURNING version"
+            )
             await conn.execute(
                 "UPDATE catalog.edge_principals SET redaction_policy = $2::jsonb, version = $3 WHERE key_id = $1",
                 key_id,

@@ -10,6 +10,7 @@ from typing import Any
 import aiohttp
 import orjson
 import pytest
+
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.pricing import cost_micro_usd
@@ -27,8 +28,9 @@ PROMPT_BOUND = prompt_token_bound(BODY)
 CALL_COST = cost_micro_usd(PRICES, prompt_tokens=PROMPT_BOUND, completion_tokens=10)
 
 
-async def _post(http: aiohttp.ClientSession, edge: Edge, key: str, body: Any = BODY,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any], Any]:
+async def _post(
+    http: aiohttp.ClientSession, edge: Edge, key: str, body: Any = BODY, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, Any], Any]:
     h = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", **(headers or {})}
     async with http.post(edge.base_url + "/chat/completions", data=orjson.dumps(body), headers=h) as resp:
         return resp.status, orjson.loads(await resp.read()), resp.headers
@@ -44,10 +46,18 @@ def test_prompt_bound_is_above_the_fake_providers_count() -> None:
 async def test_budget_refusal_is_openai_429_with_headers_and_one_failed_event(
     edge: Edge, edge_http: aiohttp.ClientSession
 ) -> None:
-    key = await edge.new_key("a", limits=[
-        {"scope": "key", "scope_id": "$key", "requests_per_minute": 1000, "tokens_per_minute": 1_000_000},
-        {"scope": "tenant", "scope_id": "tenant-1", "budget_micro_usd": 2 * CALL_COST, "budget_period": "month"},
-    ])
+    key = await edge.new_key(
+        "a",
+        limits=[
+            {"scope": "key", "scope_id": "$key", "requests_per_minute": 1000, "tokens_per_minute": 1_000_000},
+            {
+                "scope": "tenant",
+                "scope_id": "tenant-1",
+                "budget_micro_usd": 2 * CALL_COST,
+                "budget_period": "month",
+            },
+        ],
+    )
     ok_ids = []
     for _ in range(2):
         status, _, headers = await _post(edge_http, edge, key)
@@ -62,7 +72,14 @@ async def test_budget_refusal_is_openai_429_with_headers_and_one_failed_event(
     assert payload["error"]["type"] == "insufficient_quota" and payload["error"]["code"] == "budget_exceeded"
     assert set(payload["error"]) >= {"message", "type", "param", "code"}
     assert int(headers["Retry-After"]) >= 1
-    for h in ("limit-requests", "remaining-requests", "reset-requests", "limit-tokens", "remaining-tokens", "reset-tokens"):
+    for h in (
+        "limit-requests",
+        "remaining-requests",
+        "reset-requests",
+        "limit-tokens",
+        "remaining-tokens",
+        "reset-tokens",
+    ):
         assert headers[f"x-ratelimit-{h}"]
     refused_id = headers["x-request-id"]
 
@@ -78,8 +95,9 @@ async def test_budget_refusal_is_openai_429_with_headers_and_one_failed_event(
         assert e["reservation"][f"key:{edge.key_ids['a']}"]["tokens"] == PROMPT_BOUND + 10
 
 
-@pytest.mark.parametrize("edge", [{"_ledger": True, "stream_allowance_tokens": 5, "stream_extend_tokens": 5}],
-                         indirect=True)
+@pytest.mark.parametrize(
+    "edge", [{"_ledger": True, "stream_allowance_tokens": 5, "stream_extend_tokens": 5}], indirect=True
+)
 @pytest.mark.parametrize("client_usage", [True, False])
 async def test_stream_cut_when_extension_refused_bills_what_was_sent(
     edge: Edge, edge_http: aiohttp.ClientSession, client_usage: bool
@@ -89,19 +107,23 @@ async def test_stream_cut_when_extension_refused_bills_what_was_sent(
         body["stream_options"] = {"include_usage": True}
     prompt = prompt_token_bound(body)
     # Allowance 5 + one extension of 5 + extensions of the exact deficit up to 12 completion tokens.
-    key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}])
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}]
+    )
     h = {"Authorization": f"Bearer {key}"}  # the fake provider streams 20 words, one per chunk
     async with edge_http.post(edge.base_url + "/chat/completions", json=body, headers=h) as resp:
         assert resp.status == 200
         request_id = resp.headers["x-request-id"]
         assert resp.headers["x-ratelimit-limit-tokens"] == str(prompt + 12)
         raw = await resp.read()
-    events = [e[len(b"data: "):] for e in raw.split(b"\n\n") if e.startswith(b"data: ")]
+    events = [e[len(b"data: ") :] for e in raw.split(b"\n\n") if e.startswith(b"data: ")]
     assert events[-1] == b"[DONE]"
     chunks = [orjson.loads(e) for e in events[:-1]]
     words = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]).split()
     assert len(words) == 12
-    finish = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
+    finish = [
+        c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]
+    ]
     assert finish == ["length"]
     if client_usage:
         usage = chunks[-1]["usage"]
@@ -133,8 +155,18 @@ async def test_budget_in_paris_resets_at_local_midnight_on_the_first(
     edge: Edge, edge_http: aiohttp.ClientSession
 ) -> None:
     _PARIS.now = datetime(2026, 11, 30, 22, 30, tzinfo=UTC)
-    key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "budget_micro_usd": CALL_COST,
-                                           "budget_period": "month", "time_zone": "Europe/Paris"}])
+    key = await edge.new_key(
+        "a",
+        limits=[
+            {
+                "scope": "key",
+                "scope_id": "$key",
+                "budget_micro_usd": CALL_COST,
+                "budget_period": "month",
+                "time_zone": "Europe/Paris",
+            }
+        ],
+    )
     assert (await _post(edge_http, edge, key))[0] == 200
     status, _, headers = await _post(edge_http, edge, key)
     assert status == 429
@@ -155,10 +187,20 @@ class _CountingPool:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._pool, name)
-        if name in ("fetch", "fetchval", "fetchrow", "execute", "executemany", "acquire", "copy_records_to_table"):
+        if name in (
+            "fetch",
+            "fetchval",
+            "fetchrow",
+            "execute",
+            "executemany",
+            "acquire",
+            "copy_records_to_table",
+        ):
+
             def counted(*a: Any, **kw: Any) -> Any:
                 self.queries += 1
                 return attr(*a, **kw)
+
             return counted
         return attr
 
@@ -172,8 +214,12 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
         {"scope": "key", "scope_id": "$key", "requests_per_minute": 1000, "tokens_per_minute": 10_000_000},
         {"scope": "user", "scope_id": "user-1", "budget_micro_usd": 10**9, "budget_period": "day"},
         {"scope": "team", "scope_id": "team-1", "budget_micro_usd": 10**9, "budget_period": "month"},
-        {"scope": "tenant", "scope_id": "tenant-1", "requests_per_minute": 1000,
-         **({"max_concurrent": 100} if with_slot else {})},
+        {
+            "scope": "tenant",
+            "scope_id": "tenant-1",
+            "requests_per_minute": 1000,
+            **({"max_concurrent": 100} if with_slot else {}),
+        },
     ]
     key = await edge.new_key("a", limits=limits)
     state = edge.app[STATE]
@@ -227,15 +273,17 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
 
 
 @pytest.mark.parametrize("edge", [{"_ledger": True}], indirect=True)
-async def test_concurrency_slot_released_when_response_ends(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+async def test_concurrency_slot_released_when_response_ends(
+    edge: Edge, edge_http: aiohttp.ClientSession
+) -> None:
     key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "max_concurrent": 1}])
     for _ in range(3):
         assert (await _post(edge_http, edge, key))[0] == 200
     stream_body = {**BODY, "stream": True}
     for _ in range(2):
-        async with edge_http.post(edge.base_url + "/chat/completions", json=stream_body,
-                                  headers={"Authorization": f"Bearer {key}"}) as resp:
+        async with edge_http.post(
+            edge.base_url + "/chat/completions", json=stream_body, headers={"Authorization": f"Bearer {key}"}
+        ) as resp:
             assert resp.status == 200
             await resp.read()
     assert (await _post(edge_http, edge, key))[0] == 200
-

@@ -15,6 +15,7 @@ import aiohttp
 import orjson
 import pytest
 import pytest_asyncio
+
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.bounds import prompt_token_bound
@@ -55,8 +56,14 @@ async def private_valkey(tmp_path_factory: pytest.TempPathFactory) -> AsyncItera
 
 
 def _settings(mode: str) -> dict[str, Any]:
-    return {"_ledger": True, "valkey_url": f"redis://127.0.0.1:{PORT}/0", "admission_failure_mode": mode,
-            "expected_processes": 2, "admission_timeout_seconds": 0.5, "admission_probe_interval_seconds": 0.1}
+    return {
+        "_ledger": True,
+        "valkey_url": f"redis://127.0.0.1:{PORT}/0",
+        "admission_failure_mode": mode,
+        "expected_processes": 2,
+        "admission_timeout_seconds": 0.5,
+        "admission_probe_interval_seconds": 0.1,
+    }
 
 
 async def _mode(http: aiohttp.ClientSession, edge: Edge) -> str:
@@ -73,8 +80,9 @@ async def _wait_mode(http: aiohttp.ClientSession, edge: Edge, mode: str, timeout
 
 
 async def _call(http: aiohttp.ClientSession, edge: Edge, key: str) -> tuple[int, Any]:
-    async with http.post(edge.base_url + "/chat/completions", json=BODY,
-                         headers={"Authorization": f"Bearer {key}"}) as resp:
+    async with http.post(
+        edge.base_url + "/chat/completions", json=BODY, headers={"Authorization": f"Bearer {key}"}
+    ) as resp:
         payload = orjson.loads(await resp.read())
         return resp.status, payload
 
@@ -103,13 +111,23 @@ class Load:
 async def test_valkey_stopped_under_load_local_mode_then_exact_again(
     private_valkey: PrivateValkey, edge: Edge, edge_http: aiohttp.ClientSession
 ) -> None:
-    busy = await edge.new_key("busy", limits=[{"scope": "key", "scope_id": "$key", "requests_per_minute": 100_000,
-                                               "budget_micro_usd": 10**9}])
+    busy = await edge.new_key(
+        "busy",
+        limits=[
+            {"scope": "key", "scope_id": "$key", "requests_per_minute": 100_000, "budget_micro_usd": 10**9}
+        ],
+    )
     spent_before = 50 * CALL_COST
     k = 4
-    probe = await edge.new_key("probe", limits=[{"scope": "key", "scope_id": "$key",
-                                                 "budget_micro_usd": spent_before + CALL_COST + k * CALL_COST}])
-    await record_spend(edge.dsn, tenant_id="tenant-1", key_id=edge.key_ids["probe"], cost_micro_usd=spent_before)
+    probe = await edge.new_key(
+        "probe",
+        limits=[
+            {"scope": "key", "scope_id": "$key", "budget_micro_usd": spent_before + CALL_COST + k * CALL_COST}
+        ],
+    )
+    await record_spend(
+        edge.dsn, tenant_id="tenant-1", key_id=edge.key_ids["probe"], cost_micro_usd=spent_before
+    )
     await _wait_mode(edge_http, edge, "exact")
     assert (await _call(edge_http, edge, probe))[0] == 200  # warm counter: ledger spend + this call
 
@@ -144,8 +162,12 @@ async def test_valkey_stopped_under_load_local_mode_then_exact_again(
 async def test_valkey_stopped_refuse_mode_answers_503_then_exact_again(
     private_valkey: PrivateValkey, edge: Edge, edge_http: aiohttp.ClientSession
 ) -> None:
-    key = await edge.new_key("a", limits=[{"scope": "key", "scope_id": "$key", "requests_per_minute": 100_000,
-                                           "budget_micro_usd": 10**9}])
+    key = await edge.new_key(
+        "a",
+        limits=[
+            {"scope": "key", "scope_id": "$key", "requests_per_minute": 100_000, "budget_micro_usd": 10**9}
+        ],
+    )
     # (pytest may start the edge before the private server: admission then starts
     # degraded and probes back; the principals snapshot retries its start)
     await _wait_mode(edge_http, edge, "exact")
@@ -168,5 +190,3 @@ async def test_valkey_stopped_refuse_mode_answers_503_then_exact_again(
     assert outage and {s for s, _ in outage} == {503}
     assert all(p["error"]["code"] == "admission_unavailable" for _, p in outage)
     assert {s for s, _ in load.seen["after"]} == {200}
-
-

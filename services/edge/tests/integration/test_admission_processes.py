@@ -19,6 +19,7 @@ import pytest_asyncio
 import redis.asyncio as aioredis
 import yaml
 from aiokafka import AIOKafkaConsumer
+
 from tollway_admission import keys as K
 from tollway_admission import period_window
 from tollway_contracts.catalogue import Prices
@@ -42,7 +43,11 @@ pytestmark = pytest.mark.integration
 
 CLIENTS = 300
 PRICES = Prices(input=150000, cached_input=75000, output=600000)
-BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Count to three."}], "max_tokens": 16}
+BODY = {
+    "model": "gpt-4o-mini",
+    "messages": [{"role": "user", "content": "Count to three."}],
+    "max_tokens": 16,
+}
 PROMPT = prompt_token_bound(BODY)
 CALL_COST = cost_micro_usd(PRICES, prompt_tokens=PROMPT, completion_tokens=16)
 
@@ -73,7 +78,9 @@ async def two_edges(
     # The edge does not forward x-fake-* headers: a provider that holds every call open 12 s.
     slow = start_fake_provider(slow_port, tmp_path / "slow.log", "--ttft-ms", "12000")
     path = tmp_path / "catalogue.yaml"
-    path.write_text(yaml.safe_dump(catalogue(f"http://127.0.0.1:{fake_port}/v1", f"http://127.0.0.1:{slow_port}/v1")))
+    path.write_text(
+        yaml.safe_dump(catalogue(f"http://127.0.0.1:{fake_port}/v1", f"http://127.0.0.1:{slow_port}/v1"))
+    )
     env = {
         "TOLLWAY_POSTGRES_DSN": fresh_database,
         "TOLLWAY_VALKEY_URL": valkey_test_url,
@@ -90,8 +97,13 @@ async def two_edges(
         await wait_http(f"http://127.0.0.1:{slow_port}/healthz", proc=slow)
         for p, proc in zip(ports, procs, strict=True):
             await wait_http(f"http://127.0.0.1:{p}/readyz", timeout=60, proc=proc)
-        yield Edges([f"http://127.0.0.1:{p}" for p in ports], fresh_database, valkey_test_url, topic,
-                    kafka_bootstrap_servers)
+        yield Edges(
+            [f"http://127.0.0.1:{p}" for p in ports],
+            fresh_database,
+            valkey_test_url,
+            topic,
+            kafka_bootstrap_servers,
+        )
     finally:
         for proc in procs:
             stop(proc)
@@ -127,8 +139,13 @@ def _statuses(results: list[tuple[int, dict[str, str]]]) -> dict[int, int]:
 
 
 async def _events(edges: Edges, ids: set[str], count: int, timeout: float = 30.0) -> list[dict[str, Any]]:
-    consumer = AIOKafkaConsumer(edges.topic, bootstrap_servers=edges.kafka, auto_offset_reset="earliest",
-                                enable_auto_commit=False, group_id=None)
+    consumer = AIOKafkaConsumer(
+        edges.topic,
+        bootstrap_servers=edges.kafka,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+    )
     await consumer.start()
     found: list[dict[str, Any]] = []
     try:
@@ -172,13 +189,17 @@ async def test_spend_budget_admits_exactly_n_across_two_processes(two_edges: Edg
     events = await _events(two_edges, ids, CLIENTS)
     assert len(events) == CLIENTS
     done = [e for e in events if e["type"] == "completed"]
-    assert len(done) == n and sum(e["reservation"][f"tenant:{tenant}"]["cost_micro_usd"] for e in done) <= budget
+    assert (
+        len(done) == n and sum(e["reservation"][f"tenant:{tenant}"]["cost_micro_usd"] for e in done) <= budget
+    )
     assert sum(1 for e in events if e["type"] == "failed" and e["status_code"] == 429) == CLIENTS - n
 
 
 async def test_requests_per_minute_admits_exactly_n_across_two_processes(two_edges: Edges) -> None:
     n = 53
-    key, _ = await two_edges.key([{"scope": "key", "scope_id": "$key", "requests_per_minute": n}], "tenant-rpm")
+    key, _ = await two_edges.key(
+        [{"scope": "key", "scope_id": "$key", "requests_per_minute": n}], "tenant-rpm"
+    )
     # Keep the burst inside one calendar minute.
     while datetime.now(UTC).second > 40:
         await asyncio.sleep(0.5)
@@ -191,7 +212,9 @@ async def test_requests_per_minute_admits_exactly_n_across_two_processes(two_edg
 
 async def test_concurrency_admits_exactly_n_across_two_processes(two_edges: Edges) -> None:
     n = 29
-    key, _ = await two_edges.key([{"scope": "user", "scope_id": "user-1", "max_concurrent": n}], "tenant-conc")
+    key, _ = await two_edges.key(
+        [{"scope": "user", "scope_id": "user-1", "max_concurrent": n}], "tenant-conc"
+    )
     # Every admitted call is held open 12 s by the provider (``slow-model``), so
     # all 300 calls arrive while the admitted ones hold their slots.
     for _ in range(2):  # the second time: the slots were released when the responses ended

@@ -11,6 +11,7 @@ import aiohttp
 import orjson
 import pytest
 from openai import AsyncOpenAI
+
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.pricing import cost_micro_usd
@@ -22,7 +23,10 @@ from .principals_schema import revoke_key
 
 pytestmark = pytest.mark.integration
 
-MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello to the gateway."}]
+MESSAGES = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Say hello to the gateway."},
+]
 PRICES = Prices(input=150000, cached_input=75000, output=600000)
 
 
@@ -38,7 +42,9 @@ def _by_type(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 async def test_sdk_non_stream_completion_and_events(edge: Edge, fake_provider: Any) -> None:
     key = await edge.new_key("a")
-    raw = await _client(edge, key).chat.completions.with_raw_response.create(model="gpt-4o-mini", messages=MESSAGES)
+    raw = await _client(edge, key).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=MESSAGES
+    )
     completion = raw.parse()
     request_id = raw.headers["x-request-id"]
     assert float(raw.headers["x-tollway-overhead-ms"]) >= 0
@@ -65,7 +71,9 @@ async def test_sdk_non_stream_completion_and_events(edge: Edge, fake_provider: A
 
 async def test_sdk_stream_completion_and_events(edge: Edge) -> None:
     key = await edge.new_key("a")
-    stream = await _client(edge, key).chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, stream=True)
+    stream = await _client(edge, key).chat.completions.create(
+        model="gpt-4o-mini", messages=MESSAGES, stream=True
+    )
     request_id = stream.response.headers["x-request-id"]
     chunks = [chunk async for chunk in stream]
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
@@ -99,7 +107,9 @@ async def test_models_lists_only_allowed(edge: Edge) -> None:
     assert [m.id for m in models.data] == ["gpt-4o"]
 
 
-async def _post(http: aiohttp.ClientSession, edge: Edge, body: Any, key: str | None, **kw: Any) -> tuple[int, dict, str]:
+async def _post(
+    http: aiohttp.ClientSession, edge: Edge, body: Any, key: str | None, **kw: Any
+) -> tuple[int, dict, str]:
     headers = {"Content-Type": "application/json"}
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
@@ -115,7 +125,12 @@ OK = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
 REFUSED = [
     ("malformed_json", b'{"model": "gpt-4o-mini",', 400, None),
     ("wrong_type", {**OK, "stream": "yes"}, 400, "stream"),
-    ("invalid_utf8", b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "\xff"}]}', 400, None),
+    (
+        "invalid_utf8",
+        b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "\xff"}]}',
+        400,
+        None,
+    ),
     ("not_allowed", {**OK, "model": "gpt-4o-mini"}, 403, "model"),
     ("unknown_model", {**OK, "model": "no-such-model"}, 404, "model"),
     ("too_large", {**OK, "messages": [{"role": "user", "content": "x" * 70_000}]}, 413, None),
@@ -145,7 +160,9 @@ async def test_refused_calls_emit_one_failed_event(
         assert sorted(e["type"] for e in events) == ["failed", "started"]
 
 
-async def test_unauthenticated_calls_get_401_and_no_event(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+async def test_unauthenticated_calls_get_401_and_no_event(
+    edge: Edge, edge_http: aiohttp.ClientSession
+) -> None:
     good = await edge.new_key("good")
     revoked = await edge.new_key("revoked")
     await revoke_key(edge.dsn, edge.key_ids["revoked"])
@@ -192,7 +209,9 @@ async def test_revoked_key_is_refused_within_one_second(edge: Edge, edge_http: a
             INVALIDATION_CHANNEL, Invalidation(version=version, key_ids=[edge.key_ids["a"]]).model_dump_json()
         )
         while True:
-            async with edge_http.get(edge.base_url + "/models", headers={"Authorization": f"Bearer {key}"}) as resp:
+            async with edge_http.get(
+                edge.base_url + "/models", headers={"Authorization": f"Bearer {key}"}
+            ) as resp:
                 if resp.status == 401:
                     break
             assert time.perf_counter() - t0 < 1.0, "revocation not in force within 1 s"
@@ -217,7 +236,9 @@ async def test_health_ready_and_metrics(edge: Edge, edge_http: aiohttp.ClientSes
     assert "tollway_usage_events_dropped_total" in text
 
 
-async def test_client_disconnect_mid_stream_emits_terminal_event(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+async def test_client_disconnect_mid_stream_emits_terminal_event(
+    edge: Edge, edge_http: aiohttp.ClientSession
+) -> None:
     key = await edge.new_key("a")
     body = {**OK, "model": "slow-model", "stream": True}
     headers = {"Authorization": f"Bearer {key}"}
@@ -240,7 +261,9 @@ async def test_load_shedding_answers_fast_503(edge: Edge, edge_http: aiohttp.Cli
     body = {**OK, "model": "slow-model", "stream": True}
     busy = await edge_http.post(edge.base_url + "/chat/completions", data=orjson.dumps(body), headers=headers)
     try:
-        async with edge_http.post(edge.base_url + "/chat/completions", data=orjson.dumps(OK), headers=headers) as resp:
+        async with edge_http.post(
+            edge.base_url + "/chat/completions", data=orjson.dumps(OK), headers=headers
+        ) as resp:
             assert resp.status == 503
             assert resp.headers["Retry-After"] == "1"
             assert (await resp.json())["error"]["code"] == "overloaded"
@@ -269,12 +292,16 @@ async def test_edge_waits_for_principals_then_serves(edge: Edge, edge_http: aioh
     assert status == 200
 
 
-@pytest.mark.parametrize("edge", [{"kafka_bootstrap_servers": "127.0.0.1:9", "usage_queue_size": 2}], indirect=True)
+@pytest.mark.parametrize(
+    "edge", [{"kafka_bootstrap_servers": "127.0.0.1:9", "usage_queue_size": 2}], indirect=True
+)
 async def test_kafka_outage_never_fails_a_call(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
     from prometheus_client import REGISTRY
 
     def dropped() -> float:
-        return REGISTRY.get_sample_value("tollway_usage_events_dropped_total", {"reason": "queue_full"}) or 0.0
+        return (
+            REGISTRY.get_sample_value("tollway_usage_events_dropped_total", {"reason": "queue_full"}) or 0.0
+        )
 
     before = dropped()
     key = await edge.new_key("a")

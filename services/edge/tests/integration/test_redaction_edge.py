@@ -15,6 +15,7 @@ import orjson
 import pytest
 import pytest_asyncio
 import yaml
+
 from tollway_contracts.events import UsageEvent
 from tollway_edge.handlers import STATE
 from tollway_edge.redaction_step import RedactorPool
@@ -34,7 +35,12 @@ from .redaction_support import (
 
 pytestmark = pytest.mark.integration
 
-NAME, EMAIL, PHONE, CARD = "Maria Garcia", "maria.garcia@example.com", "+1 415 555 0134", "4111 1111 1111 1111"
+NAME, EMAIL, PHONE, CARD = (
+    "Maria Garcia",
+    "maria.garcia@example.com",
+    "+1 415 555 0134",
+    "4111 1111 1111 1111",
+)
 VALUES = (NAME, EMAIL, "415 555 0134", CARD)
 TYPES = {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"}
 PII = f"Hi, I'm {NAME}, reach me at {EMAIL} or {PHONE}; my card is {CARD}."
@@ -42,7 +48,11 @@ REDACT = {"mode": "redact"}
 
 
 def _tool_call(arguments: str) -> dict[str, Any]:
-    return {"id": "call_1", "type": "function", "function": {"name": "lookup_customer", "arguments": arguments}}
+    return {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "lookup_customer", "arguments": arguments},
+    }
 
 
 SHAPES: dict[str, list[dict[str, Any]]] = {
@@ -53,10 +63,16 @@ SHAPES: dict[str, list[dict[str, Any]]] = {
         {"role": "assistant", "content": PII},
         {"role": "user", "content": "Thanks."},
     ],
-    "content_parts": [{"role": "user", "content": [{"type": "text", "text": "Context:"}, {"type": "text", "text": PII}]}],
+    "content_parts": [
+        {"role": "user", "content": [{"type": "text", "text": "Context:"}, {"type": "text", "text": PII}]}
+    ],
     "tool_call_arguments": [
         {"role": "user", "content": "Look the customer up."},
-        {"role": "assistant", "content": None, "tool_calls": [_tool_call(json.dumps({"query": PII, "limit": 1}))]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_tool_call(json.dumps({"query": PII, "limit": 1}))],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "found"},
     ],
     "tool_result": [
@@ -68,12 +84,16 @@ SHAPES: dict[str, list[dict[str, Any]]] = {
 
 
 @pytest_asyncio.fixture(scope="module")
-async def redactors(valkey_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[list[RedactorProcess]]:
+async def redactors(
+    valkey_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[list[RedactorProcess]]:
     """Two redactor processes (1 worker each) sharing one detection cache in a leased Valkey db."""
     log_dir = tmp_path_factory.mktemp("redactors")
     async with leased_valkey_db(valkey_url) as url:
         prefix = "test:edge-redaction:"
-        procs = await asyncio.gather(start_redactor(url, prefix, log_dir), start_redactor(url, prefix, log_dir))
+        procs = await asyncio.gather(
+            start_redactor(url, prefix, log_dir), start_redactor(url, prefix, log_dir)
+        )
         try:
             yield list(procs)
         finally:
@@ -142,11 +162,14 @@ async def _key(edge: Edge, policy: dict[str, Any] | None, limits: list[dict[str,
 
 
 async def _post(edge: Edge, key: str, messages: list[dict[str, Any]], **extra: Any) -> tuple[int, Any, str]:
-    async with aiohttp.ClientSession() as http, http.post(
-        f"{edge.base_url}/chat/completions",
-        json={"model": "gpt-4o-mini", "messages": messages, **extra},
-        headers={"Authorization": f"Bearer {key}"},
-    ) as r:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{edge.base_url}/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": messages, **extra},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
         raw = await r.read()
         body = raw if extra.get("stream") and r.status == 200 else orjson.loads(raw)
         return r.status, body, r.headers["x-request-id"]
@@ -206,7 +229,9 @@ async def test_block_refuses_with_400_naming_types_only(redaction_edge: Edge, ec
     assert echo_provider.requests(request_id) == []
     (failed,) = await redaction_edge.events({request_id}, 1)
     UsageEvent.model_validate(failed)
-    assert failed["type"] == "failed" and failed["status_code"] == 400 and failed["error_type"] == "pii_detected"
+    assert (
+        failed["type"] == "failed" and failed["status_code"] == 400 and failed["error_type"] == "pii_detected"
+    )
     assert set(failed["redaction"]["entities"]) >= TYPES and failed["redaction"]["mode"] == "block"
 
     clean = [{"role": "user", "content": "What is the capital of France?"}]
@@ -272,7 +297,9 @@ async def test_a_redaction_refusal_gives_back_what_admission_reserved(
 
 
 @pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed,$0"}], indirect=True)
-async def test_connection_error_fails_over_to_the_next_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
+async def test_connection_error_fails_over_to_the_next_redactor(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
     key = await _key(redaction_edge, REDACT)
     for _ in range(3):  # round-robin starts on each URL in turn; every call succeeds
         status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
@@ -299,7 +326,9 @@ async def test_killed_redactor_fails_closed(
 
 
 @pytest.mark.parametrize("redaction_edge", [{"redaction_deadline_ms": 300}], indirect=True)
-async def test_redactor_slower_than_the_deadline_fails_closed(redaction_edge: Edge, echo_provider: Any) -> None:
+async def test_redactor_slower_than_the_deadline_fails_closed(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
     state = redaction_edge.app[STATE]
     key = await _key(redaction_edge, REDACT)
     async with slow_redactor(3.0) as slow_url:
@@ -313,7 +342,9 @@ async def test_redactor_slower_than_the_deadline_fails_closed(redaction_edge: Ed
 
 
 @pytest.mark.parametrize("redaction_edge", [{"redaction_deadline_ms": 1}], indirect=True)
-async def test_one_ms_deadline_against_the_real_redactor_fails_closed(redaction_edge: Edge, echo_provider: Any) -> None:
+async def test_one_ms_deadline_against_the_real_redactor_fails_closed(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
     key = await _key(redaction_edge, REDACT)
     status, body, request_id = await _post(redaction_edge, key, SHAPES["user"])
     assert status == 503 and body["error"]["code"] == "redaction_unavailable"

@@ -28,8 +28,11 @@ def _children(pid: int) -> list[int]:
 
 def _worker_pids(pid: int) -> list[int]:
     """The supervisor's edge workers (spawn also starts a resource tracker: skip it)."""
-    return [c for c in _children(pid)
-            if b"multiprocessing.resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()]
+    return [
+        c
+        for c in _children(pid)
+        if b"multiprocessing.resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()
+    ]
 
 
 async def test_two_workers_share_one_port_and_stop_together(
@@ -43,10 +46,14 @@ async def test_two_workers_share_one_port_and_stop_together(
     path = tmp_path / "catalogue.yaml"
     path.write_text(yaml.safe_dump(catalogue(f"http://127.0.0.1:{fake_port}/v1")))
     env = {
-        "TOLLWAY_POSTGRES_DSN": fresh_database, "TOLLWAY_VALKEY_URL": valkey_test_url,
-        "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap_servers, "TOLLWAY_KEY_PEPPER": PEPPER,
-        "TOLLWAY_CATALOGUE_PATH": str(path), "TOLLWAY_EDGE_USAGE_TOPIC": topic,
-        "TOLLWAY_EDGE_WORKERS": "2", "TOLLWAY_LOG_LEVEL": "INFO",
+        "TOLLWAY_POSTGRES_DSN": fresh_database,
+        "TOLLWAY_VALKEY_URL": valkey_test_url,
+        "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap_servers,
+        "TOLLWAY_KEY_PEPPER": PEPPER,
+        "TOLLWAY_CATALOGUE_PATH": str(path),
+        "TOLLWAY_EDGE_USAGE_TOPIC": topic,
+        "TOLLWAY_EDGE_WORKERS": "2",
+        "TOLLWAY_LOG_LEVEL": "INFO",
     }
     log_path = tmp_path / "edge.log"
     edge = start_edge(port, env, log_path)
@@ -64,14 +71,20 @@ async def test_two_workers_share_one_port_and_stop_together(
             assert time.monotonic() < deadline, f"only workers {served} served calls"
             connector = aiohttp.TCPConnector(force_close=True)
             async with aiohttp.ClientSession(connector=connector) as http:
-                async with http.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body,
-                                     headers={"Authorization": f"Bearer {full_key}"}) as resp:
+                async with http.post(
+                    f"http://127.0.0.1:{port}/v1/chat/completions",
+                    json=body,
+                    headers={"Authorization": f"Bearer {full_key}"},
+                ) as resp:
                     if resp.status == 503:  # the other worker still loading its snapshot
                         await asyncio.sleep(0.1)
                         continue
                     assert resp.status == 200, await resp.text()
-            served = {orjson.loads(line).get("worker") for line in log_path.read_bytes().splitlines()
-                      if line.startswith(b"{") and b'"event":"request"' in line} - {None}
+            served = {
+                orjson.loads(line).get("worker")
+                for line in log_path.read_bytes().splitlines()
+                if line.startswith(b"{") and b'"event":"request"' in line
+            } - {None}
         # SIGTERM to the supervisor stops every worker and exits 0.
         edge.send_signal(signal.SIGTERM)
         assert edge.wait(30) == 0
@@ -91,9 +104,12 @@ async def test_a_dead_worker_stops_the_set_with_an_error(
     path = tmp_path / "catalogue.yaml"
     path.write_text(yaml.safe_dump(catalogue("http://127.0.0.1:9/v1")))
     env = {
-        "TOLLWAY_POSTGRES_DSN": fresh_database, "TOLLWAY_VALKEY_URL": valkey_test_url,
-        "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap_servers, "TOLLWAY_KEY_PEPPER": PEPPER,
-        "TOLLWAY_CATALOGUE_PATH": str(path), "TOLLWAY_EDGE_USAGE_TOPIC": topic,
+        "TOLLWAY_POSTGRES_DSN": fresh_database,
+        "TOLLWAY_VALKEY_URL": valkey_test_url,
+        "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": kafka_bootstrap_servers,
+        "TOLLWAY_KEY_PEPPER": PEPPER,
+        "TOLLWAY_CATALOGUE_PATH": str(path),
+        "TOLLWAY_EDGE_USAGE_TOPIC": topic,
         "TOLLWAY_EDGE_WORKERS": "2",
     }
     edge = start_edge(port, env, tmp_path / "edge.log")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from tollway_contracts.limits import Limit
 
+from tollway_contracts.limits import Limit
 from tollway_edge.bounds import completion_tokens_in, output_token_bound, prompt_token_bound
 from tollway_edge.local_limits import LocalLimiter
 
@@ -50,25 +50,39 @@ def test_local_share_is_limit_divided_by_processes_all_or_nothing() -> None:
     limits = [_lim(requests_per_minute=10), _lim(budget_micro_usd=1000, scope="tenant", scope_id="t")]
     admitted = 0
     for i in range(20):
-        res, handle = local.admit(tenant_id="t", request_id=str(i), limits=limits, model="m", tokens=1,
-                                  cost_micro_usd=100, now=NOW)
+        res, handle = local.admit(
+            tenant_id="t", request_id=str(i), limits=limits, model="m", tokens=1, cost_micro_usd=100, now=NOW
+        )
         admitted += handle is not None
         if handle is None:
             assert res.refused_by is not None and "Retry-After" in res.headers()
     assert admitted == 5  # rpm share 5, budget share 500 = 5 calls
     # A new minute frees the rpm share but the budget share is spent.
-    res, handle = local.admit(tenant_id="t", request_id="x", limits=limits, model="m", tokens=1,
-                              cost_micro_usd=100, now=NOW + timedelta(minutes=1))
+    res, handle = local.admit(
+        tenant_id="t",
+        request_id="x",
+        limits=limits,
+        model="m",
+        tokens=1,
+        cost_micro_usd=100,
+        now=NOW + timedelta(minutes=1),
+    )
     assert handle is None and res.refused_by is not None and res.refused_by.kind == "budget"
 
 
 def test_local_concurrency_released_and_settled() -> None:
     local = LocalLimiter(expected_processes=1)
     limits = [_lim(max_concurrent=1, budget_micro_usd=100)]
-    _, h1 = local.admit(tenant_id="t", request_id="1", limits=limits, model="m", tokens=1, cost_micro_usd=60, now=NOW)
+    _, h1 = local.admit(
+        tenant_id="t", request_id="1", limits=limits, model="m", tokens=1, cost_micro_usd=60, now=NOW
+    )
     assert h1 is not None
-    _, h2 = local.admit(tenant_id="t", request_id="2", limits=limits, model="m", tokens=1, cost_micro_usd=10, now=NOW)
+    _, h2 = local.admit(
+        tenant_id="t", request_id="2", limits=limits, model="m", tokens=1, cost_micro_usd=10, now=NOW
+    )
     assert h2 is None
     local.settle(h1, tokens=1, cost_micro_usd=20)  # releases the slot, refunds 40
-    _, h3 = local.admit(tenant_id="t", request_id="3", limits=limits, model="m", tokens=1, cost_micro_usd=80, now=NOW)
+    _, h3 = local.admit(
+        tenant_id="t", request_id="3", limits=limits, model="m", tokens=1, cost_micro_usd=80, now=NOW
+    )
     assert h3 is not None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from tollway_contracts.keys import hash_secret, new_key
 
+from tollway_contracts.keys import hash_secret, new_key
 from tollway_edge.errors import EdgeError
 from tollway_edge.principals import Principal, Snapshot, check_principal, presented_key, split_presented
 
@@ -17,8 +17,17 @@ PEPPER = b"pepper"
 
 def _principal(key_id: str, secret: str, **kw: object) -> Principal:
     base = dict(
-        key_id=key_id, secret_hash=hash_secret(PEPPER, key_id, secret), tenant_id="t", team_id=None, user_id=None,
-        allowed_models=None, revoked=False, expires_at=None, redaction_policy=None, limits=None, version=1,
+        key_id=key_id,
+        secret_hash=hash_secret(PEPPER, key_id, secret),
+        tenant_id="t",
+        team_id=None,
+        user_id=None,
+        allowed_models=None,
+        revoked=False,
+        expires_at=None,
+        redaction_policy=None,
+        limits=None,
+        version=1,
     )
     base.update(kw)
     return Principal(**base)  # type: ignore[arg-type]

@@ -88,7 +88,11 @@ BODY = {
             ],
         },
         {"role": "tool", "tool_call_id": "call_1", "content": "sent to jane@example.com"},
-        {"role": "assistant", "content": "Done", "function_call": {"name": "f", "arguments": "not json Jane Roe"}},
+        {
+            "role": "assistant",
+            "content": "Done",
+            "function_call": {"name": "f", "arguments": "not json Jane Roe"},
+        },
     ],
 }
 VALUES = {"Jane Roe": "PERSON", "jane@example.com": "EMAIL_ADDRESS", "+1 415 555 0134": "PHONE_NUMBER"}
@@ -113,9 +117,19 @@ def test_extract_every_message_shape():
 def test_extract_tolerates_odd_shapes():
     assert R.extract_texts({}) == []
     assert R.extract_texts({"messages": "x"}) == []
-    body = {"messages": [1, {"role": "user", "content": ""}, {"role": "user", "content": [{"type": "text", "text": 3}]}]}
+    body = {
+        "messages": [
+            1,
+            {"role": "user", "content": ""},
+            {"role": "user", "content": [{"type": "text", "text": 3}]},
+        ]
+    }
     assert R.extract_texts(body) == []
-    body = {"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": '{"a/b": {"c~d": "x"}}'}}]}]}
+    body = {
+        "messages": [
+            {"role": "assistant", "tool_calls": [{"function": {"arguments": '{"a/b": {"c~d": "x"}}'}}]}
+        ]
+    }
     ids = [t.id for t in R.extract_texts(body)]
     assert ids == ["/messages/0/tool_calls/0/function/arguments#/a~1b/c~0d"]
 
@@ -142,7 +156,11 @@ def test_apply_redaction_replaces_every_text_and_keeps_the_original():
 
 
 def test_unchanged_arguments_are_kept_byte_for_byte():
-    body = {"messages": [{"role": "assistant", "tool_calls": [{"function": {"arguments": '{ "q" :  "weather" }'}}]}]}
+    body = {
+        "messages": [
+            {"role": "assistant", "tool_calls": [{"function": {"arguments": '{ "q" :  "weather" }'}}]}
+        ]
+    }
     texts = R.extract_texts(body)
     out = R.apply_redaction(body, texts, fake_redactor_answer(texts, {}))
     assert out["messages"][0]["tool_calls"][0]["function"]["arguments"] == '{ "q" :  "weather" }'
@@ -170,7 +188,11 @@ def test_block_error_names_types_never_values():
 def test_mapping_and_non_stream_restore():
     texts = R.extract_texts(BODY)
     mapping = R.build_mapping(texts, fake_redactor_answer(texts, VALUES))
-    assert mapping == {"<PERSON_1>": "Jane Roe", "<EMAIL_ADDRESS_1>": "jane@example.com", "<PHONE_NUMBER_1>": "+1 415 555 0134"}
+    assert mapping == {
+        "<PERSON_1>": "Jane Roe",
+        "<EMAIL_ADDRESS_1>": "jane@example.com",
+        "<PHONE_NUMBER_1>": "+1 415 555 0134",
+    }
     response = {
         "choices": [
             {
@@ -184,8 +206,13 @@ def test_mapping_and_non_stream_restore():
         ]
     }
     out = R.restore_response(response, mapping)
-    assert out["choices"][0]["message"]["content"] == "Hello Jane Roe, I wrote to jane@example.com. <PERSON_9> is unknown."
-    assert json.loads(out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]) == {"who": "Jane Roe"}
+    assert (
+        out["choices"][0]["message"]["content"]
+        == "Hello Jane Roe, I wrote to jane@example.com. <PERSON_9> is unknown."
+    )
+    assert json.loads(out["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]) == {
+        "who": "Jane Roe"
+    }
 
 
 def test_restore_escapes_values_inside_json_arguments():
@@ -253,8 +280,12 @@ def test_chunk_restorer_content_and_tool_calls():
     cr = R.ChunkRestorer(mapping)
 
     def chunk(delta, finish=None):
-        return {"id": "c1", "object": "chat.completion.chunk", "model": "m",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     outs = [
         cr.restore_chunk(chunk({"role": "assistant", "content": "Hi <PER"})),
@@ -274,7 +305,9 @@ def test_chunk_restorer_content_and_tool_calls():
 
 def test_chunk_restorer_flush_at_done():
     cr = R.ChunkRestorer({"<PERSON_1>": "Jane"})
-    cr.restore_chunk({"id": "c", "choices": [{"index": 0, "delta": {"content": "Bye <PERSON"}, "finish_reason": None}]})
+    cr.restore_chunk(
+        {"id": "c", "choices": [{"index": 0, "delta": {"content": "Bye <PERSON"}, "finish_reason": None}]}
+    )
     final = cr.flush()
     assert final["id"] == "c"
     assert final["choices"][0]["delta"]["content"] == "<PERSON"

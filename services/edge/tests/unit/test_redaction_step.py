@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import orjson
 import pytest
-from tollway_contracts.redaction import RedactionPolicy
 
+from tollway_contracts.redaction import RedactionPolicy
 from tollway_edge.principals import Principal
 from tollway_edge.redaction_step import SSERestorer, effective_policy
 
@@ -18,8 +18,13 @@ MAPPING = {"<PERSON_1>": "Maria Garcia", "<EMAIL_ADDRESS_1>": "maria@example.com
 
 def _event(content: str | None, finish: str | None = None) -> bytes:
     delta = {} if content is None else {"content": content}
-    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    chunk = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
@@ -64,8 +69,19 @@ def test_without_a_mapping_events_pass_through_byte_for_byte() -> None:
 
 
 def _principal(policy: object) -> Principal:
-    return Principal(key_id="k", secret_hash="h", tenant_id="t", team_id=None, user_id=None, allowed_models=None,
-                     revoked=False, expires_at=None, redaction_policy=policy, limits=None, version=1)
+    return Principal(
+        key_id="k",
+        secret_hash="h",
+        tenant_id="t",
+        team_id=None,
+        user_id=None,
+        allowed_models=None,
+        revoked=False,
+        expires_at=None,
+        redaction_policy=policy,
+        limits=None,
+        version=1,
+    )
 
 
 def test_effective_policy_parses_the_stored_json() -> None:

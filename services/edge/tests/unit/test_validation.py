@@ -42,7 +42,11 @@ def test_nulls_count_as_absent() -> None:
         (orjson.dumps({**OK, "messages": []}), "messages", "invalid_type"),
         (orjson.dumps({**OK, "messages": "hi"}), "messages", "invalid_type"),
         (orjson.dumps({**OK, "messages": ["hi"]}), "messages[0]", "invalid_type"),
-        (orjson.dumps({**OK, "messages": [{"role": "user"}, {"content": "x"}]}), "messages[1].role", "invalid_type"),
+        (
+            orjson.dumps({**OK, "messages": [{"role": "user"}, {"content": "x"}]}),
+            "messages[1].role",
+            "invalid_type",
+        ),
         (orjson.dumps({**OK, "stream": "yes"}), "stream", "invalid_type"),
         (orjson.dumps({**OK, "max_tokens": 0}), "max_tokens", "invalid_type"),
         (orjson.dumps({**OK, "max_tokens": 1.5}), "max_tokens", "invalid_type"),

@@ -12,6 +12,7 @@ import sys
 
 import structlog
 from aiohttp import web
+
 from tollway_runtime.cli import settings_from_cli
 
 from .app import CONSUMER, create_app

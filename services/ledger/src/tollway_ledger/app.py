@@ -25,6 +25,7 @@ import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
 from tollway_runtime.health import add_health_routes
 from tollway_runtime.migrations import apply_migrations
 

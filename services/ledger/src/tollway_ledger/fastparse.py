@@ -168,7 +168,12 @@ def fast_stage_row(data: Any) -> tuple | None:
         completion_tokens = _opt_nonneg_int(g("completion_tokens"))
         cost = _opt_nonneg_int(g("cost_micro_usd"))
         if event_type == "started":
-            if prompt_tokens is not None or completion_tokens is not None or cost is not None or ts_end is not None:
+            if (
+                prompt_tokens is not None
+                or completion_tokens is not None
+                or cost is not None
+                or ts_end is not None
+            ):
                 raise _Reject
         elif ts_end is None:
             raise _Reject

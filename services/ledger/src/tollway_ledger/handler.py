@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 import orjson
+
 from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
 from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded  # noqa: F401 - re-exported for the loop
 
@@ -335,8 +336,5 @@ def stage_record(seq: int, event: StagedEvent | UsageEvent) -> tuple:
 def months_of(events: list[StagedEvent] | list[UsageEvent]) -> set[datetime]:
     """The distinct UTC month starts of the events' ``ts_start`` (partitions needed)."""
     return {
-        e.ts_start.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
-        for e in events
+        e.ts_start.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0) for e in events
     }
-
-

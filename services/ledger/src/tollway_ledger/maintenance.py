@@ -55,7 +55,9 @@ class Maintenance:
         clock: returns the current time, aware UTC (injectable for tests).
     """
 
-    def __init__(self, store: LedgerStore, settings: LedgerSettings, metrics: LedgerMetrics, clock: Clock = utc_now):
+    def __init__(
+        self, store: LedgerStore, settings: LedgerSettings, metrics: LedgerMetrics, clock: Clock = utc_now
+    ):
         self.store = store
         self.settings = settings
         self.metrics = metrics
@@ -112,7 +114,9 @@ class Maintenance:
             )
         return len(marked)
 
-    async def _every(self, name: str, interval: float, run: Callable[[], Awaitable[object]], first: bool) -> None:
+    async def _every(
+        self, name: str, interval: float, run: Callable[[], Awaitable[object]], first: bool
+    ) -> None:
         if not first:
             await asyncio.sleep(interval)
         while True:
@@ -129,7 +133,9 @@ class Maintenance:
         run at once)."""
         s = self.settings
         self._tasks = [
-            asyncio.create_task(self._every("partitions", s.partition_interval_seconds, self.ensure_partitions, False)),
+            asyncio.create_task(
+                self._every("partitions", s.partition_interval_seconds, self.ensure_partitions, False)
+            ),
             asyncio.create_task(self._every("retention", s.retention_interval_seconds, self.retention, True)),
             asyncio.create_task(self._every("orphans", s.orphan_check_interval_seconds, self.orphans, True)),
         ]

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
+
 from tollway_contracts.topics import LEDGER_CONSUMER_GROUP, USAGE, USAGE_DLQ
 from tollway_runtime.settings import KafkaSettings, PostgresSettings, ServiceSettings
 

@@ -45,7 +45,34 @@ ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
     ("usage_rollup_monthly", "month"),
 )
 
-_RECORD_COLUMNS = ["request_id", "tenant_id", "team_id", "user_id", "key_id", "ts_start", "ts_end", "model", "provider", "upstream_model", "stream", "status_code", "error_type", "attempts", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd", "reservation", "latency_ms", "ttft_ms", "overhead_ms", "redaction", "trace_id"]
+_RECORD_COLUMNS = [
+    "request_id",
+    "tenant_id",
+    "team_id",
+    "user_id",
+    "key_id",
+    "ts_start",
+    "ts_end",
+    "model",
+    "provider",
+    "upstream_model",
+    "stream",
+    "status_code",
+    "error_type",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_micro_usd",
+    "reservation",
+    "latency_ms",
+    "ttft_ms",
+    "overhead_ms",
+    "redaction",
+    "trace_id",
+]
 
 _CREATE_STAGE = """
 CREATE TEMP TABLE IF NOT EXISTS ledger_stage (
@@ -124,7 +151,11 @@ def _latency_buckets_sql() -> tuple[list[str], list[str]]:
     lower: int | None = None
     for upper in LATENCY_BUCKETS_MS:
         names.append(f"latency_le_{upper}")
-        cond = f"a.latency_ms <= {upper}" if lower is None else f"a.latency_ms > {lower} AND a.latency_ms <= {upper}"
+        cond = (
+            f"a.latency_ms <= {upper}"
+            if lower is None
+            else f"a.latency_ms > {lower} AND a.latency_ms <= {upper}"
+        )
         exprs.append(f"count(*) FILTER (WHERE {cond})")
         lower = upper
     names.append("latency_le_inf")
@@ -134,7 +165,14 @@ def _latency_buckets_sql() -> tuple[list[str], list[str]]:
 
 def _rollup_sql(table: str, unit: str) -> str:
     bucket_names, bucket_exprs = _latency_buckets_sql()
-    sums = ["prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "total_tokens", "cost_micro_usd"]
+    sums = [
+        "prompt_tokens",
+        "completion_tokens",
+        "cached_tokens",
+        "reasoning_tokens",
+        "total_tokens",
+        "cost_micro_usd",
+    ]
     metric_cols = ["requests", "errors", *sums, "latency_ms_sum", *bucket_names]
     metric_exprs = [
         "count(*)",
@@ -421,7 +459,9 @@ class LedgerStore:
                         await conn.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
                         # Serialise with partition creation (a late event for
                         # this month would otherwise race the drop).
-                        await conn.execute("SELECT pg_advisory_xact_lock(hashtext('tollway.ledger.partitions'))")
+                        await conn.execute(
+                            "SELECT pg_advisory_xact_lock(hashtext('tollway.ledger.partitions'))"
+                        )
                         await conn.execute(f'DROP TABLE IF EXISTS ledger."{name}"')
                     self._known_months.clear()
                     result.dropped_partitions.append(name)

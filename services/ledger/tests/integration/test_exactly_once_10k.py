@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
+
 from tollway_contracts.events import UsageEvent
 
 from ..conftest import KAFKA, group_caught_up, ledger_env, wait_until
@@ -39,22 +40,48 @@ def generate(rng: random.Random) -> list[tuple[float, UsageEvent]]:
         ts_start = START + timedelta(seconds=at)
         latency = rng.lognormvariate(6.5, 1.2)  # ms; median ~650 ms, long tail
         common = dict(
-            request_id=uuid.uuid4(), tenant_id=tenant, team_id=rng.choice([None, "team-a", "team-b"]),
-            user_id=f"u{rng.randrange(50)}", key_id=rng.choice(keys), ts_start=ts_start,
-            model=rng.choice(["gpt-4o-mini", "gpt-4o", "claude-sonnet"]), provider="openai",
+            request_id=uuid.uuid4(),
+            tenant_id=tenant,
+            team_id=rng.choice([None, "team-a", "team-b"]),
+            user_id=f"u{rng.randrange(50)}",
+            key_id=rng.choice(keys),
+            ts_start=ts_start,
+            model=rng.choice(["gpt-4o-mini", "gpt-4o", "claude-sonnet"]),
+            provider="openai",
             stream=rng.random() < 0.5,
         )
-        started = UsageEvent(type="started", reservation={"key": {"tokens": 900, "cost_micro_usd": 400}}, **common)
+        started = UsageEvent(
+            type="started", reservation={"key": {"tokens": 900, "cost_micro_usd": 400}}, **common
+        )
         end = ts_start + timedelta(milliseconds=latency)
         if rng.random() < 0.05:
-            terminal = UsageEvent(type="failed", ts_end=end, status_code=rng.choice([429, 502, 504]),
-                                  error_type="upstream_error", attempts=2, latency_ms=latency, **common)
+            terminal = UsageEvent(
+                type="failed",
+                ts_end=end,
+                status_code=rng.choice([429, 502, 504]),
+                error_type="upstream_error",
+                attempts=2,
+                latency_ms=latency,
+                **common,
+            )
         else:
             p, c = rng.randrange(5, 4000), rng.randrange(1, 1500)
-            terminal = UsageEvent(type="completed", ts_end=end, status_code=200, attempts=1, prompt_tokens=p,
-                                  completion_tokens=c, cached_tokens=rng.randrange(0, p + 1) // 4,
-                                  reasoning_tokens=0, total_tokens=p + c, cost_micro_usd=p * 3 + c * 12,
-                                  latency_ms=latency, ttft_ms=latency / 3, overhead_ms=1.2, **common)
+            terminal = UsageEvent(
+                type="completed",
+                ts_end=end,
+                status_code=200,
+                attempts=1,
+                prompt_tokens=p,
+                completion_tokens=c,
+                cached_tokens=rng.randrange(0, p + 1) // 4,
+                reasoning_tokens=0,
+                total_tokens=p + c,
+                cost_micro_usd=p * 3 + c * 12,
+                latency_ms=latency,
+                ttft_ms=latency / 3,
+                overhead_ms=1.2,
+                **common,
+            )
         # Emission order: by event time with jitter; 2% of calls deliver their
         # terminal event before `started` (a spooled `started` replayed late).
         t_end = at + latency / 1000 + rng.uniform(0, 0.5)
@@ -70,7 +97,7 @@ async def produce(topic: str, events: list[UsageEvent]) -> None:
         for chunk in range(0, len(events), 2000):
             futures = [
                 await producer.send(topic, key=e.kafka_key(), value=e.to_json())
-                for e in events[chunk:chunk + 2000]
+                for e in events[chunk : chunk + 2000]
             ]
             await asyncio.gather(*futures)
     finally:
@@ -79,7 +106,9 @@ async def produce(topic: str, events: list[UsageEvent]) -> None:
 
 def start_ledger(env: dict[str, str], log_path: str) -> subprocess.Popen:
     log = open(log_path, "ab")  # noqa: SIM115 - owned by the process
-    return subprocess.Popen([sys.executable, "-m", "tollway_ledger"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tollway_ledger"], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
 
 
 async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_topics, tmp_path) -> None:
@@ -137,20 +166,31 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
         assert stored == terminal_ids
 
         expected_cost = sum(e.cost_micro_usd or 0 for e in first if e.type == "completed")
-        assert await conn.fetchval("SELECT sum(cost_micro_usd) FROM ledger.usage_rollup_monthly") == expected_cost
+        assert (
+            await conn.fetchval("SELECT sum(cost_micro_usd) FROM ledger.usage_rollup_monthly")
+            == expected_cost
+        )
 
         # Random ranges at each granularity: rollup sums == sums over the rows.
-        metrics = "requests, errors, prompt_tokens, completion_tokens, cached_tokens, total_tokens, cost_micro_usd"
+        metrics = (
+            "requests, errors, prompt_tokens, completion_tokens, cached_tokens, total_tokens, cost_micro_usd"
+        )
         row_sums = """count(*), count(*) FILTER (WHERE status = 'failed' OR status_code >= 400),
             coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
             coalesce(sum(cached_tokens), 0), coalesce(sum(total_tokens), 0), coalesce(sum(cost_micro_usd), 0)"""
-        for table, unit, size in (("usage_rollup_hourly", timedelta(hours=1), 2100),
-                                  ("usage_rollup_daily", timedelta(days=1), 88),
-                                  ("usage_rollup_monthly", None, 3)):
+        for table, unit, size in (
+            ("usage_rollup_hourly", timedelta(hours=1), 2100),
+            ("usage_rollup_daily", timedelta(days=1), 88),
+            ("usage_rollup_monthly", None, 3),
+        ):
             for _ in range(25):
                 if unit is None:
-                    months = [START, datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 11, 1, tzinfo=UTC),
-                              datetime(2026, 12, 1, tzinfo=UTC)]
+                    months = [
+                        START,
+                        datetime(2026, 10, 1, tzinfo=UTC),
+                        datetime(2026, 11, 1, tzinfo=UTC),
+                        datetime(2026, 12, 1, tzinfo=UTC),
+                    ]
                     a, b = sorted(rng.sample(range(4), 2))
                     lo, hi = months[a], months[b]
                 else:
@@ -158,9 +198,15 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
                     lo, hi = START + a * unit, START + b * unit
                 got = await conn.fetchrow(
                     f"SELECT {', '.join(f'coalesce(sum({m}), 0)' for m in metrics.split(', '))} "
-                    f"FROM ledger.{table} WHERE bucket_start >= $1 AND bucket_start < $2", lo, hi)
+                    f"FROM ledger.{table} WHERE bucket_start >= $1 AND bucket_start < $2",
+                    lo,
+                    hi,
+                )
                 want = await conn.fetchrow(
-                    f"SELECT {row_sums} FROM ledger.usage_records WHERE ts_start >= $1 AND ts_start < $2", lo, hi)
+                    f"SELECT {row_sums} FROM ledger.usage_records WHERE ts_start >= $1 AND ts_start < $2",
+                    lo,
+                    hi,
+                )
                 assert tuple(got) == tuple(want), (table, lo, hi)
     finally:
         await conn.close()
@@ -169,5 +215,3 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
 
 async def _gt(value, n: int) -> bool:
     return (await value) > n
-
-

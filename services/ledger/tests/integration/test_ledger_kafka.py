@@ -11,6 +11,7 @@ import asyncpg
 import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
 from tollway_contracts.events import UsageEvent
 from tollway_ledger.app import CONSUMER, METRICS
 from tollway_ledger.handler import DlqLimitExceeded
@@ -57,7 +58,11 @@ async def fetch(dsn: str, sql: str, *args):
 
 
 async def rollups_match_records(dsn: str) -> None:
-    for table, unit in (("usage_rollup_hourly", "hour"), ("usage_rollup_daily", "day"), ("usage_rollup_monthly", "month")):
+    for table, unit in (
+        ("usage_rollup_hourly", "hour"),
+        ("usage_rollup_daily", "day"),
+        ("usage_rollup_monthly", "month"),
+    ):
         expected = await fetch(
             dsn,
             f"""
@@ -101,10 +106,31 @@ async def test_calls_recorded_once_whatever_replays_and_order(ledger_fresh_dsn, 
             row = by_id[terminal.request_id]
             assert row["status"] == terminal.type
             assert row["terminal_event_id"] == terminal.event_id
-            for col in ("tenant_id", "team_id", "user_id", "key_id", "ts_start", "ts_end", "model",
-                        "provider", "upstream_model", "stream", "status_code", "error_type", "attempts",
-                        "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens",
-                        "total_tokens", "cost_micro_usd", "latency_ms", "ttft_ms", "overhead_ms", "trace_id"):
+            for col in (
+                "tenant_id",
+                "team_id",
+                "user_id",
+                "key_id",
+                "ts_start",
+                "ts_end",
+                "model",
+                "provider",
+                "upstream_model",
+                "stream",
+                "status_code",
+                "error_type",
+                "attempts",
+                "prompt_tokens",
+                "completion_tokens",
+                "cached_tokens",
+                "reasoning_tokens",
+                "total_tokens",
+                "cost_micro_usd",
+                "latency_ms",
+                "ttft_ms",
+                "overhead_ms",
+                "trace_id",
+            ):
                 assert row[col] == getattr(terminal, col), col
             if terminal.redaction is not None:
                 assert orjson.loads(row["redaction"]) == terminal.redaction.model_dump(mode="json")
@@ -134,12 +160,16 @@ async def test_started_only_stays_in_flight_then_completes(ledger_fresh_dsn, led
     async with run_ledger(ledger_settings(dsn, ledger_topics)) as (app, _):
         await produce(ledger_topics[0], [started])
         await wait_until(lambda: _async(events_seen(app) >= 1))
-        rows = await fetch(dsn, "SELECT status, started_event_id, terminal_event_id FROM ledger.usage_records")
+        rows = await fetch(
+            dsn, "SELECT status, started_event_id, terminal_event_id FROM ledger.usage_records"
+        )
         assert [tuple(r) for r in rows] == [("in_flight", started.event_id, None)]
         assert await fetch(dsn, "SELECT * FROM ledger.usage_rollup_hourly") == []
         await produce(ledger_topics[0], [completed])
         await wait_until(lambda: _async(events_seen(app) >= 2))
-        rows = await fetch(dsn, "SELECT status, started_event_id, terminal_event_id FROM ledger.usage_records")
+        rows = await fetch(
+            dsn, "SELECT status, started_event_id, terminal_event_id FROM ledger.usage_records"
+        )
         assert [tuple(r) for r in rows] == [("completed", started.event_id, completed.event_id)]
         await rollups_match_records(dsn)
 
@@ -200,8 +230,12 @@ async def test_poison_goes_to_dlq_and_consumer_goes_on(ledger_fresh_dsn, ledger_
                 assert "tollway_ledger_batch_seconds" in text
         assert app[CONSUMER].task is not None and not app[CONSUMER].task.done()
 
-    reader = AIOKafkaConsumer(dlq, bootstrap_servers=KAFKA, auto_offset_reset="earliest",
-                              group_id=f"test-dlq-{uuid.uuid4().hex[:8]}")
+    reader = AIOKafkaConsumer(
+        dlq,
+        bootstrap_servers=KAFKA,
+        auto_offset_reset="earliest",
+        group_id=f"test-dlq-{uuid.uuid4().hex[:8]}",
+    )
     await reader.start()
     try:
         letters = []

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import orjson
 import pytest
+
 from tollway_ledger.app import MAINTENANCE, METRICS, MIGRATIONS_DIR
 from tollway_ledger.handler import Message, handle
 from tollway_ledger.store import LedgerStore
@@ -45,7 +46,9 @@ async def test_retention_drops_exactly_the_expired_partitions(ledger_fresh_dsn) 
         months = [datetime(2025, 9, 1, tzinfo=UTC)]
         while months[-1] < datetime(2026, 12, 1, tzinfo=UTC):
             m = months[-1]
-            months.append(m.replace(year=m.year + 1, month=1) if m.month == 12 else m.replace(month=m.month + 1))
+            months.append(
+                m.replace(year=m.year + 1, month=1) if m.month == 12 else m.replace(month=m.month + 1)
+            )
         calls = [make_call(i, m + timedelta(days=3, hours=i)) for i, m in enumerate(months)]
         await store.apply(handle(_messages([e for c in calls for e in c]), consumer_group="g"))
         async with pool.acquire() as conn:
@@ -57,16 +60,20 @@ async def test_retention_drops_exactly_the_expired_partitions(ledger_fresh_dsn) 
                 now, 3, {"usage_rollup_hourly": 6, "usage_rollup_daily": 0, "usage_rollup_monthly": 0}
             )
             # Kept: Aug, Sep, Oct 2026 + the current month (Nov) + December.
-            expected_dropped = [f"usage_records_y{m.year}m{m.month:02d}" for m in months if m < datetime(2026, 8, 1, tzinfo=UTC)]
+            expected_dropped = [
+                f"usage_records_y{m.year}m{m.month:02d}"
+                for m in months
+                if m < datetime(2026, 8, 1, tzinfo=UTC)
+            ]
             assert result.dropped_partitions == expected_dropped
             assert await _partitions(conn) == [p for p in before if p not in expected_dropped]
             first_kept = await conn.fetchval("SELECT min(ts_start) FROM ledger.usage_records")
             assert first_kept >= datetime(2026, 8, 1, tzinfo=UTC)
             assert await conn.fetchval("SELECT count(*) FROM ledger.usage_records") == 5
             # Hourly rollups kept 6 months (from 2026-05-01); daily and monthly forever.
-            assert await conn.fetchval("SELECT min(bucket_start) FROM ledger.usage_rollup_hourly") == datetime(
-                2026, 5, 4, 8, tzinfo=UTC
-            )
+            assert await conn.fetchval(
+                "SELECT min(bucket_start) FROM ledger.usage_rollup_hourly"
+            ) == datetime(2026, 5, 4, 8, tzinfo=UTC)
             assert result.rollup_rows_deleted == {"usage_rollup_hourly": 8}
             assert await conn.fetchval("SELECT count(*) FROM ledger.usage_rollup_daily") == len(months)
             assert await conn.fetchval("SELECT count(*) FROM ledger.usage_rollup_monthly") == len(months)
@@ -90,7 +97,9 @@ async def test_retention_runs_once_across_replicas(ledger_fresh_dsn) -> None:
     try:
         for m in range(1, 7):
             async with pool.acquire() as conn:
-                await conn.execute("SELECT ledger.ensure_usage_partition($1)", datetime(2025, m, 1, tzinfo=UTC))
+                await conn.execute(
+                    "SELECT ledger.ensure_usage_partition($1)", datetime(2025, m, 1, tzinfo=UTC)
+                )
         other = LedgerStore(pool)
         now = datetime(2026, 11, 15, tzinfo=UTC)
         a, b = await asyncio.gather(store.apply_retention(now, 13, {}), other.apply_retention(now, 13, {}))
@@ -137,11 +146,17 @@ async def test_orphans_marked_reported_and_finalised_late_once(ledger_fresh_dsn)
                 "SELECT status, cost_micro_usd, orphaned_at FROM ledger.usage_records WHERE request_id = $1",
                 late.request_id,
             )
-            assert (row["status"], row["cost_micro_usd"], row["orphaned_at"]) == ("completed", late.cost_micro_usd, now)
+            assert (row["status"], row["cost_micro_usd"], row["orphaned_at"]) == (
+                "completed",
+                late.cost_micro_usd,
+                now,
+            )
             reservation = await conn.fetchval(
                 "SELECT reservation FROM ledger.usage_records WHERE request_id = $1", late.request_id
             )
-            assert orjson.loads(reservation) == {"key": {"tokens": 100, "cost_micro_usd": 50}}  # kept from started
+            assert orjson.loads(reservation) == {
+                "key": {"tokens": 100, "cost_micro_usd": 50}
+            }  # kept from started
             for table in ("usage_rollup_hourly", "usage_rollup_daily", "usage_rollup_monthly"):
                 total = await conn.fetchrow(f"SELECT sum(requests), sum(cost_micro_usd) FROM ledger.{table}")
                 assert tuple(total) == (2, done[1].cost_micro_usd + late.cost_micro_usd)
@@ -156,8 +171,9 @@ async def test_app_reconciles_orphans_periodically(ledger_fresh_dsn, ledger_topi
     from ..conftest import KAFKA
 
     started, _ = make_call(1, datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
-    settings = ledger_settings(ledger_fresh_dsn, ledger_topics, orphan_check_interval_seconds=0.2,
-                               orphan_after_seconds=600)
+    settings = ledger_settings(
+        ledger_fresh_dsn, ledger_topics, orphan_check_interval_seconds=0.2, orphan_after_seconds=600
+    )
     clock = lambda: datetime(2026, 11, 29, 13, 0, tzinfo=UTC)
     async with run_ledger_with_clock(settings, clock) as app:
         producer = AIOKafkaProducer(bootstrap_servers=KAFKA)
@@ -183,6 +199,7 @@ def run_ledger_with_clock(settings, clock):
     import contextlib
 
     from aiohttp import web
+
     from tollway_ledger.app import create_app
 
     @contextlib.asynccontextmanager

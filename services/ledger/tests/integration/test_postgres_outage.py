@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
+
 from tollway_ledger.app import METRICS
 
 from ..conftest import (
@@ -57,11 +58,15 @@ class PrivatePostgres:
     def _pg_ctl(self, *args: str) -> None:
         subprocess.run(
             ["runuser", "-u", "postgres", "--", f"{PG_BIN}/pg_ctl", "-D", self.data, *args],
-            check=True, capture_output=True, timeout=60,
+            check=True,
+            capture_output=True,
+            timeout=60,
         )
 
     def start(self) -> None:
-        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50"
+        opts = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50"
+        )
         self._pg_ctl("-o", opts, "-l", os.path.join(self.root, "postgres.log"), "-w", "start")
 
     def stop(self, mode: str = "fast") -> None:
@@ -78,9 +83,24 @@ def ledger_private_postgres() -> Iterator[PrivatePostgres]:
     pg = PrivatePostgres(root=root, port=_free_port())
     try:
         subprocess.run(
-            ["runuser", "-u", "postgres", "--", f"{PG_BIN}/initdb", "-D", pg.data, "-U", "postgres",
-             "--auth=trust", "-E", "UTF8", "--no-sync"],
-            check=True, capture_output=True, timeout=120,
+            [
+                "runuser",
+                "-u",
+                "postgres",
+                "--",
+                f"{PG_BIN}/initdb",
+                "-D",
+                pg.data,
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
         pg.start()
         yield pg
@@ -142,7 +162,9 @@ async def test_postgres_outage_lags_then_catches_up(ledger_private_postgres, led
         finally:
             stop_producing.set()
             await producer_task
-        await wait_until(lambda: group_caught_up(ledger_topics[0], settings.consumer_group), timeout=120, interval=0.5)
+        await wait_until(
+            lambda: group_caught_up(ledger_topics[0], settings.consumer_group), timeout=120, interval=0.5
+        )
 
     conn = await asyncpg.connect(pg.dsn)
     try:

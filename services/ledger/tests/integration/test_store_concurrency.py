@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
+
 from tollway_ledger.app import MIGRATIONS_DIR
 from tollway_ledger.handler import Message, handle
 from tollway_ledger.store import LedgerStore
@@ -34,7 +35,10 @@ async def test_parallel_batches_never_deadlock(ledger_fresh_dsn) -> None:
                 t, k, m = rng.choice(keys)
                 ts = base + timedelta(hours=rng.randrange(3), seconds=worker * 1000 + n * 50 + i)
                 s, c = make_call(i, ts, tenant=t, key=k, model=m)
-                msgs += [Message("u", worker, 2 * i, None, s.to_json()), Message("u", worker, 2 * i + 1, None, c.to_json())]
+                msgs += [
+                    Message("u", worker, 2 * i, None, s.to_json()),
+                    Message("u", worker, 2 * i + 1, None, c.to_json()),
+                ]
             rng.shuffle(msgs)  # offsets keep the per-call order; arrival order is random
             return msgs
 
@@ -46,10 +50,15 @@ async def test_parallel_batches_never_deadlock(ledger_fresh_dsn) -> None:
 
         await asyncio.wait_for(asyncio.gather(*(worker(w) for w in range(4))), timeout=120)
         async with pool.acquire() as conn:
-            assert await conn.fetchval("SELECT count(*) FROM ledger.usage_records WHERE status = 'completed'") == 4 * 6 * 40
+            assert (
+                await conn.fetchval("SELECT count(*) FROM ledger.usage_records WHERE status = 'completed'")
+                == 4 * 6 * 40
+            )
             for table in ("usage_rollup_hourly", "usage_rollup_daily", "usage_rollup_monthly"):
                 total = await conn.fetchrow(f"SELECT sum(requests), sum(cost_micro_usd) FROM ledger.{table}")
-                expected = await conn.fetchrow("SELECT count(*), sum(cost_micro_usd) FROM ledger.usage_records")
+                expected = await conn.fetchrow(
+                    "SELECT count(*), sum(cost_micro_usd) FROM ledger.usage_records"
+                )
                 assert tuple(total) == tuple(expected)
     finally:
         await pool.close()

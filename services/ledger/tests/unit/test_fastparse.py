@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
+
 from tollway_contracts.events import parse_usage_event
 from tollway_ledger.fastparse import fast_stage_row
 from tollway_ledger.handler import Message, handle, parse_staged, stage_row
@@ -16,11 +17,40 @@ from ..conftest import make_call
 
 pytestmark = pytest.mark.unit
 
-POOL = [None, -1, 0, 1, 7, 1.5, -2.5, "1", "x", True, False, {}, [], {"a": 1}, 2**70,
-        "2026-11-29T12:00:00", "2026-11-29T12:00:00Z", "2026-11-29T12:00:00.5+02:00", "2026-11-29 12:00:00Z",
-        "3f5e1d3a-8a0b-4c7e-9d52-1a2b3c4d5e6f", "3F5E1D3A8A0B4C7E9D521A2B3C4D5E6F", "started", "completed", "failed",
-        {"key": {"tokens": 1}}, {"key": {"tokens": -1}}, {"key": {"tokens": 1, "extra": 2}}, {"key": 5},
-        {"mode": "redact"}, {"mode": "redact", "entities": {"PERSON": -1}}, {"mode": 1}, {"mode": "x", "cache_hit": 1}]
+POOL = [
+    None,
+    -1,
+    0,
+    1,
+    7,
+    1.5,
+    -2.5,
+    "1",
+    "x",
+    True,
+    False,
+    {},
+    [],
+    {"a": 1},
+    2**70,
+    "2026-11-29T12:00:00",
+    "2026-11-29T12:00:00Z",
+    "2026-11-29T12:00:00.5+02:00",
+    "2026-11-29 12:00:00Z",
+    "3f5e1d3a-8a0b-4c7e-9d52-1a2b3c4d5e6f",
+    "3F5E1D3A8A0B4C7E9D521A2B3C4D5E6F",
+    "started",
+    "completed",
+    "failed",
+    {"key": {"tokens": 1}},
+    {"key": {"tokens": -1}},
+    {"key": {"tokens": 1, "extra": 2}},
+    {"key": 5},
+    {"mode": "redact"},
+    {"mode": "redact", "entities": {"PERSON": -1}},
+    {"mode": 1},
+    {"mode": "x", "cache_hit": 1},
+]
 
 
 def _model_row(data: dict) -> tuple | None:
@@ -37,7 +67,9 @@ def _samples() -> list[dict]:
             out.append(orjson.loads(event.to_json()))
     # Valid variants: offsets other than Z, ints for floats, missing optionals, unknown fields.
     v = dict(out[1])
-    v.update(ts_start="2026-11-29T13:00:00.25+01:00", ts_end="2026-11-29T12:00:01Z", latency_ms=40, future_field=1)
+    v.update(
+        ts_start="2026-11-29T13:00:00.25+01:00", ts_end="2026-11-29T12:00:01Z", latency_ms=40, future_field=1
+    )
     v.pop("trace_id")
     out.append(v)
     return out
@@ -92,5 +124,14 @@ def test_nul_characters_are_dead_lettered_not_retried_forever() -> None:
 
 def test_parse_staged_reports_the_model_reason() -> None:
     with pytest.raises(ValueError, match="tenant_id"):
-        parse_staged(orjson.dumps({"type": "started", "request_id": "3f5e1d3a-8a0b-4c7e-9d52-1a2b3c4d5e6f",
-                                   "key_id": "k", "model": "m", "ts_start": datetime.now(UTC).isoformat()}))
+        parse_staged(
+            orjson.dumps(
+                {
+                    "type": "started",
+                    "request_id": "3f5e1d3a-8a0b-4c7e-9d52-1a2b3c4d5e6f",
+                    "key_id": "k",
+                    "model": "m",
+                    "ts_start": datetime.now(UTC).isoformat(),
+                }
+            )
+        )

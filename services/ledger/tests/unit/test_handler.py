@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import orjson
 import pytest
+
 from tollway_ledger.handler import (
     STAGE_COLUMNS,
     DlqLimit,
@@ -39,7 +40,11 @@ def test_started_and_terminal_kept_once_per_call_first_terminal_wins() -> None:
     effects = handle(batch, consumer_group="g")
     assert [e.event_id for e in effects.started] == [started.event_id]
     assert [e.event_id for e in effects.terminal] == [completed.event_id]
-    assert effects.outcomes == {("completed", "duplicate"): 1, ("failed", "ignored"): 1, ("started", "duplicate"): 1}
+    assert effects.outcomes == {
+        ("completed", "duplicate"): 1,
+        ("failed", "ignored"): 1,
+        ("started", "duplicate"): 1,
+    }
     assert effects.commit_offsets == {("usage", 0): 5}
     assert effects.dead_letters == []
 
@@ -112,7 +117,9 @@ def test_stage_record_matches_columns_and_months() -> None:
 
 def test_dlq_limit_window_and_fraction() -> None:
     now = [0.0]
-    limit = DlqLimit(max_per_window=3, window_seconds=10, max_batch_fraction=0.5, min_batch=4, clock=lambda: now[0])
+    limit = DlqLimit(
+        max_per_window=3, window_seconds=10, max_batch_fraction=0.5, min_batch=4, clock=lambda: now[0]
+    )
     limit.check(2, 100)
     limit.check(1, 100)
     with pytest.raises(DlqLimitExceeded):

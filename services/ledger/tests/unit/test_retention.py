@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from tollway_ledger.retention import (
     add_months,
     expired_partitions,

@@ -4,9 +4,9 @@ logging, serve the admin API on ``TOLLWAY_QUOTA_HOST:TOLLWAY_QUOTA_PORT``."""
 from __future__ import annotations
 
 from aiohttp import web
-from tollway_runtime.cli import settings_from_cli
 
 from tollway_quota.settings import QuotaSettings
+from tollway_runtime.cli import settings_from_cli
 
 
 def main(argv: list[str] | None = None) -> None:

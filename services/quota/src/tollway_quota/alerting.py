@@ -102,8 +102,9 @@ def build_alert(tenant_id: str, c: Crossing, *, source: str, request_id: str | N
     lim = c.limit
     period_start = format_ts(c.start)
     return Alert(
-        alert_id=alert_id_for(tenant_id, lim.scope, lim.scope_id, lim.model, c.metric, period_start,
-                              c.threshold_percent),
+        alert_id=alert_id_for(
+            tenant_id, lim.scope, lim.scope_id, lim.model, c.metric, period_start, c.threshold_percent
+        ),
         kind=c.kind,  # type: ignore[arg-type]
         metric=c.metric,  # type: ignore[arg-type]
         source=source,  # type: ignore[arg-type]
@@ -189,8 +190,18 @@ class AlertEmitter:
                 retries (the marker is removed when the produce fails).
         """
         lim = crossing.limit
-        known = (tenant_id, alert_id_for(tenant_id, lim.scope, lim.scope_id, lim.model, crossing.metric,
-                                         format_ts(crossing.start), crossing.threshold_percent))
+        known = (
+            tenant_id,
+            alert_id_for(
+                tenant_id,
+                lim.scope,
+                lim.scope_id,
+                lim.model,
+                crossing.metric,
+                format_ts(crossing.start),
+                crossing.threshold_percent,
+            ),
+        )
         if f"{known[0]}:{known[1]}" in self._known:  # this process saw its marker: nothing to do
             return False
         now = self._clock()
@@ -206,8 +217,15 @@ class AlertEmitter:
             await self._valkey.delete(marker)
             raise
         self._remember(f"{known[0]}:{known[1]}")
-        log.info("alert_published", tenant_id=tenant_id, scope=alert.scope, scope_id=alert.scope_id,
-                 metric=alert.metric, threshold_percent=alert.threshold_percent, kind=alert.kind)
+        log.info(
+            "alert_published",
+            tenant_id=tenant_id,
+            scope=alert.scope,
+            scope_id=alert.scope_id,
+            metric=alert.metric,
+            threshold_percent=alert.threshold_percent,
+            kind=alert.kind,
+        )
         if self._webhooks is not None:
             try:
                 url = await self._webhook_url(tenant_id)
@@ -254,8 +272,13 @@ class SettlementAlerts:
         emitter: once-per-period publisher.
     """
 
-    def __init__(self, limits_of: LimitsOf, reader: BudgetReader, emitter: AlertEmitter,
-                 limits_of_many: LimitsOfMany | None = None) -> None:
+    def __init__(
+        self,
+        limits_of: LimitsOf,
+        reader: BudgetReader,
+        emitter: AlertEmitter,
+        limits_of_many: LimitsOfMany | None = None,
+    ) -> None:
         self._limits_of = limits_of
         self._limits_of_many = limits_of_many
         self._reader = reader
@@ -279,7 +302,9 @@ class SettlementAlerts:
             if usage is None:
                 continue
             for crossing in budget_crossings(limit, usage):
-                await self._emitter.emit(tenant_id, crossing, source="settlement", request_id=command.request_id)
+                await self._emitter.emit(
+                    tenant_id, crossing, source="settlement", request_id=command.request_id
+                )
 
     async def after_batch(self, done: Sequence[tuple]) -> None:  # (SettleCommand, status)
         """Alerts for a whole settled batch, equivalent to calling the hook after
@@ -308,8 +333,9 @@ class SettlementAlerts:
                     found[k] = f
         parsed: dict[str, list[Limit]] = {}
         for k, (_, raw) in found.items():
-            parsed[k] = [lim for lim in (Limit.model_validate(x) for x in raw)
-                         if lim.budget_micro_usd is not None]
+            parsed[k] = [
+                lim for lim in (Limit.model_validate(x) for x in raw) if lim.budget_micro_usd is not None
+            ]
         todo: dict[tuple, tuple[str, Limit, datetime, str]] = {}
         windows: dict[tuple[str, str], list] = {}  # (period, zone) -> windows seen in this batch
         for c in live:
@@ -322,8 +348,18 @@ class SettlementAlerts:
                 if w is None:
                     w = period_window(limit.budget_period or "month", limit.time_zone, at)
                     seen.append(w)
-                todo[(c.tenant_id, limit.scope, limit.scope_id, limit.model, limit.budget_period,
-                      limit.time_zone, limit.budget_micro_usd, w.start)] = (c.tenant_id, limit, at, c.request_id)
+                todo[
+                    (
+                        c.tenant_id,
+                        limit.scope,
+                        limit.scope_id,
+                        limit.model,
+                        limit.budget_period,
+                        limit.time_zone,
+                        limit.budget_micro_usd,
+                        w.start,
+                    )
+                ] = (c.tenant_id, limit, at, c.request_id)
         if not todo:
             return
         entries = list(todo.values())

@@ -71,12 +71,18 @@ async def admin_middleware(request: web.Request, handler):  # noqa: ANN001, ANN2
             header = request.headers.get("Authorization", "")
             scheme, _, token = header.partition(" ")
             token = token.strip()
-            if scheme.lower() != "bearer" or not token or not hmac.compare_digest(
-                token.encode(), request.app[ADMIN_TOKEN]
+            if (
+                scheme.lower() != "bearer"
+                or not token
+                or not hmac.compare_digest(token.encode(), request.app[ADMIN_TOKEN])
             ):
                 status = 401
-                return _error(401, "invalid or missing admin token", type="authentication_error",
-                              code="invalid_admin_token")
+                return _error(
+                    401,
+                    "invalid or missing admin token",
+                    type="authentication_error",
+                    code="invalid_admin_token",
+                )
         try:
             response = await handler(request)
         except AdminError as exc:
@@ -84,18 +90,28 @@ async def admin_middleware(request: web.Request, handler):  # noqa: ANN001, ANN2
             return _error(exc.status, exc.message, type=exc.type, code=exc.code, param=exc.param)
         except web.HTTPNotFound:
             status = 404
-            return _error(404, f"no route {request.method} {request.path}", type="not_found_error",
-                          code="unknown_route")
+            return _error(
+                404, f"no route {request.method} {request.path}", type="not_found_error", code="unknown_route"
+            )
         except web.HTTPMethodNotAllowed:
             status = 405
-            return _error(405, f"method {request.method} not allowed", type="invalid_request_error",
-                          code="method_not_allowed")
+            return _error(
+                405,
+                f"method {request.method} not allowed",
+                type="invalid_request_error",
+                code="method_not_allowed",
+            )
         status = response.status
         return response
     finally:
         if request.path.startswith("/admin/"):
-            log.info("admin_request", method=request.method, path=request.path, status=status,
-                     duration_ms=round((time.perf_counter() - started) * 1000, 2))
+            log.info(
+                "admin_request",
+                method=request.method,
+                path=request.path,
+                status=status,
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
 
 
 async def _body(request: web.Request, model: type[M]) -> M:

@@ -23,20 +23,19 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import structlog
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from aiohttp import web
+from aiokafka import AIOKafkaProducer
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
-
-import httpx
-from aiokafka import AIOKafkaProducer
 
 from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
-from tollway_quota.reconciliation import LedgerLookup, ReconcileMetrics, Reconciler
 from tollway_quota.invalidations import InvalidationPublisher
+from tollway_quota.reconciliation import LedgerLookup, ReconcileMetrics, Reconciler
 from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
@@ -95,13 +94,17 @@ def create_app(settings: QuotaSettings) -> web.Application:
     async def settlement(app: web.Application) -> AsyncIterator[None]:
         from tollway_admission import Admission
 
-        producer = AIOKafkaProducer(bootstrap_servers=settings.kafka_bootstrap_servers, acks="all",
-                                    client_id="tollway-quota")
+        producer = AIOKafkaProducer(
+            bootstrap_servers=settings.kafka_bootstrap_servers, acks="all", client_id="tollway-quota"
+        )
         await producer.start()
         http = httpx.AsyncClient(timeout=settings.webhook_timeout_seconds)
-        webhooks = WebhookNotifier(http, queue_size=settings.webhook_queue_size,
-                                   attempts=settings.webhook_attempts,
-                                   backoff_initial_seconds=settings.webhook_backoff_seconds)
+        webhooks = WebhookNotifier(
+            http,
+            queue_size=settings.webhook_queue_size,
+            attempts=settings.webhook_attempts,
+            backoff_initial_seconds=settings.webhook_backoff_seconds,
+        )
         webhooks.start()
         valkey = app[VALKEY]
         store = app[STORE]
@@ -114,8 +117,12 @@ def create_app(settings: QuotaSettings) -> web.Application:
             dlq_topic=settings.dlq_topic,
             settler=admission,
             producer=producer,
-            after_settle=SettlementAlerts(store.key_limits, AdmissionBudgetReader(admission), emitter,
-                                         limits_of_many=store.key_limits_many),
+            after_settle=SettlementAlerts(
+                store.key_limits,
+                AdmissionBudgetReader(admission),
+                emitter,
+                limits_of_many=store.key_limits_many,
+            ),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
         )
         await consumer.start()
@@ -135,14 +142,17 @@ def create_app(settings: QuotaSettings) -> web.Application:
         from tollway_admission import Admission
 
         reconciler = Reconciler(
-            app[VALKEY], Admission(app[VALKEY]), LedgerLookup(app[STORE]._pool),  # noqa: SLF001
+            app[VALKEY],
+            Admission(app[VALKEY]),
+            LedgerLookup(app[STORE]._pool),  # noqa: SLF001
             reconcile_metrics,
             grace=timedelta(seconds=settings.reconcile_grace_seconds),
             lock_ttl=timedelta(seconds=settings.reconcile_lock_ttl_seconds),
         )
         app[RECONCILER] = reconciler
-        task = asyncio.create_task(reconciler.run_forever(settings.reconcile_interval_seconds),
-                                   name="quota-reconcile")
+        task = asyncio.create_task(
+            reconciler.run_forever(settings.reconcile_interval_seconds), name="quota-reconcile"
+        )
         try:
             yield
         finally:

@@ -11,14 +11,13 @@ import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import httpx
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
-
-from pydantic import ValidationError
 
 from tollway_contracts.admin import (
     KeyCreate,
@@ -44,7 +43,9 @@ app.add_typer(team_app, name="team")
 app.add_typer(user_app, name="user")
 app.add_typer(key_app, name="key")
 app.add_typer(limit_app, name="limit")
-reporting_token_app = typer.Typer(help="Tenant-scoped read tokens of the reporting API.", no_args_is_help=True)
+reporting_token_app = typer.Typer(
+    help="Tenant-scoped read tokens of the reporting API.", no_args_is_help=True
+)
 app.add_typer(reporting_token_app, name="reporting-token")
 
 out = Console()
@@ -143,7 +144,9 @@ def _update_tenant(tenant_id: str, **fields: object) -> None:
 
 
 @tenant_app.command("set-timezone")
-def tenant_set_timezone(tenant_id: str, time_zone: Annotated[str, typer.Argument(help="IANA name, e.g. Europe/Paris")]) -> None:
+def tenant_set_timezone(
+    tenant_id: str, time_zone: Annotated[str, typer.Argument(help="IANA name, e.g. Europe/Paris")]
+) -> None:
     """Set the tenant's time zone (budget periods follow it)."""
     _update_tenant(tenant_id, time_zone=time_zone)
 
@@ -151,7 +154,7 @@ def tenant_set_timezone(tenant_id: str, time_zone: Annotated[str, typer.Argument
 @tenant_app.command("set-webhook")
 def tenant_set_webhook(
     tenant_id: str,
-    url: Annotated[Optional[str], typer.Argument(help="http(s) URL; omit with --clear")] = None,  # noqa: UP007
+    url: Annotated[str | None, typer.Argument(help="http(s) URL; omit with --clear")] = None,  # noqa: UP007
     clear: Annotated[bool, typer.Option("--clear", help="remove the webhook")] = False,
 ) -> None:
     """Set (or --clear) the URL budget alerts are POSTed to."""
@@ -168,19 +171,29 @@ def tenant_set_webhook(
 def limit_set(
     scope: Annotated[str, typer.Argument(help="key | user | team | tenant")],
     scope_id: Annotated[str, typer.Argument(help="the key id, user id, team id or tenant id")],
-    model: Annotated[Optional[str], typer.Option(help="narrow to one model")] = None,  # noqa: UP007
-    rpm: Annotated[Optional[int], typer.Option("--rpm", help="requests per minute")] = None,  # noqa: UP007
-    tpm: Annotated[Optional[int], typer.Option("--tpm", help="tokens per minute")] = None,  # noqa: UP007
-    max_concurrent: Annotated[Optional[int], typer.Option(help="calls in flight")] = None,  # noqa: UP007
-    budget_micro_usd: Annotated[Optional[int], typer.Option(help="budget, micro-USD per period")] = None,  # noqa: UP007
-    period: Annotated[Optional[str], typer.Option(help="day | week | month")] = None,  # noqa: UP007
-    threshold: Annotated[Optional[list[int]], typer.Option("--threshold", help="alert at this percent (repeat)")] = None,  # noqa: UP007
+    model: Annotated[str | None, typer.Option(help="narrow to one model")] = None,  # noqa: UP007
+    rpm: Annotated[int | None, typer.Option("--rpm", help="requests per minute")] = None,  # noqa: UP007
+    tpm: Annotated[int | None, typer.Option("--tpm", help="tokens per minute")] = None,  # noqa: UP007
+    max_concurrent: Annotated[int | None, typer.Option(help="calls in flight")] = None,  # noqa: UP007
+    budget_micro_usd: Annotated[int | None, typer.Option(help="budget, micro-USD per period")] = None,  # noqa: UP007
+    period: Annotated[str | None, typer.Option(help="day | week | month")] = None,  # noqa: UP007
+    threshold: Annotated[
+        list[int] | None, typer.Option("--threshold", help="alert at this percent (repeat)")
+    ] = None,  # noqa: UP007
     shadow: Annotated[bool, typer.Option("--shadow", help="report only, never refuse")] = False,
 ) -> None:
     """Create or replace the limit of one scope (and model)."""
-    fields: dict = dict(scope=scope, scope_id=scope_id, model=model, requests_per_minute=rpm,
-                        tokens_per_minute=tpm, max_concurrent=max_concurrent,
-                        budget_micro_usd=budget_micro_usd, budget_period=period, shadow=shadow)
+    fields: dict = dict(
+        scope=scope,
+        scope_id=scope_id,
+        model=model,
+        requests_per_minute=rpm,
+        tokens_per_minute=tpm,
+        max_concurrent=max_concurrent,
+        budget_micro_usd=budget_micro_usd,
+        budget_period=period,
+        shadow=shadow,
+    )
     if threshold:
         fields["thresholds_percent"] = threshold
     try:
@@ -192,7 +205,10 @@ def limit_set(
             lim = c.set_limit(body)
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
-    out.print(f"limit [bold]{lim.id}[/bold] on {lim.scope} {lim.scope_id}" + (f" model {lim.model}" if lim.model else ""))
+    out.print(
+        f"limit [bold]{lim.id}[/bold] on {lim.scope} {lim.scope_id}"
+        + (f" model {lim.model}" if lim.model else "")
+    )
 
 
 @limit_app.command("list")
@@ -210,18 +226,38 @@ def limit_list(
         print(LimitList(data=limits).model_dump_json())
         return
     table = Table()
-    for name in ("id", "scope", "scope id", "model", "rpm", "tpm", "concurrent", "budget micro-USD", "period",
-                 "thresholds %", "shadow"):
+    for name in (
+        "id",
+        "scope",
+        "scope id",
+        "model",
+        "rpm",
+        "tpm",
+        "concurrent",
+        "budget micro-USD",
+        "period",
+        "thresholds %",
+        "shadow",
+    ):
         table.add_column(name, overflow="fold")  # ids must stay copyable in narrow terminals
 
     def n(v: int | None) -> str:
         return "" if v is None else str(v)
 
     for lim in limits:
-        table.add_row(lim.id, lim.scope, lim.scope_id, lim.model or "*", n(lim.requests_per_minute),
-                      n(lim.tokens_per_minute), n(lim.max_concurrent), n(lim.budget_micro_usd),
-                      lim.budget_period or "", ",".join(map(str, lim.thresholds_percent)),
-                      "yes" if lim.shadow else "")
+        table.add_row(
+            lim.id,
+            lim.scope,
+            lim.scope_id,
+            lim.model or "*",
+            n(lim.requests_per_minute),
+            n(lim.tokens_per_minute),
+            n(lim.max_concurrent),
+            n(lim.budget_micro_usd),
+            lim.budget_period or "",
+            ",".join(map(str, lim.thresholds_percent)),
+            "yes" if lim.shadow else "",
+        )
     out.print(table)
 
 
@@ -251,7 +287,9 @@ def team_create(tenant_id: str, name: str) -> None:
 
 
 @team_app.command("set-policy")
-def team_set_policy(team_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]) -> None:
+def team_set_policy(
+    team_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]
+) -> None:
     """Set a team's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     try:
@@ -266,8 +304,8 @@ def team_set_policy(team_id: str, policy_json: Annotated[str, typer.Argument(hel
 def user_create(
     tenant_id: str,
     name: str,
-    team_id: Annotated[Optional[str], typer.Option(help="team of the user")] = None,  # noqa: UP007
-    email: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
+    team_id: Annotated[str | None, typer.Option(help="team of the user")] = None,  # noqa: UP007
+    email: Annotated[str | None, typer.Option()] = None,  # noqa: UP007
 ) -> None:
     """Create a user; prints its id."""
     try:
@@ -285,18 +323,28 @@ def user_create(
 def key_create(
     tenant_id: str,
     name: str,
-    team_id: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
-    user_id: Annotated[Optional[str], typer.Option()] = None,  # noqa: UP007
-    model: Annotated[Optional[list[str]], typer.Option("--model", help="allowed model (repeat); none = all")] = None,  # noqa: UP007
-    expires_at: Annotated[Optional[datetime], typer.Option(help="UTC expiry")] = None,  # noqa: UP007
+    team_id: Annotated[str | None, typer.Option()] = None,  # noqa: UP007
+    user_id: Annotated[str | None, typer.Option()] = None,  # noqa: UP007
+    model: Annotated[
+        list[str] | None, typer.Option("--model", help="allowed model (repeat); none = all")
+    ] = None,  # noqa: UP007
+    expires_at: Annotated[datetime | None, typer.Option(help="UTC expiry")] = None,  # noqa: UP007
 ) -> None:
     """Mint an API key and print it ONCE."""
     if expires_at is not None and expires_at.tzinfo is None:
         expires_at = expires_at.replace(tzinfo=UTC)
     try:
         with _client() as c:
-            k = c.create_key(KeyCreate(tenant_id=tenant_id, team_id=team_id, user_id=user_id, name=name,
-                                       allowed_models=model or None, expires_at=expires_at))
+            k = c.create_key(
+                KeyCreate(
+                    tenant_id=tenant_id,
+                    team_id=team_id,
+                    user_id=user_id,
+                    name=name,
+                    allowed_models=model or None,
+                    expires_at=expires_at,
+                )
+            )
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
     out.print(f"key id [bold]{k.key_id}[/bold]")
@@ -305,7 +353,7 @@ def key_create(
 
 
 @key_app.command("list")
-def key_list(tenant_id: Annotated[Optional[str], typer.Option()] = None) -> None:  # noqa: UP007
+def key_list(tenant_id: Annotated[str | None, typer.Option()] = None) -> None:  # noqa: UP007
     """List keys (never secrets)."""
     try:
         with _client() as c:
@@ -315,7 +363,11 @@ def key_list(tenant_id: Annotated[Optional[str], typer.Option()] = None) -> None
     table = Table("key id", "tenant", "team", "user", "name", "models", "policy", "expires", "revoked")
     for k in keys:
         table.add_row(
-            k.key_id, k.tenant_id, k.team_id or "", k.user_id or "", k.name,
+            k.key_id,
+            k.tenant_id,
+            k.team_id or "",
+            k.user_id or "",
+            k.name,
             ",".join(k.allowed_models) if k.allowed_models is not None else "*",
             k.redaction_policy.mode if k.redaction_policy else "(team)",
             k.expires_at.isoformat() if k.expires_at else "",
@@ -356,7 +408,7 @@ def reporting_token_create(tenant_id: str, name: str) -> None:
 
 
 @reporting_token_app.command("list")
-def reporting_token_list(tenant_id: Annotated[Optional[str], typer.Option()] = None) -> None:  # noqa: UP007
+def reporting_token_list(tenant_id: Annotated[str | None, typer.Option()] = None) -> None:  # noqa: UP007
     """List reporting tokens (never secrets or hashes)."""
     try:
         with _client() as c:
@@ -365,8 +417,13 @@ def reporting_token_list(tenant_id: Annotated[Optional[str], typer.Option()] = N
         raise _fail(exc) from None
     table = Table("token id", "tenant", "name", "created", "revoked")
     for t in tokens:
-        table.add_row(t.id, t.tenant_id, t.name, t.created_at.isoformat(),
-                      t.revoked_at.isoformat() if t.revoked_at else "")
+        table.add_row(
+            t.id,
+            t.tenant_id,
+            t.name,
+            t.created_at.isoformat(),
+            t.revoked_at.isoformat() if t.revoked_at else "",
+        )
     out.print(table)
 
 
@@ -390,7 +447,9 @@ def _parse_policy(policy_json: str) -> RedactionPolicy:
 
 
 @key_app.command("set-policy")
-def key_set_policy(key_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]) -> None:
+def key_set_policy(
+    key_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]
+) -> None:
     """Set a key's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     try:
@@ -398,7 +457,9 @@ def key_set_policy(key_id: str, policy_json: Annotated[str, typer.Argument(help=
             k = c.set_key_policy(key_id, policy)
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
-    out.print(f"key {k.key_id} policy {k.redaction_policy.model_dump_json() if k.redaction_policy else 'off'}")
+    out.print(
+        f"key {k.key_id} policy {k.redaction_policy.model_dump_json() if k.redaction_policy else 'off'}"
+    )
 
 
 # --- bootstrap-demo ---------------------------------------------------------------------------
@@ -418,8 +479,12 @@ def write_env_file(path: Path, lines: dict[str, str]) -> None:
 @app.command("bootstrap-demo")
 def bootstrap_demo(
     env_file: Annotated[Path, typer.Option("--env-file", help="env file to write (mode 0600)")],
-    base_url: Annotated[str, typer.Option("--base-url", help="the edge's OpenAI base URL")] = DEFAULT_BASE_URL,
-    wait_seconds: Annotated[float, typer.Option(help="wait this long for the quota service to be ready")] = 30.0,
+    base_url: Annotated[
+        str, typer.Option("--base-url", help="the edge's OpenAI base URL")
+    ] = DEFAULT_BASE_URL,
+    wait_seconds: Annotated[
+        float, typer.Option(help="wait this long for the quota service to be ready")
+    ] = 30.0,
 ) -> None:
     """Ensure tenant/team/user `demo`, mint a FRESH key for all models, and write
     OPENAI_BASE_URL, OPENAI_API_KEY and TOLLWAY_ADMIN_TOKEN to the env file."""
@@ -433,12 +498,16 @@ def bootstrap_demo(
                 time.sleep(0.5)
             tenant = next((t for t in c.list_tenants() if t.name == DEMO), None)
             if tenant is None:
-                tenant = _create_or_find(lambda: c.create_tenant(TenantCreate(name=DEMO)),
-                                         lambda: next(t for t in c.list_tenants() if t.name == DEMO))
+                tenant = _create_or_find(
+                    lambda: c.create_tenant(TenantCreate(name=DEMO)),
+                    lambda: next(t for t in c.list_tenants() if t.name == DEMO),
+                )
             team = next((t for t in c.list_teams(tenant.id) if t.name == DEMO), None)
             if team is None:
-                team = _create_or_find(lambda: c.create_team(TeamCreate(tenant_id=tenant.id, name=DEMO)),
-                                       lambda: next(t for t in c.list_teams(tenant.id) if t.name == DEMO))
+                team = _create_or_find(
+                    lambda: c.create_team(TeamCreate(tenant_id=tenant.id, name=DEMO)),
+                    lambda: next(t for t in c.list_teams(tenant.id) if t.name == DEMO),
+                )
             user = next((u for u in c.list_users(tenant.id) if u.name == DEMO), None)
             if user is None:
                 user = _create_or_find(
@@ -446,15 +515,25 @@ def bootstrap_demo(
                     lambda: next(u for u in c.list_users(tenant.id) if u.name == DEMO),
                 )
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            key = c.create_key(KeyCreate(tenant_id=tenant.id, team_id=team.id, user_id=user.id,
-                                         name=f"demo-{stamp}", allowed_models=None))
+            key = c.create_key(
+                KeyCreate(
+                    tenant_id=tenant.id,
+                    team_id=team.id,
+                    user_id=user.id,
+                    name=f"demo-{stamp}",
+                    allowed_models=None,
+                )
+            )
     except (AdminApiError, httpx.HTTPError) as exc:
         raise _fail(exc) from None
-    write_env_file(env_file, {
-        "OPENAI_BASE_URL": base_url,
-        "OPENAI_API_KEY": key.key,
-        "TOLLWAY_ADMIN_TOKEN": _conn.token,
-    })
+    write_env_file(
+        env_file,
+        {
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_KEY": key.key,
+            "TOLLWAY_ADMIN_TOKEN": _conn.token,
+        },
+    )
     out.print(f"demo tenant {tenant.id}, team {team.id}, user {user.id}, key {key.key_id}", soft_wrap=True)
     out.print(f"wrote {env_file} (mode 0600)")
 

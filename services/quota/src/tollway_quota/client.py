@@ -68,11 +68,20 @@ class AdminClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, method: str, path: str, model: type[M], body: BaseModel | None = None,
-              params: dict | None = None) -> M:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        model: type[M],
+        body: BaseModel | None = None,
+        params: dict | None = None,
+    ) -> M:
         content = body.model_dump_json(exclude_unset=True) if body is not None else None
         response = self._http.request(
-            method, f"/admin/v1{path}", content=content, params=params,
+            method,
+            f"/admin/v1{path}",
+            content=content,
+            params=params,
             headers={"Content-Type": "application/json"} if content is not None else None,
         )
         if response.status_code >= 400:

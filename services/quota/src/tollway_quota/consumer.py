@@ -42,8 +42,8 @@ from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
 from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
-from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded
 from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settlement
+from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded
 
 log = structlog.get_logger("tollway_quota.consumer")
 
@@ -204,8 +204,9 @@ class UsageConsumer:
             done: list[tuple[SettleCommand, str]] = []
             for (record, command), result in zip(commands, results, strict=True):
                 if isinstance(result, ValueError):  # the event's content cannot be settled
-                    with bound_contextvars(partition=record.partition, offset=record.offset,
-                                           request_id=command.request_id):
+                    with bound_contextvars(
+                        partition=record.partition, offset=record.offset, request_id=command.request_id
+                    ):
                         await self._dead_letter(record, f"cannot settle: {result}"[:500])
                     continue
                 done.append((command, result))
@@ -214,8 +215,14 @@ class UsageConsumer:
                 await self._retrying("alerts_retry", lambda: self._after_all(done))
         settled = statuses.count("settled")
         self.settled += settled
-        log.info("usage_batch", records=len(records), commands=len(commands), settled=settled,
-                 already_settled=statuses.count("already_settled"), unknown=statuses.count("unknown"))
+        log.info(
+            "usage_batch",
+            records=len(records),
+            commands=len(commands),
+            settled=settled,
+            already_settled=statuses.count("already_settled"),
+            unknown=statuses.count("unknown"),
+        )
         if limit_hit is not None:
             # The dead-letter limit stops the consumer: what came before the
             # refused dead letter is done (settled, alerted, or acked on the DLQ),
@@ -231,8 +238,12 @@ class UsageConsumer:
         out: list[str | ValueError] = []
         for c in commands:
             try:
-                r = await self._settler.settle(tenant_id=c.tenant_id, request_id=c.request_id,
-                                               tokens=c.tokens, cost_micro_usd=c.cost_micro_usd)
+                r = await self._settler.settle(
+                    tenant_id=c.tenant_id,
+                    request_id=c.request_id,
+                    tokens=c.tokens,
+                    cost_micro_usd=c.cost_micro_usd,
+                )
                 out.append(str(r.status))
             except ValueError as exc:
                 out.append(exc)
@@ -263,8 +274,11 @@ class UsageConsumer:
     async def _dead_letter(self, record: ConsumerRecord, reason: str) -> None:
         self._dlq_limit.check(1, 1)
         letter = DeadLetter(
-            source_topic=record.topic, partition=record.partition, offset=record.offset,
-            consumer_group=self.group_id, reason=reason,
+            source_topic=record.topic,
+            partition=record.partition,
+            offset=record.offset,
+            consumer_group=self.group_id,
+            reason=reason,
             key=None if record.key is None else record.key.decode("utf-8", "replace"),
             value=None if record.value is None else record.value.decode("utf-8", "replace"),
             ts=utcnow(),
@@ -272,8 +286,9 @@ class UsageConsumer:
         delay = self._retry_initial
         while True:
             try:
-                await self._producer.send_and_wait(self.dlq_topic, letter.model_dump_json().encode(),
-                                                   key=record.key)
+                await self._producer.send_and_wait(
+                    self.dlq_topic, letter.model_dump_json().encode(), key=record.key
+                )
                 break
             except KafkaError as exc:
                 log.warning("dead_letter_retry", error=type(exc).__name__, retry_in_s=delay)

@@ -218,8 +218,9 @@ class Reconciler:
             for e in expired:
                 actual = actuals_from_row(rows.get(e.request_id))
                 tokens, cost = (actual.tokens, actual.cost_micro_usd) if actual else (0, 0)
-                result = await self._admission.settle(tenant_id=tenant_id, request_id=e.request_id,
-                                                      tokens=tokens, cost_micro_usd=cost)
+                result = await self._admission.settle(
+                    tenant_id=tenant_id, request_id=e.request_id, tokens=tokens, cost_micro_usd=cost
+                )
                 if result.status != "settled":
                     outcome = result.status
                 elif actual is not None:
@@ -227,9 +228,14 @@ class Reconciler:
                 else:
                     outcome = "without_ledger"
                     row = rows.get(e.request_id)
-                    log.warning("reconciled_without_ledger", tenant_id=tenant_id, request_id=e.request_id,
-                                ledger_status=row["status"] if row else None,
-                                reserved_tokens=e.tokens, reserved_cost_micro_usd=e.cost_micro_usd)
+                    log.warning(
+                        "reconciled_without_ledger",
+                        tenant_id=tenant_id,
+                        request_id=e.request_id,
+                        ledger_status=row["status"] if row else None,
+                        reserved_tokens=e.tokens,
+                        reserved_cost_micro_usd=e.cost_micro_usd,
+                    )
                 self._metrics.reconciled.labels(outcome=outcome).inc()
                 report.add(outcome)
 

@@ -20,12 +20,12 @@ after a revoke (its cache TTL). Authentication is the admin middleware's
 from __future__ import annotations
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
+from pydantic import BaseModel, ConfigDict
+
 from tollway_contracts.admin import ReportingToken, ReportingTokenCreate, ReportingTokenCreated
 from tollway_contracts.keys import hash_secret, new_reporting_token
-
 from tollway_quota.api import PEPPER, PREFIX, STORE, _body, _json
 from tollway_quota.errors import NotFound
 

@@ -93,8 +93,11 @@ def plan_settlement(value: bytes | None) -> SettleCommand | None:
     # Cheap skip (half the topic): a ``started`` event of the right schema
     # version settles nothing, so it is not validated field by field. Every
     # event that settles is fully validated below.
-    if (isinstance(data, dict) and data.get("type") == "started"
-            and data.get("schema_version", SCHEMA_VERSION) == SCHEMA_VERSION):
+    if (
+        isinstance(data, dict)
+        and data.get("type") == "started"
+        and data.get("schema_version", SCHEMA_VERSION) == SCHEMA_VERSION
+    ):
         return None
     try:
         event = parse_usage_event(data)

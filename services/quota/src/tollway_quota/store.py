@@ -111,7 +111,11 @@ class CatalogStore:
     async def create_tenant(self, body: TenantCreate) -> tuple[Tenant, Change]:
         """Insert a tenant. Raises Conflict when the name is taken."""
         try:
-            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            async with (
+                self._pool.connection() as conn,
+                conn.transaction(),
+                conn.cursor(row_factory=dict_row) as cur,
+            ):
                 version = await self._bump(cur)
                 await cur.execute(
                     "INSERT INTO catalog.tenants (id, name, time_zone) VALUES (%s, %s, %s) "
@@ -137,14 +141,23 @@ class CatalogStore:
         Raises NotFound.
         """
         fields = body.model_dump(mode="json", exclude_unset=True)
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             current = await self._require(
-                cur, f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants WHERE id = %s FOR UPDATE", (tenant_id,),
-                f"no tenant {tenant_id!r}", "tenant_id",
+                cur,
+                f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants WHERE id = %s FOR UPDATE",
+                (tenant_id,),
+                f"no tenant {tenant_id!r}",
+                "tenant_id",
             )
             version = await self._bump(cur)
             time_zone = fields.get("time_zone") or current["time_zone"]
-            webhook = fields["alert_webhook_url"] if "alert_webhook_url" in fields else current["alert_webhook_url"]
+            webhook = (
+                fields["alert_webhook_url"] if "alert_webhook_url" in fields else current["alert_webhook_url"]
+            )
             await cur.execute(
                 "UPDATE catalog.tenants SET time_zone = %s, alert_webhook_url = %s WHERE id = %s "
                 f"RETURNING {_TENANT_COLUMNS}",
@@ -172,10 +185,17 @@ class CatalogStore:
     async def create_team(self, body: TeamCreate) -> tuple[Team, Change]:
         """Insert a team. Raises NotFound (tenant), Conflict (name in tenant)."""
         try:
-            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            async with (
+                self._pool.connection() as conn,
+                conn.transaction(),
+                conn.cursor(row_factory=dict_row) as cur,
+            ):
                 await self._require(
-                    cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
-                    f"no tenant {body.tenant_id!r}", "tenant_id",
+                    cur,
+                    "SELECT 1 FROM catalog.tenants WHERE id = %s",
+                    (body.tenant_id,),
+                    f"no tenant {body.tenant_id!r}",
+                    "tenant_id",
                 )
                 version = await self._bump(cur)
                 await cur.execute(
@@ -201,10 +221,17 @@ class CatalogStore:
     async def set_team_policy(self, team_id: str, policy: RedactionPolicy) -> tuple[Team, Change]:
         """Set a team's redaction policy and re-stamp every key of the team (their
         effective policy may change). Raises NotFound."""
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             await self._require(
-                cur, "SELECT 1 FROM catalog.teams WHERE id = %s FOR UPDATE", (team_id,),
-                f"no team {team_id!r}", "team_id",
+                cur,
+                "SELECT 1 FROM catalog.teams WHERE id = %s FOR UPDATE",
+                (team_id,),
+                f"no team {team_id!r}",
+                "team_id",
             )
             version = await self._bump(cur)
             await cur.execute(
@@ -225,16 +252,25 @@ class CatalogStore:
     async def create_user(self, body: UserCreate) -> tuple[User, Change]:
         """Insert a user. Raises NotFound (tenant, team), Conflict (name or email)."""
         try:
-            async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            async with (
+                self._pool.connection() as conn,
+                conn.transaction(),
+                conn.cursor(row_factory=dict_row) as cur,
+            ):
                 await self._require(
-                    cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
-                    f"no tenant {body.tenant_id!r}", "tenant_id",
+                    cur,
+                    "SELECT 1 FROM catalog.tenants WHERE id = %s",
+                    (body.tenant_id,),
+                    f"no tenant {body.tenant_id!r}",
+                    "tenant_id",
                 )
                 if body.team_id is not None:
                     await self._require(
-                        cur, "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
+                        cur,
+                        "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
                         (body.team_id, body.tenant_id),
-                        f"no team {body.team_id!r} in tenant {body.tenant_id!r}", "team_id",
+                        f"no team {body.team_id!r} in tenant {body.tenant_id!r}",
+                        "team_id",
                     )
                 version = await self._bump(cur)
                 await cur.execute(
@@ -264,23 +300,34 @@ class CatalogStore:
         """Insert a key row holding only ``secret_hash``. The team defaults to the
         user's team. Raises NotFound (tenant, team, user), BadRequest (the user
         is in another team than ``team_id``)."""
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             await self._require(
-                cur, "SELECT 1 FROM catalog.tenants WHERE id = %s", (body.tenant_id,),
-                f"no tenant {body.tenant_id!r}", "tenant_id",
+                cur,
+                "SELECT 1 FROM catalog.tenants WHERE id = %s",
+                (body.tenant_id,),
+                f"no tenant {body.tenant_id!r}",
+                "tenant_id",
             )
             team_id = body.team_id
             if team_id is not None:
                 await self._require(
-                    cur, "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
+                    cur,
+                    "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
                     (team_id, body.tenant_id),
-                    f"no team {team_id!r} in tenant {body.tenant_id!r}", "team_id",
+                    f"no team {team_id!r} in tenant {body.tenant_id!r}",
+                    "team_id",
                 )
             if body.user_id is not None:
                 user = await self._require(
-                    cur, "SELECT team_id FROM catalog.users WHERE id = %s AND tenant_id = %s",
+                    cur,
+                    "SELECT team_id FROM catalog.users WHERE id = %s AND tenant_id = %s",
                     (body.user_id, body.tenant_id),
-                    f"no user {body.user_id!r} in tenant {body.tenant_id!r}", "user_id",
+                    f"no user {body.user_id!r} in tenant {body.tenant_id!r}",
+                    "user_id",
                 )
                 if team_id is None:
                     team_id = user["team_id"]
@@ -291,8 +338,17 @@ class CatalogStore:
                 "INSERT INTO catalog.api_keys (key_id, secret_hash, tenant_id, team_id, user_id, name, "
                 "allowed_models, expires_at, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
                 f"RETURNING {_KEY_COLUMNS}",
-                (key_id, secret_hash, body.tenant_id, team_id, body.user_id, body.name,
-                 body.allowed_models, body.expires_at, version),
+                (
+                    key_id,
+                    secret_hash,
+                    body.tenant_id,
+                    team_id,
+                    body.user_id,
+                    body.name,
+                    body.allowed_models,
+                    body.expires_at,
+                    version,
+                ),
             )
             row = await cur.fetchone()
         return ApiKey.model_validate(row), Change(version, [key_id])
@@ -309,10 +365,17 @@ class CatalogStore:
     async def revoke_key(self, key_id: str) -> tuple[ApiKey, Change]:
         """Revoke a key (idempotent: the first ``revoked_at`` stays, but the
         version is bumped again so edges re-check). Raises NotFound."""
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             await self._require(
-                cur, "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE", (key_id,),
-                f"no key {key_id!r}", "key_id",
+                cur,
+                "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE",
+                (key_id,),
+                f"no key {key_id!r}",
+                "key_id",
             )
             version = await self._bump(cur)
             await cur.execute(
@@ -327,10 +390,17 @@ class CatalogStore:
         """Set (or, with None, clear to inherit the team's) a key's redaction
         policy. Raises NotFound."""
         value: Any = None if policy is None else Jsonb(policy.model_dump(mode="json"))
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             await self._require(
-                cur, "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE", (key_id,),
-                f"no key {key_id!r}", "key_id",
+                cur,
+                "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE",
+                (key_id,),
+                f"no key {key_id!r}",
+                "key_id",
             )
             version = await self._bump(cur)
             await cur.execute(
@@ -363,10 +433,17 @@ class CatalogStore:
         Raises:
             NotFound: ``scope_id`` names no key/user/team/tenant of that kind.
         """
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             owner = await self._require(
-                cur, _SCOPE_OWNER[body.scope], (body.scope_id,),
-                f"no {body.scope} {body.scope_id!r}", "scope_id",
+                cur,
+                _SCOPE_OWNER[body.scope],
+                (body.scope_id,),
+                f"no {body.scope} {body.scope_id!r}",
+                "scope_id",
             )
             version = await self._bump(cur)
             await cur.execute(
@@ -379,9 +456,20 @@ class CatalogStore:
                 "budget_micro_usd = EXCLUDED.budget_micro_usd, budget_period = EXCLUDED.budget_period, "
                 "thresholds_percent = EXCLUDED.thresholds_percent, shadow = EXCLUDED.shadow, updated_at = now() "
                 f"RETURNING {_LIMIT_COLUMNS}, (xmax = 0) AS created",
-                (new_limit_id(), owner["tenant_id"], body.scope, body.scope_id, body.model,
-                 body.requests_per_minute, body.tokens_per_minute, body.max_concurrent,
-                 body.budget_micro_usd, body.budget_period, body.thresholds_percent, body.shadow),
+                (
+                    new_limit_id(),
+                    owner["tenant_id"],
+                    body.scope,
+                    body.scope_id,
+                    body.model,
+                    body.requests_per_minute,
+                    body.tokens_per_minute,
+                    body.max_concurrent,
+                    body.budget_micro_usd,
+                    body.budget_period,
+                    body.thresholds_percent,
+                    body.shadow,
+                ),
             )
             row = await cur.fetchone()
             key_ids = await self._stamp_scope(cur, version, body.scope, body.scope_id)
@@ -401,13 +489,22 @@ class CatalogStore:
 
     async def delete_limit(self, limit_id: str) -> tuple[LimitRecord, Change]:
         """Delete a limit and re-stamp every key in its scope. Raises NotFound."""
-        async with self._pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
             await self._require(
-                cur, "SELECT 1 FROM catalog.limits WHERE id = %s FOR UPDATE", (limit_id,),
-                f"no limit {limit_id!r}", "limit_id",
+                cur,
+                "SELECT 1 FROM catalog.limits WHERE id = %s FOR UPDATE",
+                (limit_id,),
+                f"no limit {limit_id!r}",
+                "limit_id",
             )
             version = await self._bump(cur)
-            await cur.execute(f"DELETE FROM catalog.limits WHERE id = %s RETURNING {_LIMIT_COLUMNS}", (limit_id,))
+            await cur.execute(
+                f"DELETE FROM catalog.limits WHERE id = %s RETURNING {_LIMIT_COLUMNS}", (limit_id,)
+            )
             row = await cur.fetchone()
             key_ids = await self._stamp_scope(cur, version, row["scope"], row["scope_id"])
         return LimitRecord.model_validate(row), Change(version, key_ids)

@@ -105,8 +105,10 @@ class WebhookNotifier:
         headers = {"Content-Type": "application/json", "X-Tollway-Alert-Id": str(alert.alert_id)}
         try:
             async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self._attempts), wait=self._wait,
-                retry=retry_if_exception(_retryable), reraise=True,
+                stop=stop_after_attempt(self._attempts),
+                wait=self._wait,
+                retry=retry_if_exception(_retryable),
+                reraise=True,
             ):
                 with attempt:
                     r = await self._client.post(url, content=body, headers=headers)
@@ -116,8 +118,13 @@ class WebhookNotifier:
                         raise httpx.HTTPStatusError(f"HTTP {r.status_code}", request=r.request, response=r)
         except Exception as exc:  # noqa: BLE001 - logged; the alert is on Kafka regardless
             self.failed += 1
-            log.warning("webhook_failed", tenant_id=alert.tenant_id, alert_id=str(alert.alert_id),
-                        error=type(exc).__name__, detail=str(exc)[:200])
+            log.warning(
+                "webhook_failed",
+                tenant_id=alert.tenant_id,
+                alert_id=str(alert.alert_id),
+                error=type(exc).__name__,
+                detail=str(exc)[:200],
+            )
             return
         self.delivered += 1
         log.info("webhook_delivered", tenant_id=alert.tenant_id, alert_id=str(alert.alert_id))

@@ -28,7 +28,10 @@ def _admin(server) -> httpx.AsyncClient:  # noqa: ANN001
 
 
 async def _principals(server, key_id: str) -> dict:  # noqa: ANN001
-    async with await psycopg.AsyncConnection.connect(server.dsn) as conn, conn.cursor(row_factory=dict_row) as cur:
+    async with (
+        await psycopg.AsyncConnection.connect(server.dsn) as conn,
+        conn.cursor(row_factory=dict_row) as cur,
+    ):
         await cur.execute(_pg(KEY_QUERY), (key_id,))
         return await cur.fetchone()
 
@@ -46,11 +49,15 @@ async def _make_key(c: httpx.AsyncClient, **extra) -> tuple[Tenant, Team, User, 
     r = await c.post("/admin/v1/teams", json={"tenant_id": tenant.id, "name": "eng"})
     assert r.status_code == 201, r.text
     team = Team.model_validate_json(r.content)
-    r = await c.post("/admin/v1/users", json={"tenant_id": tenant.id, "team_id": team.id, "name": "ada",
-                                              "email": "ada@example.com"})
+    r = await c.post(
+        "/admin/v1/users",
+        json={"tenant_id": tenant.id, "team_id": team.id, "name": "ada", "email": "ada@example.com"},
+    )
     assert r.status_code == 201, r.text
     user = User.model_validate_json(r.content)
-    r = await c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "user_id": user.id, "name": "k", **extra})
+    r = await c.post(
+        "/admin/v1/keys", json={"tenant_id": tenant.id, "user_id": user.id, "name": "k", **extra}
+    )
     assert r.status_code == 201, r.text
     return tenant, team, user, KeyCreated.model_validate_json(r.content)
 
@@ -79,7 +86,7 @@ async def test_create_principals_and_key_stores_only_the_hmac(quota_server) -> N
 
     # the secret appears nowhere in the database's key table
     async with await psycopg.AsyncConnection.connect(quota_server.dsn) as conn:
-        dump = (await (await conn.execute("SELECT k::text FROM catalog.api_keys k")).fetchall())
+        dump = await (await conn.execute("SELECT k::text FROM catalog.api_keys k")).fetchall()
     assert all(parsed.secret not in r[0] for r in dump)
 
     # the edge's snapshot query sees it
@@ -144,8 +151,10 @@ async def test_redaction_policy_falls_back_from_key_to_team(quota_server) -> Non
         team_version = row["version"]
         assert team_version > key.version  # a team change re-stamps its keys
 
-        r = await c.put(f"/admin/v1/keys/{key.key_id}/redaction-policy",
-                        json={"mode": "block", "entity_types": ["EMAIL_ADDRESS"]})
+        r = await c.put(
+            f"/admin/v1/keys/{key.key_id}/redaction-policy",
+            json={"mode": "block", "entity_types": ["EMAIL_ADDRESS"]},
+        )
         assert r.status_code == 200, r.text
         row = await _principals(quota_server, key.key_id)
         assert row["redaction_policy"]["mode"] == "block"
@@ -166,8 +175,11 @@ async def test_redaction_policy_falls_back_from_key_to_team(quota_server) -> Non
 async def test_bad_admin_token_is_401_openai_format(quota_server, header) -> None:  # noqa: ANN001
     headers = {"Authorization": header} if header else {}
     async with httpx.AsyncClient(base_url=quota_server.url, headers=headers) as c:
-        for method, path in [("GET", "/admin/v1/tenants"), ("POST", "/admin/v1/keys"),
-                             ("POST", "/admin/v1/keys/abcdefabcdef/revoke")]:
+        for method, path in [
+            ("GET", "/admin/v1/tenants"),
+            ("POST", "/admin/v1/keys"),
+            ("POST", "/admin/v1/keys/abcdefabcdef/revoke"),
+        ]:
             r = await c.request(method, path, json={"tenant_id": "x", "name": "y"})
             assert r.status_code == 401
             err = r.json()["error"]
@@ -206,9 +218,9 @@ async def test_duplicates_are_409_and_unknown_ids_404(quota_server) -> None:  # 
 async def test_concurrent_changes_get_distinct_versions(quota_server) -> None:  # noqa: ANN001
     async with _admin(quota_server) as c:
         tenant, _, _, _ = await _make_key(c)
-        answers = await asyncio.gather(*[
-            c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "name": f"k{i}"}) for i in range(10)
-        ])
+        answers = await asyncio.gather(
+            *[c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "name": f"k{i}"}) for i in range(10)]
+        )
     assert all(r.status_code == 201 for r in answers)
     versions = [KeyCreated.model_validate_json(r.content).version for r in answers]
     assert len(set(versions)) == 10

@@ -37,28 +37,33 @@ async def test_bootstrap_demo_writes_a_working_env_file(quota_server, tmp_path) 
     parsed = parse_key(env["OPENAI_API_KEY"])
     assert parsed is not None
     async with await psycopg.AsyncConnection.connect(quota_server.dsn) as conn:
-        row = await (await conn.execute(
-            "SELECT secret_hash, allowed_models, revoked, tenant_id FROM catalog.edge_principals WHERE key_id = %s",
-            (parsed.key_id,),
-        )).fetchone()
+        row = await (
+            await conn.execute(
+                "SELECT secret_hash, allowed_models, revoked, tenant_id FROM catalog.edge_principals WHERE key_id = %s",
+                (parsed.key_id,),
+            )
+        ).fetchone()
     assert verify_secret(quota_server.pepper.encode(), parsed.key_id, parsed.secret, row[0])
     assert row[1] is None and row[2] is False
 
     # the admin token in the file works against the admin API
-    async with httpx.AsyncClient(base_url=quota_server.url,
-                                 headers={"Authorization": f"Bearer {env['TOLLWAY_ADMIN_TOKEN']}"}) as c:
+    async with httpx.AsyncClient(
+        base_url=quota_server.url, headers={"Authorization": f"Bearer {env['TOLLWAY_ADMIN_TOKEN']}"}
+    ) as c:
         tenants = (await c.get("/admin/v1/tenants")).json()["data"]
     assert [t["name"] for t in tenants].count("demo") == 1
 
     # idempotent principals, fresh key, custom base URL
-    result = await _invoke(quota_server, "bootstrap-demo", "--env-file", str(path),
-                           "--base-url", "http://127.0.0.1:9999/v1")
+    result = await _invoke(
+        quota_server, "bootstrap-demo", "--env-file", str(path), "--base-url", "http://127.0.0.1:9999/v1"
+    )
     assert result.exit_code == 0, result.output
     env2 = dict(line.split("=", 1) for line in path.read_text().splitlines())
     assert env2["OPENAI_BASE_URL"] == "http://127.0.0.1:9999/v1"
     assert env2["OPENAI_API_KEY"] != env["OPENAI_API_KEY"]
-    async with httpx.AsyncClient(base_url=quota_server.url,
-                                 headers={"Authorization": f"Bearer {quota_server.token}"}) as c:
+    async with httpx.AsyncClient(
+        base_url=quota_server.url, headers={"Authorization": f"Bearer {quota_server.token}"}
+    ) as c:
         tenants = (await c.get("/admin/v1/tenants")).json()["data"]
         demo = next(t for t in tenants if t["name"] == "demo")
         assert len((await c.get("/admin/v1/teams", params={"tenant_id": demo["id"]})).json()["data"]) == 1
@@ -77,7 +82,9 @@ async def test_cli_key_lifecycle(quota_server) -> None:  # noqa: ANN001
     team_id = r.output.split()[-1]
     r = await _invoke(quota_server, "user", "create", tenant_id, "bob", "--team-id", team_id)
     assert r.exit_code == 0, r.output
-    r = await _invoke(quota_server, "key", "create", tenant_id, "ci", "--team-id", team_id, "--model", "gpt-4o-mini")
+    r = await _invoke(
+        quota_server, "key", "create", tenant_id, "ci", "--team-id", team_id, "--model", "gpt-4o-mini"
+    )
     assert r.exit_code == 0, r.output
     assert "will not be shown again" in r.output
     full = next(w for w in r.output.split() if w.startswith("tw_"))
@@ -96,9 +103,12 @@ async def test_cli_key_lifecycle(quota_server) -> None:  # noqa: ANN001
 async def test_reporting_token_create_list_revoke(quota_server) -> None:  # noqa: ANN001
     result = await _invoke(quota_server, "tenant", "create", "rt-cli")
     assert result.exit_code == 0, result.output
-    async with httpx.AsyncClient(base_url=quota_server.url,
-                                 headers={"Authorization": f"Bearer {quota_server.token}"}) as c:
-        tenant_id = next(t["id"] for t in (await c.get("/admin/v1/tenants")).json()["data"] if t["name"] == "rt-cli")
+    async with httpx.AsyncClient(
+        base_url=quota_server.url, headers={"Authorization": f"Bearer {quota_server.token}"}
+    ) as c:
+        tenant_id = next(
+            t["id"] for t in (await c.get("/admin/v1/tenants")).json()["data"] if t["name"] == "rt-cli"
+        )
 
         result = await _invoke(quota_server, "reporting-token", "create", tenant_id, "grafana")
         assert result.exit_code == 0, result.output

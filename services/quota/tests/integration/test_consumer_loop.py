@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tollway_contracts.events import DeadLetter, ScopeReservation, UsageEvent
@@ -42,10 +42,20 @@ class GatedSettler:
 
 def _completed(request_id: uuid.UUID, cost: int = 7) -> UsageEvent:
     t0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
-    return UsageEvent(type="completed", request_id=request_id, tenant_id="tn_loop00000000", key_id="a" * 12,
-                      ts_start=t0, ts_end=t0 + timedelta(seconds=1), model="m", prompt_tokens=3,
-                      completion_tokens=4, total_tokens=7, cost_micro_usd=cost,
-                      reservation={"key:" + "a" * 12: ScopeReservation(tokens=100, cost_micro_usd=50)})
+    return UsageEvent(
+        type="completed",
+        request_id=request_id,
+        tenant_id="tn_loop00000000",
+        key_id="a" * 12,
+        ts_start=t0,
+        ts_end=t0 + timedelta(seconds=1),
+        model="m",
+        prompt_tokens=3,
+        completion_tokens=4,
+        total_tokens=7,
+        cost_micro_usd=cost,
+        reservation={"key:" + "a" * 12: ScopeReservation(tokens=100, cost_micro_usd=50)},
+    )
 
 
 async def _committed(topics, partitions: int = 2) -> dict[int, int]:  # noqa: ANN001
@@ -69,14 +79,22 @@ async def test_offsets_are_committed_only_after_settlement(quota_topics) -> None
     producer = AIOKafkaProducer(bootstrap_servers=quota_topics.bootstrap, acks="all")
     await producer.start()
     settler = GatedSettler()
-    consumer = UsageConsumer(bootstrap_servers=quota_topics.bootstrap, topic=quota_topics.usage,
-                             group_id=quota_topics.group, dlq_topic=quota_topics.dlq, settler=settler,
-                             producer=producer, retry_initial_seconds=0.05, retry_max_seconds=0.2)
+    consumer = UsageConsumer(
+        bootstrap_servers=quota_topics.bootstrap,
+        topic=quota_topics.usage,
+        group_id=quota_topics.group,
+        dlq_topic=quota_topics.dlq,
+        settler=settler,
+        producer=producer,
+        retry_initial_seconds=0.05,
+        retry_max_seconds=0.2,
+    )
     rid = uuid.uuid4()
     event = _completed(rid)
     md = await producer.send_and_wait(quota_topics.usage, event.to_json(), key=event.kafka_key(), partition=0)
     await consumer.start()
     try:
+
         async def failing_a_while() -> bool:
             return settler.attempts >= 5
 
@@ -100,16 +118,28 @@ async def test_poison_goes_to_the_dlq_and_too_many_stop_the_consumer(quota_topic
     await producer.start()
     settler = GatedSettler()
     settler.open.set()
-    consumer = UsageConsumer(bootstrap_servers=quota_topics.bootstrap, topic=quota_topics.usage,
-                             group_id=quota_topics.group, dlq_topic=quota_topics.dlq, settler=settler,
-                             producer=producer, dlq_limit=DlqLimit(2))
+    consumer = UsageConsumer(
+        bootstrap_servers=quota_topics.bootstrap,
+        topic=quota_topics.usage,
+        group_id=quota_topics.group,
+        dlq_topic=quota_topics.dlq,
+        settler=settler,
+        producer=producer,
+        dlq_limit=DlqLimit(2),
+    )
     good = _completed(uuid.uuid4())
     sent = []
-    for value in (b"not json", good.to_json(), b'{"schema_version": 1, "type": "completed"}', b"\xff\xfe",
-                  _completed(uuid.uuid4()).to_json()):
+    for value in (
+        b"not json",
+        good.to_json(),
+        b'{"schema_version": 1, "type": "completed"}',
+        b"\xff\xfe",
+        _completed(uuid.uuid4()).to_json(),
+    ):
         sent.append(await producer.send_and_wait(quota_topics.usage, value, key=b"k", partition=1))
     await consumer.start()
     try:
+
         async def stopped() -> bool:
             return not consumer.healthy()
 
@@ -122,8 +152,13 @@ async def test_poison_goes_to_the_dlq_and_too_many_stop_the_consumer(quota_topic
         await consumer.stop()
         await producer.stop()
 
-    reader = AIOKafkaConsumer(quota_topics.dlq, bootstrap_servers=quota_topics.bootstrap,
-                              auto_offset_reset="earliest", enable_auto_commit=False, group_id=None)
+    reader = AIOKafkaConsumer(
+        quota_topics.dlq,
+        bootstrap_servers=quota_topics.bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+    )
     await reader.start()
     try:
         letters: list[DeadLetter] = []

@@ -26,7 +26,10 @@ def _admin(server) -> httpx.AsyncClient:  # noqa: ANN001
 
 
 async def _row(server, key_id: str) -> dict:  # noqa: ANN001
-    async with await psycopg.AsyncConnection.connect(server.dsn) as conn, conn.cursor(row_factory=dict_row) as cur:
+    async with (
+        await psycopg.AsyncConnection.connect(server.dsn) as conn,
+        conn.cursor(row_factory=dict_row) as cur,
+    ):
         await cur.execute(KEY_QUERY.replace("$1", "%s"), (key_id,))
         return await cur.fetchone()
 
@@ -35,13 +38,22 @@ async def _principals(c: httpx.AsyncClient, time_zone: str = "UTC"):  # noqa: AN
     r = await c.post("/admin/v1/tenants", json={"name": f"l-{secrets.token_hex(4)}", "time_zone": time_zone})
     assert r.status_code == 201, r.text
     tenant = Tenant.model_validate_json(r.content)
-    team = Team.model_validate_json((await c.post("/admin/v1/teams", json={"tenant_id": tenant.id, "name": "eng"})).content)
-    user = User.model_validate_json((await c.post(
-        "/admin/v1/users", json={"tenant_id": tenant.id, "team_id": team.id, "name": "ada"})).content)
-    key = KeyCreated.model_validate_json((await c.post(
-        "/admin/v1/keys", json={"tenant_id": tenant.id, "user_id": user.id, "name": "k"})).content)
-    other = KeyCreated.model_validate_json((await c.post(
-        "/admin/v1/keys", json={"tenant_id": tenant.id, "name": "no-team"})).content)
+    team = Team.model_validate_json(
+        (await c.post("/admin/v1/teams", json={"tenant_id": tenant.id, "name": "eng"})).content
+    )
+    user = User.model_validate_json(
+        (
+            await c.post("/admin/v1/users", json={"tenant_id": tenant.id, "team_id": team.id, "name": "ada"})
+        ).content
+    )
+    key = KeyCreated.model_validate_json(
+        (
+            await c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "user_id": user.id, "name": "k"})
+        ).content
+    )
+    other = KeyCreated.model_validate_json(
+        (await c.post("/admin/v1/keys", json={"tenant_id": tenant.id, "name": "no-team"})).content
+    )
     return tenant, team, user, key, other
 
 
@@ -50,8 +62,18 @@ async def test_every_applicable_scope_reaches_the_key_row_with_the_tenant_time_z
         tenant, team, user, key, other = await _principals(c, "Europe/Paris")
         before = (await _row(quota_server, key.key_id))["version"]
         bodies = [
-            {"scope": "tenant", "scope_id": tenant.id, "budget_micro_usd": 50_000_000, "budget_period": "month"},
-            {"scope": "team", "scope_id": team.id, "requests_per_minute": 600, "thresholds_percent": [90, 50]},
+            {
+                "scope": "tenant",
+                "scope_id": tenant.id,
+                "budget_micro_usd": 50_000_000,
+                "budget_period": "month",
+            },
+            {
+                "scope": "team",
+                "scope_id": team.id,
+                "requests_per_minute": 600,
+                "thresholds_percent": [90, 50],
+            },
             {"scope": "user", "scope_id": user.id, "max_concurrent": 4, "shadow": True},
             {"scope": "key", "scope_id": key.key_id, "tokens_per_minute": 10_000},
             {"scope": "key", "scope_id": key.key_id, "model": "gpt-4o-mini", "tokens_per_minute": 2_000},
@@ -64,7 +86,12 @@ async def test_every_applicable_scope_reaches_the_key_row_with_the_tenant_time_z
         limits = [Limit.model_validate(x) for x in row["limits"]]
         assert row["version"] > before
         assert [(lim.scope, lim.model) for lim in limits] == [
-            ("key", None), ("key", "gpt-4o-mini"), ("user", None), ("team", None), ("tenant", None)]
+            ("key", None),
+            ("key", "gpt-4o-mini"),
+            ("user", None),
+            ("team", None),
+            ("tenant", None),
+        ]
         assert {lim.time_zone for lim in limits} == {"Europe/Paris"}
         assert limits[3].thresholds_percent == [50, 90] and limits[2].shadow is True
         assert limits[4].budget_micro_usd == 50_000_000 and limits[4].budget_period == "month"
@@ -72,7 +99,9 @@ async def test_every_applicable_scope_reaches_the_key_row_with_the_tenant_time_z
         other_limits = (await _row(quota_server, other.key_id))["limits"]
         assert [x["scope"] for x in other_limits] == ["tenant"]
 
-        listed = LimitList.model_validate_json((await c.get("/admin/v1/limits", params={"tenant_id": tenant.id})).content)
+        listed = LimitList.model_validate_json(
+            (await c.get("/admin/v1/limits", params={"tenant_id": tenant.id})).content
+        )
         assert len(listed.data) == 5 and {x.tenant_id for x in listed.data} == {tenant.id}
 
 
@@ -110,7 +139,9 @@ async def test_replace_delete_and_time_zone_restamp_the_scope_keys_and_publish(q
 
         seen: list[Invalidation] = []
         deadline = asyncio.get_running_loop().time() + 5
-        while asyncio.get_running_loop().time() < deadline and not any(i.version == delete_version for i in seen):
+        while asyncio.get_running_loop().time() < deadline and not any(
+            i.version == delete_version for i in seen
+        ):
             msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
             if msg is not None:
                 seen.append(Invalidation.model_validate_json(msg["data"]))
@@ -133,11 +164,19 @@ async def test_bad_limits_and_time_zones_are_refused(quota_server) -> None:  # n
         for body, status in cases:
             r = await c.put("/admin/v1/limits", json=body)
             assert r.status_code == status, (body, r.text)
-        assert (await c.patch(f"/admin/v1/tenants/{tenant.id}", json={"time_zone": "Mars/Olympus"})).status_code == 400
-        assert (await c.post("/admin/v1/tenants", json={"name": "x-bad-tz", "time_zone": "Nowhere"})).status_code == 400
-        assert (await c.patch("/admin/v1/tenants/tn_nonexistent00", json={"time_zone": "UTC"})).status_code == 404
+        assert (
+            await c.patch(f"/admin/v1/tenants/{tenant.id}", json={"time_zone": "Mars/Olympus"})
+        ).status_code == 400
+        assert (
+            await c.post("/admin/v1/tenants", json={"name": "x-bad-tz", "time_zone": "Nowhere"})
+        ).status_code == 400
+        assert (
+            await c.patch("/admin/v1/tenants/tn_nonexistent00", json={"time_zone": "UTC"})
+        ).status_code == 404
         assert (await c.delete("/admin/v1/limits/lm_nonexistent00")).status_code == 404
-        r = await c.patch(f"/admin/v1/tenants/{tenant.id}", json={"alert_webhook_url": "http://127.0.0.1:1/hook"})
+        r = await c.patch(
+            f"/admin/v1/tenants/{tenant.id}", json={"alert_webhook_url": "http://127.0.0.1:1/hook"}
+        )
         assert r.status_code == 200 and r.json()["alert_webhook_url"] == "http://127.0.0.1:1/hook"
         assert r.json()["time_zone"] == "UTC"
 
@@ -150,15 +189,29 @@ async def test_cli_limit_and_time_zone_commands(quota_server) -> None:  # noqa: 
     async def run(*args: str):  # noqa: ANN202
         return await asyncio.to_thread(CliRunner().invoke, cli_app, list(args), env=env)
 
-    r = await run("limit", "set", "team", team.id, "--budget-micro-usd", "1000000", "--period", "day",
-                  "--threshold", "75", "--threshold", "100")
+    r = await run(
+        "limit",
+        "set",
+        "team",
+        team.id,
+        "--budget-micro-usd",
+        "1000000",
+        "--period",
+        "day",
+        "--threshold",
+        "75",
+        "--threshold",
+        "100",
+    )
     assert r.exit_code == 0, r.output
     limit_id = next(w for w in r.output.split() if w.startswith("lm_"))
     r = await run("limit", "list", tenant.id)
     assert r.exit_code == 0 and "day" in r.output
     r = await run("limit", "list", tenant.id, "--json")
     listed = LimitList.model_validate_json(r.stdout.strip().splitlines()[-1])
-    assert [(x.id, x.budget_micro_usd, x.thresholds_percent) for x in listed.data] == [(limit_id, 1_000_000, [75, 100])]
+    assert [(x.id, x.budget_micro_usd, x.thresholds_percent) for x in listed.data] == [
+        (limit_id, 1_000_000, [75, 100])
+    ]
     r = await run("tenant", "set-timezone", tenant.id, "Asia/Tokyo")
     assert r.exit_code == 0, r.output
     assert (await _row(quota_server, key.key_id))["limits"][0]["time_zone"] == "Asia/Tokyo"

@@ -35,8 +35,9 @@ def _counter(text: str, outcome: str) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-async def _insert_ledger_row(dsn: str, tenant: str, rid: str, status: str, tokens: int | None,
-                             cost: int | None) -> None:
+async def _insert_ledger_row(
+    dsn: str, tenant: str, rid: str, status: str, tokens: int | None, cost: int | None
+) -> None:
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
         await conn.execute(
             """INSERT INTO ledger.usage_records (request_id, tenant_id, key_id, ts_start, model, status,
@@ -62,14 +63,23 @@ async def test_expired_reservations_are_settled_to_the_ledger_or_released(quota_
     valkey = Redis.from_url(VALKEY_URL)
     # The edge's side: reservations that expire after 1 s.
     edge = Admission(valkey, reservation_ttl=timedelta(seconds=1), seed_provider=_nothing_spent)
-    limits = [Limit(scope="key", scope_id="k1", tokens_per_minute=100_000, max_concurrent=5,
-                    budget_micro_usd=10_000_000, budget_period="day")]
+    limits = [
+        Limit(
+            scope="key",
+            scope_id="k1",
+            tokens_per_minute=100_000,
+            max_concurrent=5,
+            budget_micro_usd=10_000_000,
+            budget_period="day",
+        )
+    ]
     done, in_flight, absent = (str(uuid.uuid4()) for _ in range(3))
     try:
         results = {}
         for rid, tokens, cost in ((done, 4_000, 80_000), (in_flight, 3_000, 50_000), (absent, 2_000, 20_000)):
-            res = await edge.admit(tenant_id=tenant, request_id=rid, limits=limits, tokens=tokens,
-                                   cost_micro_usd=cost)
+            res = await edge.admit(
+                tenant_id=tenant, request_id=rid, limits=limits, tokens=tokens, cost_micro_usd=cost
+            )
             assert res.admitted, res
             results[rid] = res
         tpm_key = next(c.key for c in results[done].checks if c.kind == "tokens")
@@ -78,9 +88,14 @@ async def test_expired_reservations_are_settled_to_the_ledger_or_released(quota_
         await _insert_ledger_row(quota_fresh_dsn, tenant, in_flight, "in_flight", None, None)
 
         settings = QuotaSettings(
-            postgres_dsn=quota_fresh_dsn, valkey_url=VALKEY_URL, admin_token="t-" + secrets.token_hex(8),
-            key_pepper="pepper-rec", invalidation_channel=f"test:quota:inv:{secrets.token_hex(4)}",
-            consume_usage=False, reconcile_interval_seconds=0.2, reconcile_grace_seconds=0,
+            postgres_dsn=quota_fresh_dsn,
+            valkey_url=VALKEY_URL,
+            admin_token="t-" + secrets.token_hex(8),
+            key_pepper="pepper-rec",
+            invalidation_channel=f"test:quota:inv:{secrets.token_hex(4)}",
+            consume_usage=False,
+            reconcile_interval_seconds=0.2,
+            reconcile_grace_seconds=0,
             log_format="json",
         )
         server = TestServer(create_app(settings), host="127.0.0.1", port=0)

@@ -29,8 +29,13 @@ pytestmark = pytest.mark.integration
 
 
 async def _read_all(topic: str, bootstrap: str, want: int, timeout: float = 20.0) -> list[bytes]:
-    reader = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest",
-                              enable_auto_commit=False, group_id=None)
+    reader = AIOKafkaConsumer(
+        topic,
+        bootstrap_servers=bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+    )
     await reader.start()
     out: list[bytes] = []
     try:
@@ -84,10 +89,18 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
     token = secrets.token_urlsafe(16)
     valkey_url = "redis://127.0.0.1:6379/11"
     settings = QuotaSettings(
-        postgres_dsn=quota_fresh_dsn, valkey_url=valkey_url, admin_token=token, key_pepper="pepper-x",
-        invalidation_channel=f"test:quota:inv:{secrets.token_hex(4)}", kafka_bootstrap_servers=quota_topics.bootstrap,
-        usage_topic=quota_topics.usage, dlq_topic=quota_topics.dlq, alerts_topic=quota_topics.alerts,
-        consumer_group=quota_topics.group, webhook_backoff_seconds=0.05, log_format="json",
+        postgres_dsn=quota_fresh_dsn,
+        valkey_url=valkey_url,
+        admin_token=token,
+        key_pepper="pepper-x",
+        invalidation_channel=f"test:quota:inv:{secrets.token_hex(4)}",
+        kafka_bootstrap_servers=quota_topics.bootstrap,
+        usage_topic=quota_topics.usage,
+        dlq_topic=quota_topics.dlq,
+        alerts_topic=quota_topics.alerts,
+        consumer_group=quota_topics.group,
+        webhook_backoff_seconds=0.05,
+        log_format="json",
         reconcile_expired=False,
     )
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)
@@ -97,23 +110,38 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
     await producer.start()
     tenant_id = None
     try:
-        async with httpx.AsyncClient(base_url=str(server.make_url("")).rstrip("/"),
-                                     headers={"Authorization": f"Bearer {token}"}) as c:
-            tenant = (await c.post("/admin/v1/tenants", json={"name": "settle-co", "time_zone": "Europe/Paris"})).json()
+        async with httpx.AsyncClient(
+            base_url=str(server.make_url("")).rstrip("/"), headers={"Authorization": f"Bearer {token}"}
+        ) as c:
+            tenant = (
+                await c.post("/admin/v1/tenants", json={"name": "settle-co", "time_zone": "Europe/Paris"})
+            ).json()
             tenant_id = tenant["id"]
             key = (await c.post("/admin/v1/keys", json={"tenant_id": tenant_id, "name": "k"})).json()
-            r = await c.put("/admin/v1/limits", json={
-                "scope": "key", "scope_id": key["key_id"], "budget_micro_usd": 1000, "budget_period": "day",
-                "tokens_per_minute": 100_000, "thresholds_percent": [50, 80]})
+            r = await c.put(
+                "/admin/v1/limits",
+                json={
+                    "scope": "key",
+                    "scope_id": key["key_id"],
+                    "budget_micro_usd": 1000,
+                    "budget_period": "day",
+                    "tokens_per_minute": 100_000,
+                    "thresholds_percent": [50, 80],
+                },
+            )
             assert r.status_code == 201, r.text
-            r = await c.patch(f"/admin/v1/tenants/{tenant_id}",
-                              json={"alert_webhook_url": str(receiver.make_url("/hook"))})
+            r = await c.patch(
+                f"/admin/v1/tenants/{tenant_id}", json={"alert_webhook_url": str(receiver.make_url("/hook"))}
+            )
             assert r.status_code == 200, r.text
 
         # The edge's side: limits from the view, two reservations through the admission library.
         async with await psycopg.AsyncConnection.connect(quota_fresh_dsn) as conn:
-            row = await (await conn.execute(
-                "SELECT limits FROM catalog.edge_principals WHERE key_id = %s", (key["key_id"],))).fetchone()
+            row = await (
+                await conn.execute(
+                    "SELECT limits FROM catalog.edge_principals WHERE key_id = %s", (key["key_id"],)
+                )
+            ).fetchone()
         limits = [Limit.model_validate(x) for x in row[0]]
         adm = Admission(valkey)
 
@@ -121,19 +149,42 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
             return 0
 
         r1, r2 = uuid.uuid4(), uuid.uuid4()
-        a1 = await adm.admit(tenant_id=tenant_id, request_id=str(r1), limits=limits, model="gpt-4o-mini",
-                             tokens=500, cost_micro_usd=600, seed_provider=zero)
-        a2 = await adm.admit(tenant_id=tenant_id, request_id=str(r2), limits=limits, model="gpt-4o-mini",
-                             tokens=500, cost_micro_usd=300, seed_provider=zero)
+        a1 = await adm.admit(
+            tenant_id=tenant_id,
+            request_id=str(r1),
+            limits=limits,
+            model="gpt-4o-mini",
+            tokens=500,
+            cost_micro_usd=600,
+            seed_provider=zero,
+        )
+        a2 = await adm.admit(
+            tenant_id=tenant_id,
+            request_id=str(r2),
+            limits=limits,
+            model="gpt-4o-mini",
+            tokens=500,
+            cost_micro_usd=300,
+            seed_provider=zero,
+        )
         assert a1.admitted and a2.admitted
 
         def event(rid: uuid.UUID, kind: str, reservation, cost: int | None, tokens: int | None) -> UsageEvent:  # noqa: ANN001
             now = utcnow()
             return UsageEvent(
-                type=kind, request_id=rid, tenant_id=tenant_id, key_id=key["key_id"], ts_start=now - timedelta(seconds=1),
-                ts_end=None if kind == "started" else now, model="gpt-4o-mini", prompt_tokens=tokens and 40,
-                completion_tokens=tokens and tokens - 40, total_tokens=tokens, cost_micro_usd=cost,
-                reservation=reservation)
+                type=kind,
+                request_id=rid,
+                tenant_id=tenant_id,
+                key_id=key["key_id"],
+                ts_start=now - timedelta(seconds=1),
+                ts_end=None if kind == "started" else now,
+                model="gpt-4o-mini",
+                prompt_tokens=tokens and 40,
+                completion_tokens=tokens and tokens - 40,
+                total_tokens=tokens,
+                cost_micro_usd=cost,
+                reservation=reservation,
+            )
 
         res1 = a1.reservation_by_scope()
         res2 = a2.reservation_by_scope()
@@ -147,8 +198,9 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         keys = [r1, None, r1, r1, r2]
         for value, rid in zip(messages, keys, strict=True):
             # one partition, so the order (and each alert's `used`) is deterministic
-            await producer.send_and_wait(quota_topics.usage, value, partition=0,
-                                         key=None if rid is None else str(rid).encode())
+            await producer.send_and_wait(
+                quota_topics.usage, value, partition=0, key=None if rid is None else str(rid).encode()
+            )
 
         deadline = asyncio.get_running_loop().time() + 30
         while not await _end_offsets_committed(quota_topics):
@@ -163,12 +215,17 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         again = await adm.settle(tenant_id=tenant_id, request_id=str(r1), tokens=90, cost_micro_usd=550)
         assert again.status == "already_settled"
 
-        letters = [DeadLetter.model_validate_json(v) for v in await _read_all(quota_topics.dlq, quota_topics.bootstrap, 1)]
+        letters = [
+            DeadLetter.model_validate_json(v)
+            for v in await _read_all(quota_topics.dlq, quota_topics.bootstrap, 1)
+        ]
         assert len(letters) == 1 and letters[0].value == "{broken"
 
         alerts = [parse_alert(v) for v in await _read_all(quota_topics.alerts, quota_topics.bootstrap, 2)]
-        assert sorted((a.threshold_percent, a.kind, a.used) for a in alerts) == [(50, "threshold", 550),
-                                                                               (80, "threshold", 850)]
+        assert sorted((a.threshold_percent, a.kind, a.used) for a in alerts) == [
+            (50, "threshold", 550),
+            (80, "threshold", 850),
+        ]
         assert {a.tenant_id for a in alerts} == {tenant_id}
         assert {a.time_zone for a in alerts} == {"Europe/Paris"} and {a.period for a in alerts} == {"day"}
 
@@ -184,8 +241,13 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         replay = settings.model_copy(update={"consumer_group": quota_topics.group + "-replay"})
         server = TestServer(create_app(replay), host="127.0.0.1", port=0)
         await server.start_server()
-        replay_topics = type(quota_topics)(quota_topics.usage, quota_topics.dlq, quota_topics.alerts,
-                                           replay.consumer_group, quota_topics.bootstrap)
+        replay_topics = type(quota_topics)(
+            quota_topics.usage,
+            quota_topics.dlq,
+            quota_topics.alerts,
+            replay.consumer_group,
+            quota_topics.bootstrap,
+        )
         deadline = asyncio.get_running_loop().time() + 30
         while not await _end_offsets_committed(replay_topics):
             assert asyncio.get_running_loop().time() < deadline, "the replay did not commit everything"

@@ -16,7 +16,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -59,8 +59,13 @@ async def _snapshot(r: Redis, tenant: str) -> dict:
     out = {}
     async for k in r.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000):
         t = await r.type(k)
-        out[k] = (await r.hgetall(k) if t == b"hash" else await r.zrange(k, 0, -1) if t == b"zset"
-                  else await r.get(k))
+        out[k] = (
+            await r.hgetall(k)
+            if t == b"hash"
+            else await r.zrange(k, 0, -1)
+            if t == b"zset"
+            else await r.get(k)
+        )
     return out
 
 
@@ -83,22 +88,51 @@ async def batch_world():  # noqa: ANN201
         await valkey.aclose()
 
 
-async def _reserve_and_produce(adm: Admission, producer: AIOKafkaProducer, topic: str, tenant: str,
-                               limits: list[Limit], n: int, cost: int) -> list[int]:
+async def _reserve_and_produce(
+    adm: Admission,
+    producer: AIOKafkaProducer,
+    topic: str,
+    tenant: str,
+    limits: list[Limit],
+    n: int,
+    cost: int,
+) -> list[int]:
     """``n`` calls reserved (100 micro-USD each) and their started + completed
     events on partition 0; returns the completed events' costs."""
     costs = []
     t0 = utcnow() - timedelta(seconds=2)
     for _ in range(n):
         rid = uuid.uuid4()
-        res = await adm.admit(tenant_id=tenant, request_id=str(rid), limits=limits, model="m", tokens=50,
-                              cost_micro_usd=100, seed_provider=_zero)
+        res = await adm.admit(
+            tenant_id=tenant,
+            request_id=str(rid),
+            limits=limits,
+            model="m",
+            tokens=50,
+            cost_micro_usd=100,
+            seed_provider=_zero,
+        )
         assert res.admitted
-        common = dict(request_id=rid, tenant_id=tenant, key_id=KEY_ID, ts_start=t0, model="m",
-                      reservation=res.reservation_by_scope())
-        for ev in (UsageEvent(type="started", **common),
-                   UsageEvent(type="completed", ts_end=t0 + timedelta(seconds=1), prompt_tokens=10,
-                              completion_tokens=20, total_tokens=30, cost_micro_usd=cost, **common)):
+        common = dict(
+            request_id=rid,
+            tenant_id=tenant,
+            key_id=KEY_ID,
+            ts_start=t0,
+            model="m",
+            reservation=res.reservation_by_scope(),
+        )
+        for ev in (
+            UsageEvent(type="started", **common),
+            UsageEvent(
+                type="completed",
+                ts_end=t0 + timedelta(seconds=1),
+                prompt_tokens=10,
+                completion_tokens=20,
+                total_tokens=30,
+                cost_micro_usd=cost,
+                **common,
+            ),
+        ):
             await producer.send_and_wait(topic, ev.to_json(), key=ev.kafka_key(), partition=0)
         costs.append(cost)
     return costs
@@ -106,8 +140,12 @@ async def _reserve_and_produce(adm: Admission, producer: AIOKafkaProducer, topic
 
 async def test_a_whole_batch_delivered_twice_settles_and_alerts_once(quota_topics, batch_world) -> None:  # noqa: ANN001
     tenant, valkey, producer, adm = batch_world
-    limit = Limit(scope="key", scope_id=KEY_ID, budget_micro_usd=1_500, budget_period="day", thresholds_percent=[50])
-    await _reserve_and_produce(adm, producer, quota_topics.usage, tenant, [limit], 10, 80)  # 800 of 1,500: 53 %
+    limit = Limit(
+        scope="key", scope_id=KEY_ID, budget_micro_usd=1_500, budget_period="day", thresholds_percent=[50]
+    )
+    await _reserve_and_produce(
+        adm, producer, quota_topics.usage, tenant, [limit], 10, 80
+    )  # 800 of 1,500: 53 %
 
     async def limits_of(key_id: str):  # noqa: ANN202 - the catalog's answer for this key
         return (tenant, [limit.model_dump(mode="json")]) if key_id == KEY_ID else None
@@ -122,14 +160,22 @@ async def test_a_whole_batch_delivered_twice_settles_and_alerts_once(quota_topic
         # a new emitter each time: its in-process memory of markers is lost, as in a restart
         emitter = AlertEmitter(valkey, producer, quota_topics.alerts, no_webhook, None)
         consumer = UsageConsumer(
-            bootstrap_servers=quota_topics.bootstrap, topic=quota_topics.usage, group_id=group,
-            dlq_topic=quota_topics.dlq, settler=adm, producer=producer,
-            after_settle=SettlementAlerts(limits_of, AdmissionBudgetReader(adm), emitter,
-                                          limits_of_many=limits_of_many))
+            bootstrap_servers=quota_topics.bootstrap,
+            topic=quota_topics.usage,
+            group_id=group,
+            dlq_topic=quota_topics.dlq,
+            settler=adm,
+            producer=producer,
+            after_settle=SettlementAlerts(
+                limits_of, AdmissionBudgetReader(adm), emitter, limits_of_many=limits_of_many
+            ),
+        )
         await consumer.start()
         try:
+
             async def all_committed() -> bool:
                 return (await _committed(quota_topics.bootstrap, group, quota_topics.usage)).get(0) == 20
+
             await _until(all_committed)
         finally:
             await consumer.stop()
@@ -146,8 +192,13 @@ async def test_a_whole_batch_delivered_twice_settles_and_alerts_once(quota_topic
     assert second.settled == 0
     assert await _snapshot(valkey, tenant) == once
 
-    reader = AIOKafkaConsumer(quota_topics.alerts, bootstrap_servers=quota_topics.bootstrap,
-                              auto_offset_reset="earliest", enable_auto_commit=False, group_id=None)
+    reader = AIOKafkaConsumer(
+        quota_topics.alerts,
+        bootstrap_servers=quota_topics.bootstrap,
+        auto_offset_reset="earliest",
+        enable_auto_commit=False,
+        group_id=None,
+    )
     await reader.start()
     try:
         alerts = []
@@ -185,13 +236,22 @@ async def test_offsets_wait_for_the_batch_valkey_step(quota_topics, batch_world)
     limit = Limit(scope="key", scope_id=KEY_ID, budget_micro_usd=10_000, budget_period="day")
     await _reserve_and_produce(adm, producer, quota_topics.usage, tenant, [limit], 10, 70)
     settler = FailingValkeyStep(adm)
-    consumer = UsageConsumer(bootstrap_servers=quota_topics.bootstrap, topic=quota_topics.usage,
-                             group_id=quota_topics.group, dlq_topic=quota_topics.dlq, settler=settler,
-                             producer=producer, retry_initial_seconds=0.05, retry_max_seconds=0.2)
+    consumer = UsageConsumer(
+        bootstrap_servers=quota_topics.bootstrap,
+        topic=quota_topics.usage,
+        group_id=quota_topics.group,
+        dlq_topic=quota_topics.dlq,
+        settler=settler,
+        producer=producer,
+        retry_initial_seconds=0.05,
+        retry_max_seconds=0.2,
+    )
     await consumer.start()
     try:
+
         async def failed_a_few_times() -> bool:
             return settler.failures >= 3
+
         await _until(failed_a_few_times)
         assert await _committed(quota_topics.bootstrap, quota_topics.group, quota_topics.usage) == {}
         half = await adm.budget_usage(tenant, limit)
@@ -200,10 +260,16 @@ async def test_offsets_wait_for_the_batch_valkey_step(quota_topics, batch_world)
         settler.open.set()
 
         async def all_committed() -> bool:
-            return (await _committed(quota_topics.bootstrap, quota_topics.group, quota_topics.usage)).get(0) == 20
+            return (await _committed(quota_topics.bootstrap, quota_topics.group, quota_topics.usage)).get(
+                0
+            ) == 20
+
         await _until(all_committed)
     finally:
         await consumer.stop()
     usage = await adm.budget_usage(tenant, limit)
-    assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (700, 0)  # each settled once
+    assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (
+        700,
+        0,
+    )  # each settled once
     assert [k async for k in valkey.scan_iter(match=f"tw:{{{tenant}}}:res:*")] == []

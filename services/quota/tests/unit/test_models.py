@@ -18,7 +18,9 @@ from tollway_quota.settings import QuotaSettings
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("make", "prefix"), [(new_tenant_id, "tn_"), (new_team_id, "tm_"), (new_user_id, "us_")])
+@pytest.mark.parametrize(
+    ("make", "prefix"), [(new_tenant_id, "tn_"), (new_team_id, "tm_"), (new_user_id, "us_")]
+)
 def test_ids_have_their_prefix_and_format(make, prefix) -> None:  # noqa: ANN001
     ids = {make() for _ in range(200)}
     assert len(ids) == 200
@@ -44,10 +46,17 @@ def test_listed_key_has_no_secret_fields() -> None:
 
 
 def test_responses_tolerate_new_fields() -> None:
-    key = ApiKey.model_validate({
-        "key_id": "abcdefabcdef", "tenant_id": "tn_a", "name": "k", "created_at": "2026-01-01T00:00:00Z",
-        "version": 3, "something_new": True, "redaction_policy": {"mode": "redact"},
-    })
+    key = ApiKey.model_validate(
+        {
+            "key_id": "abcdefabcdef",
+            "tenant_id": "tn_a",
+            "name": "k",
+            "created_at": "2026-01-01T00:00:00Z",
+            "version": 3,
+            "something_new": True,
+            "redaction_policy": {"mode": "redact"},
+        }
+    )
     assert key.redaction_policy == RedactionPolicy(mode="redact")
 
 

@@ -22,9 +22,19 @@ T0 = datetime(2026, 11, 29, 12, tzinfo=UTC)
 
 
 def _event(**over) -> bytes:  # noqa: ANN003
-    base = dict(type="completed", request_id=uuid.uuid4(), tenant_id="tn_a", key_id="k" * 12, ts_start=T0,
-                ts_end=T0 + timedelta(seconds=1), model="m", prompt_tokens=10, completion_tokens=5,
-                cost_micro_usd=12, reservation={"key:kkk": ScopeReservation(tokens=100, cost_micro_usd=40)})
+    base = dict(
+        type="completed",
+        request_id=uuid.uuid4(),
+        tenant_id="tn_a",
+        key_id="k" * 12,
+        ts_start=T0,
+        ts_end=T0 + timedelta(seconds=1),
+        model="m",
+        prompt_tokens=10,
+        completion_tokens=5,
+        cost_micro_usd=12,
+        reservation={"key:kkk": ScopeReservation(tokens=100, cost_micro_usd=40)},
+    )
     base.update(over)
     return UsageEvent(**base).to_json()
 
@@ -40,19 +50,33 @@ def test_terminal_events_with_a_reservation_settle_to_the_actuals() -> None:
 
 def test_started_and_unreserved_events_need_nothing() -> None:
     assert plan_settlement(_event(reservation=None)) is None
-    started = _event(type="started", ts_end=None, prompt_tokens=None, completion_tokens=None, cost_micro_usd=None)
+    started = _event(
+        type="started", ts_end=None, prompt_tokens=None, completion_tokens=None, cost_micro_usd=None
+    )
     assert plan_settlement(started) is None
 
 
-@pytest.mark.parametrize("value", [None, b"", b"nope", b"[]", b'{"schema_version": 2}', b'{"type": "completed"}'])
+@pytest.mark.parametrize(
+    "value", [None, b"", b"nope", b"[]", b'{"schema_version": 2}', b'{"type": "completed"}']
+)
 def test_unusable_messages_are_poison(value) -> None:  # noqa: ANN001
     with pytest.raises(Poison):
         plan_settlement(value)
 
 
 def _limit(**over) -> Limit:  # noqa: ANN003
-    return Limit(**({"scope": "team", "scope_id": "tm_x", "budget_micro_usd": 1000, "budget_period": "month",
-                     "thresholds_percent": [50, 80]} | over))
+    return Limit(
+        **(
+            {
+                "scope": "team",
+                "scope_id": "tm_x",
+                "budget_micro_usd": 1000,
+                "budget_period": "month",
+                "thresholds_percent": [50, 80],
+            }
+            | over
+        )
+    )
 
 
 def test_crossings_are_every_threshold_reached_plus_the_hard_limit() -> None:
@@ -61,10 +85,20 @@ def test_crossings_are_every_threshold_reached_plus_the_hard_limit() -> None:
     assert [c.threshold_percent for c in budget_crossings(_limit(), usage(499))] == []
     assert [c.threshold_percent for c in budget_crossings(_limit(), usage(500))] == [50]
     assert [(c.threshold_percent, c.kind) for c in budget_crossings(_limit(), usage(1000))] == [
-        (50, "threshold"), (80, "threshold"), (100, "limit")]
-    assert budget_crossings(_limit(budget_micro_usd=None, budget_period=None, requests_per_minute=5), usage(9)) == []
+        (50, "threshold"),
+        (80, "threshold"),
+        (100, "limit"),
+    ]
+    assert (
+        budget_crossings(_limit(budget_micro_usd=None, budget_period=None, requests_per_minute=5), usage(9))
+        == []
+    )
     # a zero budget alerts on the first micro-USD
-    assert [c.threshold_percent for c in budget_crossings(_limit(budget_micro_usd=0), usage(1))] == [50, 80, 100]
+    assert [c.threshold_percent for c in budget_crossings(_limit(budget_micro_usd=0), usage(1))] == [
+        50,
+        80,
+        100,
+    ]
 
 
 def test_alert_ids_repeat_within_a_period_only() -> None:
@@ -73,8 +107,12 @@ def test_alert_ids_repeat_within_a_period_only() -> None:
     b = build_alert("tn_a", c, source="settlement", request_id=str(uuid.uuid4()), now=T0 + timedelta(hours=1))
     assert a.alert_id == b.alert_id and a.threshold_percent == 80 and a.period == "month"
     later = BudgetUsage(900, T0 + timedelta(days=30), T0 + timedelta(days=61))
-    assert build_alert("tn_a", budget_crossings(_limit(), later)[1], source="settlement", request_id=None,
-                       now=T0).alert_id != a.alert_id
+    assert (
+        build_alert(
+            "tn_a", budget_crossings(_limit(), later)[1], source="settlement", request_id=None, now=T0
+        ).alert_id
+        != a.alert_id
+    )
 
 
 def test_dead_letter_limit_is_per_sliding_window() -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from aiohttp import web
-from tollway_runtime.cli import settings_from_cli
 
 from tollway_redactor.settings import RedactorSettings
+from tollway_runtime.cli import settings_from_cli
 
 
 def main(argv: list[str] | None = None) -> None:

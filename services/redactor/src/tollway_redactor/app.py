@@ -16,14 +16,14 @@ import redis.asyncio as aioredis
 import structlog
 from aiohttp import web
 from pydantic import ValidationError
+
 from tollway_contracts.errors import error_json
 from tollway_contracts.redaction import REDACT_PATH, RedactRequest
-from tollway_runtime.health import add_health_routes
-
 from tollway_redactor.cache import DetectionCache
 from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
 from tollway_redactor.service import Redactor
 from tollway_redactor.settings import RedactorSettings
+from tollway_runtime.health import add_health_routes
 
 log = structlog.get_logger("tollway_redactor")
 
@@ -33,7 +33,9 @@ REDACTOR: web.AppKey[Redactor] = web.AppKey("redactor", Redactor)
 
 
 def _error(status: int, message: str, code: str, type_: str = "invalid_request_error") -> web.Response:
-    return web.Response(status=status, body=error_json(message, type=type_, code=code), content_type="application/json")
+    return web.Response(
+        status=status, body=error_json(message, type=type_, code=code), content_type="application/json"
+    )
 
 
 async def redact_handler(request: web.Request) -> web.Response:
@@ -49,7 +51,9 @@ async def redact_handler(request: web.Request) -> web.Response:
     total_chars = sum(len(t.text) for t in body.texts)
     if len(body.texts) > settings.max_texts or total_chars > settings.max_total_chars:
         log.info("redact", status=413, texts=len(body.texts), chars=total_chars)
-        return _error(413, "too many texts or characters in one redaction request", "redaction_request_too_large")
+        return _error(
+            413, "too many texts or characters in one redaction request", "redaction_request_too_large"
+        )
     try:
         answer = await request.app[REDACTOR].redact(body)
     except AnalyzerUnavailable:

@@ -117,7 +117,9 @@ class Replacement:
     placeholder: str
 
 
-def anonymise(text: str, spans: Sequence[Span], allocator: PlaceholderAllocator) -> tuple[str, list[Replacement]]:
+def anonymise(
+    text: str, spans: Sequence[Span], allocator: PlaceholderAllocator
+) -> tuple[str, list[Replacement]]:
     """Replace each span of ``text`` by its placeholder.
 
     Args:
@@ -145,7 +147,9 @@ def anonymise(text: str, spans: Sequence[Span], allocator: PlaceholderAllocator)
     return "".join(pieces), out
 
 
-def anonymise_all(texts: Sequence[str], spans_per_text: Sequence[Sequence[Span]]) -> list[tuple[str, list[Replacement]]]:
+def anonymise_all(
+    texts: Sequence[str], spans_per_text: Sequence[Sequence[Span]]
+) -> list[tuple[str, list[Replacement]]]:
     """Anonymise every text of one request with one shared allocator.
 
     Numbering follows text order, then offset order, so the same request

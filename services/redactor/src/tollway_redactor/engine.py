@@ -33,11 +33,10 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see mo
 import spacy  # noqa: E402
 from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry  # noqa: E402
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
-
 from presidio_analyzer.predefined_recognizers import IbanRecognizer, PhoneRecognizer  # noqa: E402
 
 from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
-from tollway_redactor.names import CUE_SCORE, cue_names, ner_segments, extend_person, plausible_person  # noqa: E402
+from tollway_redactor.names import CUE_SCORE, cue_names, extend_person, ner_segments, plausible_person  # noqa: E402
 
 LANGUAGE = "en"
 
@@ -115,7 +114,18 @@ BUILTIN_RECOGNIZERS = [
             {"name": "street_number_first", "regex": _STREET_US, "score": 0.85},
             {"name": "street_number_last", "regex": _STREET_EU, "score": 0.85},
         ],
-        "context": ["address", "live", "lives", "street", "ship", "deliver", "mail", "send", "located", "home"],
+        "context": [
+            "address",
+            "live",
+            "lives",
+            "street",
+            "ship",
+            "deliver",
+            "mail",
+            "send",
+            "located",
+            "home",
+        ],
     }
 ]
 
@@ -162,7 +172,12 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
             ents: dict[int, list] = {}
             for (i, start, _), seg in zip(jobs, seg_docs, strict=True):
                 for ent in seg.ents:
-                    span = docs[i].char_span(start + ent.start_char, start + ent.end_char, label=ent.label_, alignment_mode="expand")
+                    span = docs[i].char_span(
+                        start + ent.start_char,
+                        start + ent.end_char,
+                        label=ent.label_,
+                        alignment_mode="expand",
+                    )
                     if span is not None:
                         ents.setdefault(i, []).append(span)
             for i, spans in ents.items():
@@ -170,7 +185,9 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         return [self._doc_to_nlp_artifact(doc, LANGUAGE) for doc in docs]
 
     def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:  # noqa: ANN001
-        entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
+        entities, scores = self._get_updated_entities(
+            self._get_entities(doc), self._get_scores_for_entities(doc)
+        )
         return NlpArtifacts(
             entities=entities,
             tokens=doc,
@@ -217,7 +234,9 @@ def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
         supported_entity=cfg["entity_type"],
         name=cfg["name"],
         supported_language=LANGUAGE,
-        patterns=[Pattern(name=p["name"], regex=p["regex"], score=p["score"]) for p in cfg.get("patterns", [])],
+        patterns=[
+            Pattern(name=p["name"], regex=p["regex"], score=p["score"]) for p in cfg.get("patterns", [])
+        ],
         context=cfg.get("context") or None,
     )
 
@@ -273,7 +292,9 @@ class Detector:
             f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}"
         )
 
-    def analyze(self, texts: Sequence[str], entity_types: Sequence[str], score_threshold: float) -> list[list[Span]]:
+    def analyze(
+        self, texts: Sequence[str], entity_types: Sequence[str], score_threshold: float
+    ) -> list[list[Span]]:
         """Detect ``entity_types`` at or above ``score_threshold`` in each text.
 
         Returns:
@@ -298,7 +319,11 @@ class Detector:
                 score_threshold=score_threshold,
                 nlp_artifacts=art,
             )
-            spans = [Span(r.entity_type, r.start, r.end, round(float(r.score), 4)) for r in results if r.entity_type in wanted]
+            spans = [
+                Span(r.entity_type, r.start, r.end, round(float(r.score), 4))
+                for r in results
+                if r.entity_type in wanted
+            ]
             if "PERSON" in wanted:
                 spans = _person_rules(text, spans, score_threshold)
             out.append(resolve_overlaps(spans))

@@ -33,7 +33,11 @@ def _init_worker(config: dict, barrier) -> None:  # noqa: ANN001 - multiprocessi
     from tollway_redactor.engine import Detector
 
     _DETECTOR = Detector(config)
-    _DETECTOR.analyze(["warm up: Jane Doe, jane@example.com, +1 415 555 0134"], ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"], 0.5)
+    _DETECTOR.analyze(
+        ["warm up: Jane Doe, jane@example.com, +1 415 555 0134"],
+        ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"],
+        0.5,
+    )
     barrier.wait(timeout=600)
 
 
@@ -75,7 +79,10 @@ class AnalyzerPool:
         ctx = multiprocessing.get_context("spawn")
         barrier = ctx.Barrier(self.workers)  # inherited by each spawned worker
         self._executor = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=ctx, initializer=_init_worker, initargs=(self._config, barrier)
+            max_workers=self.workers,
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(self._config, barrier),
         )
         loop = asyncio.get_running_loop()
         # n submissions at once make the executor spawn all n processes

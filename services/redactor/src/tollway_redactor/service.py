@@ -18,7 +18,6 @@ from tollway_contracts.redaction import (
     RedactRequest,
     RedactResponse,
 )
-
 from tollway_redactor.cache import DetectionCache, cache_scope
 from tollway_redactor.detection import Span, anonymise_all
 
@@ -28,7 +27,9 @@ class Analyzer(Protocol):
 
     model_version: str | None
 
-    async def analyze(self, texts: Sequence[str], entity_types: Sequence[str], threshold: float) -> list[list[Span]]:
+    async def analyze(
+        self, texts: Sequence[str], entity_types: Sequence[str], threshold: float
+    ) -> list[list[Span]]:
         """Spans per text."""
         ...
 
@@ -63,8 +64,12 @@ class Redactor:
         """
         started = time.perf_counter()
         policy = request.policy
-        entity_types = list(policy.entity_types) if policy.entity_types is not None else self.default_entity_types
-        threshold = policy.score_threshold if policy.score_threshold is not None else self.default_score_threshold
+        entity_types = (
+            list(policy.entity_types) if policy.entity_types is not None else self.default_entity_types
+        )
+        threshold = (
+            policy.score_threshold if policy.score_threshold is not None else self.default_score_threshold
+        )
         texts = [t.text for t in request.texts]
         unique = list(dict.fromkeys(texts))  # repeated texts are looked up and analysed once
         model_version = self.analyzer.model_version or "unknown"

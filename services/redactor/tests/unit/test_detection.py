@@ -13,7 +13,11 @@ pytestmark = pytest.mark.unit
 
 
 def test_same_value_same_placeholder_across_texts_and_numbering_in_order():
-    texts = ["Jane Roe met Bob Stone.", "Bob Stone wrote to jane roe and Carl.", "Card 4111 1111 1111 1111 / 4111111111111111"]
+    texts = [
+        "Jane Roe met Bob Stone.",
+        "Bob Stone wrote to jane roe and Carl.",
+        "Card 4111 1111 1111 1111 / 4111111111111111",
+    ]
     spans = [
         [Span("PERSON", 0, 8, 0.85), Span("PERSON", 13, 22, 0.85)],
         [Span("PERSON", 0, 9, 0.85), Span("PERSON", 19, 27, 0.85), Span("PERSON", 32, 36, 0.85)],
@@ -45,12 +49,19 @@ def test_overlaps_resolved_by_score_then_length():
         Span("PHONE_NUMBER", 40, 50, 0.4),  # adjacent to the email: kept
     ]
     kept = resolve_overlaps(spans)
-    assert kept == [Span("LOCATION", 5, 15, 0.85), Span("EMAIL_ADDRESS", 20, 40, 0.9), Span("PHONE_NUMBER", 40, 50, 0.4)]
+    assert kept == [
+        Span("LOCATION", 5, 15, 0.85),
+        Span("EMAIL_ADDRESS", 20, 40, 0.9),
+        Span("PHONE_NUMBER", 40, 50, 0.4),
+    ]
 
 
 def test_overlap_resolution_does_not_depend_on_input_order():
     rng = random.Random(7)
-    spans = [Span(rng.choice("ABC"), s, s + rng.randint(1, 9), rng.choice([0.4, 0.6, 0.85, 1.0])) for s in (rng.randint(0, 60) for _ in range(25))]
+    spans = [
+        Span(rng.choice("ABC"), s, s + rng.randint(1, 9), rng.choice([0.4, 0.6, 0.85, 1.0]))
+        for s in (rng.randint(0, 60) for _ in range(25))
+    ]
     expected = resolve_overlaps(spans)
     for _ in range(50):
         rng.shuffle(spans)
@@ -63,7 +74,10 @@ def test_overlap_resolution_does_not_depend_on_input_order():
 def test_text_around_detections_never_corrupted(seed):
     rng = random.Random(seed)
     text = "".join(rng.choice("ab <>_é😀\n") for _ in range(80))
-    spans = [Span(rng.choice(["PERSON", "EMAIL_ADDRESS"]), s, s + rng.randint(0, 12), rng.random()) for s in (rng.randint(0, 85) for _ in range(12))]
+    spans = [
+        Span(rng.choice(["PERSON", "EMAIL_ADDRESS"]), s, s + rng.randint(0, 12), rng.random())
+        for s in (rng.randint(0, 85) for _ in range(12))
+    ]
     anon, reps = anonymise(text, spans, PlaceholderAllocator())
     # rebuild the original from the replacements: every untouched character is in place
     rebuilt, cursor = [], 0
@@ -84,7 +98,9 @@ def test_text_around_detections_never_corrupted(seed):
 
 def test_adjacent_detections_both_replaced():
     text = "JaneRoe@x.io"
-    anon, _ = anonymise(text, [Span("PERSON", 0, 7, 0.85), Span("EMAIL_ADDRESS", 0, 12, 1.0)], PlaceholderAllocator())
+    anon, _ = anonymise(
+        text, [Span("PERSON", 0, 7, 0.85), Span("EMAIL_ADDRESS", 0, 12, 1.0)], PlaceholderAllocator()
+    )
     assert anon == "<EMAIL_ADDRESS_1>"
     anon, _ = anonymise("AB", [Span("X", 0, 1, 0.5), Span("Y", 1, 2, 0.5)], PlaceholderAllocator())
     assert anon == "<X_1><Y_1>"

@@ -43,18 +43,25 @@ def test_pattern_entities(redactor_detector):
 
 
 def test_person_from_ner(redactor_detector):
-    assert ("PERSON", "Maria Garcia") in found(redactor_detector, "Please forward this to Maria Garcia tomorrow.")
+    assert ("PERSON", "Maria Garcia") in found(
+        redactor_detector, "Please forward this to Maria Garcia tomorrow."
+    )
 
 
 def test_deny_list(redactor_detector):
     text = "ask zorblax quint about Bluebird"
-    assert found(redactor_detector, text, ["PERSON", "PROJECT"]) == [("PERSON", "zorblax quint"), ("PROJECT", "Bluebird")]
+    assert found(redactor_detector, text, ["PERSON", "PROJECT"]) == [
+        ("PERSON", "zorblax quint"),
+        ("PROJECT", "Bluebird"),
+    ]
     # a deny-listed type is detected only when the policy asks for it
     assert "PROJECT" not in {e for e, _ in found(redactor_detector, text, ["PERSON"])}
 
 
 def test_custom_recognizer(redactor_detector):
-    assert found(redactor_detector, "employee EMP-123456 left", ["EMPLOYEE_ID"]) == [("EMPLOYEE_ID", "EMP-123456")]
+    assert found(redactor_detector, "employee EMP-123456 left", ["EMPLOYEE_ID"]) == [
+        ("EMPLOYEE_ID", "EMP-123456")
+    ]
     assert found(redactor_detector, "EMP-12345 is too short", ["EMPLOYEE_ID"]) == []
 
 
@@ -89,4 +96,6 @@ def test_iban_followed_by_a_word(redactor_detector):
 
 def test_address_wins_over_city_tagged_person(redactor_detector):
     text = "Our new office is at 897 Sunset Court, Austin, TX 78701. Draft a note."
-    assert found(redactor_detector, text, ["PERSON", "STREET_ADDRESS"]) == [("STREET_ADDRESS", "897 Sunset Court, Austin, TX 78701")]
+    assert found(redactor_detector, text, ["PERSON", "STREET_ADDRESS"]) == [
+        ("STREET_ADDRESS", "897 Sunset Court, Austin, TX 78701")
+    ]

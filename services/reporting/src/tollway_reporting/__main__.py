@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from aiohttp import web
-from tollway_runtime.cli import settings_from_cli
 
 from tollway_reporting.app import create_app
 from tollway_reporting.settings import ReportingSettings
+from tollway_runtime.cli import settings_from_cli
 
 
 def main(argv: list[str] | None = None) -> None:

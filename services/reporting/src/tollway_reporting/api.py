@@ -23,8 +23,8 @@ import asyncpg
 import orjson
 import structlog
 from aiohttp import web
-from tollway_contracts.errors import error_json
 
+from tollway_contracts.errors import error_json
 from tollway_reporting.auth import AuthError, TokenVerifier
 from tollway_reporting.export import CONTENT_TYPES, FORMATS, iso, json_rows, to_csv, to_parquet
 from tollway_reporting.query import (
@@ -62,10 +62,15 @@ log = structlog.get_logger("tollway_reporting.api")
 _PUBLIC = {f"{PREFIX}/openapi.json"}
 
 
-def error_response(status: int, message: str, *, type: str, code: str, param: str | None = None) -> web.Response:  # noqa: A002
+def error_response(
+    status: int, message: str, *, type: str, code: str, param: str | None = None
+) -> web.Response:  # noqa: A002
     """An OpenAI-format error response."""
-    return web.Response(status=status, body=error_json(message, type=type, code=code, param=param),
-                        content_type="application/json")
+    return web.Response(
+        status=status,
+        body=error_json(message, type=type, code=code, param=param),
+        content_type="application/json",
+    )
 
 
 @web.middleware
@@ -92,16 +97,22 @@ async def reporting_middleware(request: web.Request, handler):  # noqa: ANN001, 
             return error_response(exc.status, exc.message, type=kind, code=exc.code, param=exc.param)
         except web.HTTPNotFound:
             status = 404
-            return error_response(404, f"no route {request.method} {request.path}", type="not_found_error",
-                                  code="unknown_route")
+            return error_response(
+                404, f"no route {request.method} {request.path}", type="not_found_error", code="unknown_route"
+            )
         except web.HTTPMethodNotAllowed:
             status = 405
-            return error_response(405, f"method {request.method} not allowed", type="invalid_request_error",
-                                  code="method_not_allowed")
+            return error_response(
+                405,
+                f"method {request.method} not allowed",
+                type="invalid_request_error",
+                code="method_not_allowed",
+            )
         except asyncpg.QueryCanceledError:
             status = 504
-            return error_response(504, "the report took too long; narrow the range", type="api_error",
-                                  code="query_timeout")
+            return error_response(
+                504, "the report took too long; narrow the range", type="api_error", code="query_timeout"
+            )
         except web.HTTPException:
             raise
         except Exception:
@@ -113,10 +124,16 @@ async def reporting_middleware(request: web.Request, handler):  # noqa: ANN001, 
         return response
     finally:
         if request.path.startswith(f"{PREFIX}/"):
-            log.info("reporting_request", method=request.method, path=request.path, status=status,
-                     tenant_id=scope.tenant_id if scope else None, admin=bool(scope and scope.is_admin),
-                     token_id=scope.token_id if scope else None,
-                     duration_ms=round((time.perf_counter() - started) * 1000, 2))
+            log.info(
+                "reporting_request",
+                method=request.method,
+                path=request.path,
+                status=status,
+                tenant_id=scope.tenant_id if scope else None,
+                admin=bool(scope and scope.is_admin),
+                token_id=scope.token_id if scope else None,
+                duration_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
 
 
 def _format(request: web.Request) -> str:
@@ -154,9 +171,17 @@ async def usage(request: web.Request) -> web.Response:
     sql, args = usage_sql(scope, q, max_rows)
     rows = finish_rows(await request.app[STORE].fetch(sql, args))
     if len(rows) > max_rows:
-        raise QueryError(f"more than {max_rows} rows; narrow the range, coarsen the granularity or group by less",
-                         None, code="result_too_large")
-    meta = {"granularity": q.granularity, "start": iso(q.start), "end": iso(q.end), "group_by": list(q.group_by)}
+        raise QueryError(
+            f"more than {max_rows} rows; narrow the range, coarsen the granularity or group by less",
+            None,
+            code="result_too_large",
+        )
+    meta = {
+        "granularity": q.granularity,
+        "start": iso(q.start),
+        "end": iso(q.end),
+        "group_by": list(q.group_by),
+    }
     return _render(fmt, "usage", meta, usage_columns(q), rows)
 
 
@@ -171,8 +196,14 @@ async def top(request: web.Request) -> web.Response:
     q = parse_top_query(request.query)
     sql, args = top_sql(request[SCOPE], q)
     rows = finish_rows(await request.app[STORE].fetch(sql, args))
-    meta = {"by": q.by, "metric": q.metric, "limit": q.limit, "granularity": q.granularity,
-            "start": iso(q.start), "end": iso(q.end)}
+    meta = {
+        "by": q.by,
+        "metric": q.metric,
+        "limit": q.limit,
+        "granularity": q.granularity,
+        "start": iso(q.start),
+        "end": iso(q.end),
+    }
     return _render(fmt, f"top-{q.by}", meta, top_columns(q), rows)
 
 

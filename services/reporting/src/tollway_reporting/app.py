@@ -14,12 +14,12 @@ from collections.abc import AsyncIterator
 import asyncpg
 import structlog
 from aiohttp import web
-from tollway_runtime.health import add_health_routes
 
 from tollway_reporting.api import LIMITS, STORE, VERIFIER, Limits, add_routes, reporting_middleware
 from tollway_reporting.auth import TokenVerifier
 from tollway_reporting.settings import ReportingSettings
 from tollway_reporting.store import ReportingStore
+from tollway_runtime.health import add_health_routes
 
 SETTINGS: web.AppKey[ReportingSettings] = web.AppKey("settings", ReportingSettings)
 log = structlog.get_logger("tollway_reporting.app")

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 
 from tollway_contracts.keys import parse_reporting_token, verify_secret
-
 from tollway_reporting.query import Scope
 from tollway_reporting.store import ReportingStore, TokenRow
 
@@ -43,8 +42,14 @@ class TokenVerifier:
         clock: monotonic clock, seconds (tests inject one).
     """
 
-    def __init__(self, store: ReportingStore, pepper: bytes, admin_token: bytes, ttl: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        store: ReportingStore,
+        pepper: bytes,
+        admin_token: bytes,
+        ttl: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._pepper = pepper
         self._admin = admin_token

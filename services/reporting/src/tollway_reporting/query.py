@@ -54,8 +54,9 @@ class QueryError(Exception):
     """A request the API refuses; ``status`` 400 (bad parameter) or 403 (another
     tenant's data). ``message`` is safe to show; ``param`` names the parameter."""
 
-    def __init__(self, message: str, param: str | None = None, *, status: int = 400,
-                 code: str = "invalid_parameter") -> None:
+    def __init__(
+        self, message: str, param: str | None = None, *, status: int = 400, code: str = "invalid_parameter"
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.param = param
@@ -152,10 +153,13 @@ def _range(params: Mapping[str, str], granularity: str) -> tuple[datetime, datet
         raise QueryError("end must be after start", "end")
     for name, ts in (("start", start), ("end", end)):
         if not is_aligned(ts, granularity):
-            raise QueryError(f"{name} must fall on a UTC {granularity} boundary for granularity={granularity}", name)
+            raise QueryError(
+                f"{name} must fall on a UTC {granularity} boundary for granularity={granularity}", name
+            )
     if end - start > MAX_RANGE[granularity]:
         raise QueryError(
-            f"range too long for granularity={granularity} (at most {MAX_RANGE[granularity].days} days)", "end"
+            f"range too long for granularity={granularity} (at most {MAX_RANGE[granularity].days} days)",
+            "end",
         )
     return start, end
 
@@ -234,8 +238,9 @@ def scoped_filters(scope: Scope, filters: Mapping[str, str]) -> dict[str, str]:
     if scope.tenant_id is not None:
         asked = out.get("tenant_id")
         if asked is not None and asked != scope.tenant_id:
-            raise QueryError("this token may read only its own tenant", "tenant_id", status=403,
-                             code="tenant_forbidden")
+            raise QueryError(
+                "this token may read only its own tenant", "tenant_id", status=403, code="tenant_forbidden"
+            )
         out["tenant_id"] = scope.tenant_id
     return out
 
@@ -291,7 +296,9 @@ def finish_rows(rows: Sequence[Sequence]) -> list[tuple]:
 
 def _metric_exprs() -> list[str]:
     exprs = [f"sum({m})::bigint AS {m}" for m in METRICS]
-    exprs.append("CASE WHEN sum(latency_count) > 0 THEN sum(latency_ms_sum) / sum(latency_count) END AS latency_ms_avg")
+    exprs.append(
+        "CASE WHEN sum(latency_count) > 0 THEN sum(latency_ms_sum) / sum(latency_count) END AS latency_ms_avg"
+    )
     exprs.append(f"ARRAY[{_BUCKET_SUMS}]::bigint[] AS latency_buckets")
     return exprs
 

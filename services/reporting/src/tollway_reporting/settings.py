@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
+
 from tollway_runtime.settings import AdminTokenSettings, PepperSettings, PostgresSettings, ServiceSettings
 
 

@@ -48,11 +48,15 @@ class ReportingStore:
         """True when the relations this service reads exist (ledger migration
         0003's views, quota migration 0003's ``catalog.reporting_tokens``)."""
         async with self.pool.acquire(timeout=2) as conn:
-            return bool(await conn.fetchval(
-                "SELECT to_regclass('ledger.v_usage_hourly') IS NOT NULL"
-                " AND to_regclass('ledger.v_usage_daily') IS NOT NULL"
-                " AND to_regclass('ledger.v_usage_monthly') IS NOT NULL"
-                " AND to_regclass('catalog.reporting_tokens') IS NOT NULL", timeout=2))
+            return bool(
+                await conn.fetchval(
+                    "SELECT to_regclass('ledger.v_usage_hourly') IS NOT NULL"
+                    " AND to_regclass('ledger.v_usage_daily') IS NOT NULL"
+                    " AND to_regclass('ledger.v_usage_monthly') IS NOT NULL"
+                    " AND to_regclass('catalog.reporting_tokens') IS NOT NULL",
+                    timeout=2,
+                )
+            )
 
     async def fetch(self, sql: str, args: list) -> list[tuple]:
         """Run one read-only query; rows as tuples.
@@ -69,4 +73,6 @@ class ReportingStore:
         """The stored reporting token ``token_id``, or None."""
         async with self.pool.acquire() as conn:
             row = await conn.fetchrow(_TOKEN_SQL, token_id)
-        return None if row is None else TokenRow(row["id"], row["tenant_id"], row["secret_hash"], row["revoked"])
+        return (
+            None if row is None else TokenRow(row["id"], row["tenant_id"], row["secret_hash"], row["revoked"])
+        )

@@ -19,8 +19,14 @@ from ..conftest import MODELS, ReportingEnv
 pytestmark = pytest.mark.integration
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--no-first-run", "--disable-dev-shm-usage"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 CANVAS_STATS = """
 (id) => {
@@ -41,22 +47,36 @@ async def test_dashboard_renders_charts_with_the_tenants_data(reporting_env: Rep
     tenant = env.tenants[0]
     conn = await asyncpg.connect(env.dsn)
     try:
-        total = await conn.fetchval("SELECT sum(cost_micro_usd)::bigint FROM ledger.usage_records WHERE tenant_id = $1", tenant)
+        total = await conn.fetchval(
+            "SELECT sum(cost_micro_usd)::bigint FROM ledger.usage_records WHERE tenant_id = $1", tenant
+        )
         days = await conn.fetchval(
             "SELECT count(DISTINCT date_trunc('day', ts_start AT TIME ZONE 'UTC')) FROM ledger.usage_records "
-            "WHERE tenant_id = $1", tenant)
+            "WHERE tenant_id = $1",
+            tenant,
+        )
     finally:
         await conn.close()
     with tempfile.TemporaryDirectory(prefix="tw-chromium-") as profile:
         async with async_playwright() as pw:
             context = await pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=FLAGS, viewport={"width": 1400, "height": 1000})
+                profile,
+                executable_path=CHROMIUM,
+                headless=True,
+                args=FLAGS,
+                viewport={"width": 1400, "height": 1000},
+            )
             try:
                 page = await context.new_page()
                 external: list[str] = []
-                page.on("request", lambda r: external.append(r.url) if not r.url.startswith(env.reporting_url) else None)
-                await page.goto(f"{env.reporting_url}/dashboard#token={env.tokens[tenant]}"
-                                "&start=2026-09-01&end=2026-12-01")
+                page.on(
+                    "request",
+                    lambda r: external.append(r.url) if not r.url.startswith(env.reporting_url) else None,
+                )
+                await page.goto(
+                    f"{env.reporting_url}/dashboard#token={env.tokens[tenant]}"
+                    "&start=2026-09-01&end=2026-12-01"
+                )
                 await page.wait_for_selector("body[data-state=ready]", timeout=20_000)
                 time_chart = await page.evaluate(CANVAS_STATS, "chart-time")
                 team_chart = await page.evaluate(CANVAS_STATS, "chart-team")
@@ -65,8 +85,10 @@ async def test_dashboard_renders_charts_with_the_tenants_data(reporting_env: Rep
                 team_table = await page.inner_text("#table-team")
 
                 # Wrong token: the page says so instead of drawing.
-                await page.goto(f"{env.reporting_url}/dashboard#token=twr_zzzzzzzzzzzz_{'a' * 32}"
-                                "&start=2026-09-01&end=2026-12-01")
+                await page.goto(
+                    f"{env.reporting_url}/dashboard#token=twr_zzzzzzzzzzzz_{'a' * 32}"
+                    "&start=2026-09-01&end=2026-12-01"
+                )
                 await page.reload()
                 await page.wait_for_selector("body[data-state=error]", timeout=20_000)
                 error = await page.inner_text("#status")

@@ -20,15 +20,24 @@ pytestmark = pytest.mark.integration
 
 RANGE = {"start": "2026-09-01T00:00:00Z", "end": "2026-12-01T00:00:00Z"}
 UNITS = {"hour": "hour", "day": "day", "month": "month"}
-SUMS = ("requests", "errors", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens",
-        "total_tokens", "cost_micro_usd")
+SUMS = (
+    "requests",
+    "errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "cost_micro_usd",
+)
 
 
 async def get(env: ReportingEnv, path: str, token: str | None, **params) -> tuple[int, bytes, str]:
     headers = {} if token is None else env.auth(token)
-    async with aiohttp.ClientSession() as http, http.get(
-        f"{env.reporting_url}/v1/reporting/{path}", params=params, headers=headers
-    ) as r:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"{env.reporting_url}/v1/reporting/{path}", params=params, headers=headers) as r,
+    ):
         return r.status, await r.read(), r.headers.get("Content-Type", "")
 
 
@@ -38,7 +47,9 @@ async def get_json(env: ReportingEnv, path: str, token: str | None, **params) ->
     return orjson.loads(body)
 
 
-async def expected_usage(env: ReportingEnv, granularity: str, group_by: list[str], tenant: str | None) -> list[dict]:
+async def expected_usage(
+    env: ReportingEnv, granularity: str, group_by: list[str], tenant: str | None
+) -> list[dict]:
     """The same report computed straight from usage_records (finished calls)."""
     cols = {"tenant": "tenant_id", "team": "team_id", "key": "key_id", "model": "model"}
     dims = [cols[g] for g in group_by]
@@ -46,12 +57,12 @@ async def expected_usage(env: ReportingEnv, granularity: str, group_by: list[str
     where = "status <> 'in_flight'" + (" AND tenant_id = $1" if tenant else "")
     sql = f"""
         SELECT date_trunc('{UNITS[granularity]}', ts_start AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS b,
-               {''.join(d + ', ' for d in dims)}
+               {"".join(d + ", " for d in dims)}
                count(*) AS requests,
                count(*) FILTER (WHERE status = 'failed' OR status_code >= 400) AS errors,
-               {', '.join(f'coalesce(sum({c}), 0)::bigint AS {c}' for c in SUMS[2:])}
+               {", ".join(f"coalesce(sum({c}), 0)::bigint AS {c}" for c in SUMS[2:])}
         FROM ledger.usage_records WHERE {where}
-        GROUP BY {keys} ORDER BY {', '.join(k + ' NULLS FIRST' for k in ['b', *dims])}"""
+        GROUP BY {keys} ORDER BY {", ".join(k + " NULLS FIRST" for k in ["b", *dims])}"""
     conn = await asyncpg.connect(env.dsn)
     try:
         rows = await conn.fetch(sql, *([tenant] if tenant else []))
@@ -72,8 +83,9 @@ def project(rows: list[dict], keys: list[str]) -> list[dict]:
 
 @pytest.mark.parametrize("granularity", ["hour", "day", "month"])
 @pytest.mark.parametrize("group_by", [[], ["team"], ["model", "key"], ["tenant", "team", "key", "model"]])
-async def test_usage_equals_sums_over_usage_records(reporting_env: ReportingEnv, granularity: str,
-                                                     group_by: list[str]) -> None:
+async def test_usage_equals_sums_over_usage_records(
+    reporting_env: ReportingEnv, granularity: str, group_by: list[str]
+) -> None:
     env = reporting_env
     params = dict(RANGE, granularity=granularity, group_by=",".join(group_by))
     if granularity == "hour":
@@ -95,8 +107,10 @@ async def test_latency_percentiles_from_summed_buckets(reporting_env: ReportingE
         for row in body["data"]:
             lat = await conn.fetch(
                 "SELECT latency_ms FROM ledger.usage_records WHERE tenant_id = $1 AND "
-                "date_trunc('month', ts_start AT TIME ZONE 'UTC') = $2::timestamp", row["tenant_id"],
-                datetime.fromisoformat(row["bucket_start"]).replace(tzinfo=None))
+                "date_trunc('month', ts_start AT TIME ZONE 'UTC') = $2::timestamp",
+                row["tenant_id"],
+                datetime.fromisoformat(row["bucket_start"]).replace(tzinfo=None),
+            )
             values = sorted(r[0] for r in lat)
             assert row["latency_ms_avg"] == pytest.approx(sum(values) / len(values))
             # The estimate lies in the histogram bucket holding the true quantile.
@@ -109,8 +123,16 @@ async def test_latency_percentiles_from_summed_buckets(reporting_env: ReportingE
                 hi = next(b for b in bounds if b >= true)
                 lo = bounds[bounds.index(hi) - 1] if hi else 0
                 assert lo <= row[col] <= hi, (col, true, row[col])
-        assert await conn.fetchval("SELECT ledger.latency_quantile(0.5, ARRAY[0,10,0,0,0,0,0,0,0,0,0]::bigint[])") == 75
-        assert await conn.fetchval("SELECT ledger.latency_quantile(0.5, ARRAY[0,0,0,0,0,0,0,0,0,0,0]::bigint[])") is None
+        assert (
+            await conn.fetchval(
+                "SELECT ledger.latency_quantile(0.5, ARRAY[0,10,0,0,0,0,0,0,0,0,0]::bigint[])"
+            )
+            == 75
+        )
+        assert (
+            await conn.fetchval("SELECT ledger.latency_quantile(0.5, ARRAY[0,0,0,0,0,0,0,0,0,0,0]::bigint[])")
+            is None
+        )
     finally:
         await conn.close()
 
@@ -126,7 +148,9 @@ async def _all_reports(env: ReportingEnv, token: str, fmt: str) -> list[tuple[st
         out.append((f"usage-{gran}", body))
     for by in ("tenant", "team", "key", "model"):
         for metric in ("cost_micro_usd", "requests"):
-            status, body, _ = await get(env, "top", token, by=by, metric=metric, limit=1000, format=fmt, **RANGE)
+            status, body, _ = await get(
+                env, "top", token, by=by, metric=metric, limit=1000, format=fmt, **RANGE
+            )
             assert status == 200, body
             out.append((f"top-{by}", body))
     return out
@@ -146,8 +170,15 @@ async def test_tenant_token_never_sees_another_tenants_rows(reporting_env: Repor
     a, b = env.tenants
     conn = await asyncpg.connect(env.dsn)
     try:
-        b_keys = {r[0] for r in await conn.fetch("SELECT DISTINCT key_id FROM ledger.usage_records WHERE tenant_id=$1", b)}
-        a_cost = await conn.fetchval("SELECT sum(cost_micro_usd) FROM ledger.usage_records WHERE tenant_id=$1", a)
+        b_keys = {
+            r[0]
+            for r in await conn.fetch(
+                "SELECT DISTINCT key_id FROM ledger.usage_records WHERE tenant_id=$1", b
+            )
+        }
+        a_cost = await conn.fetchval(
+            "SELECT sum(cost_micro_usd) FROM ledger.usage_records WHERE tenant_id=$1", a
+        )
         a_reqs = await conn.fetchval("SELECT count(*) FROM ledger.usage_records WHERE tenant_id=$1", a)
     finally:
         await conn.close()
@@ -218,8 +249,13 @@ async def test_auth_errors_are_openai_format(reporting_env: ReportingEnv) -> Non
     a = env.tenants[0]
     good = env.tokens[a]
     bad_secret = good[:-1] + ("A" if good[-1] != "A" else "B")
-    cases = [(None, "missing_token"), ("nonsense", "invalid_token"), (bad_secret, "invalid_token"),
-             ("twr_zzzzzzzzzzzz_" + "a" * 32, "invalid_token"), (env.admin_token + "x", "invalid_token")]
+    cases = [
+        (None, "missing_token"),
+        ("nonsense", "invalid_token"),
+        (bad_secret, "invalid_token"),
+        ("twr_zzzzzzzzzzzz_" + "a" * 32, "invalid_token"),
+        (env.admin_token + "x", "invalid_token"),
+    ]
     for token, code in cases:
         for path in ("usage", "top", "whoami"):
             status, body, _ = await get(env, path, token, **RANGE)
@@ -233,7 +269,9 @@ async def test_revoked_token_is_refused(reporting_env: ReportingEnv) -> None:
     env = reporting_env
     tid = env.tenants[1]
     async with aiohttp.ClientSession(headers=env.auth(env.admin_token)) as http:
-        async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "tmp"}) as r:
+        async with http.post(
+            f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "tmp"}
+        ) as r:
             created = await r.json()
         assert created["token"].startswith(f"twr_{created['id']}_")
         assert (await get_json(env, "whoami", created["token"]))["tenant_id"] == tid
@@ -244,37 +282,48 @@ async def test_revoked_token_is_refused(reporting_env: ReportingEnv) -> None:
             assert (await r.json())["revoked_at"] == first  # set once
         async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens/zzzzzzzzzzzz/revoke") as r:
             assert r.status == 404
-        async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens",
-                             json={"tenant_id": "tn_zzzzzzzzzzzz", "name": "x"}) as r:
+        async with http.post(
+            f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": "tn_zzzzzzzzzzzz", "name": "x"}
+        ) as r:
             assert r.status == 404
         async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid}) as r:
             assert r.status == 400
-    async with aiohttp.ClientSession() as http, http.post(
-        f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "x"},
-        headers=env.auth(env.tokens[tid])) as r:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{env.quota_url}/admin/v1/reporting-tokens",
+            json={"tenant_id": tid, "name": "x"},
+            headers=env.auth(env.tokens[tid]),
+        ) as r,
+    ):
         assert r.status == 401  # a reporting token is no admin token
     status, body, _ = await get(env, "whoami", created["token"])
     assert status == 401 and orjson.loads(body)["error"]["code"] == "revoked_token"
     conn = await asyncpg.connect(env.dsn)
     try:
-        stored = await conn.fetchval("SELECT secret_hash FROM catalog.reporting_tokens WHERE id = $1", created["id"])
+        stored = await conn.fetchval(
+            "SELECT secret_hash FROM catalog.reporting_tokens WHERE id = $1", created["id"]
+        )
     finally:
         await conn.close()
     assert created["token"].split("_")[2] not in stored
 
 
-@pytest.mark.parametrize(("params", "param"), [
-    ({"start": "2026-10-01T00:30:00Z", "end": "2026-10-02T00:00:00Z"}, "start"),
-    ({"start": "2026-10-01T00:00:00", "end": "2026-10-02T00:00:00Z"}, "start"),
-    ({"start": "2026-10-02", "end": "2026-10-01"}, "end"),
-    ({"start": "2026-10-01", "end": "2026-10-02", "granularity": "week"}, "granularity"),
-    ({"start": "2026-10-01", "end": "2026-10-02", "group_by": "user"}, "group_by"),
-    ({"start": "2026-10-01", "end": "2026-10-02", "format": "xlsx"}, "format"),
-    ({"start": "2026-10-15", "end": "2026-11-01", "granularity": "month"}, "start"),
-    ({"start": "2020-01-01", "end": "2026-01-01", "granularity": "day"}, "end"),
-    ({"start": "2026-01-01", "end": "2026-06-01", "granularity": "hour"}, "end"),
-    ({"end": "2026-10-02"}, "start"),
-])
+@pytest.mark.parametrize(
+    ("params", "param"),
+    [
+        ({"start": "2026-10-01T00:30:00Z", "end": "2026-10-02T00:00:00Z"}, "start"),
+        ({"start": "2026-10-01T00:00:00", "end": "2026-10-02T00:00:00Z"}, "start"),
+        ({"start": "2026-10-02", "end": "2026-10-01"}, "end"),
+        ({"start": "2026-10-01", "end": "2026-10-02", "granularity": "week"}, "granularity"),
+        ({"start": "2026-10-01", "end": "2026-10-02", "group_by": "user"}, "group_by"),
+        ({"start": "2026-10-01", "end": "2026-10-02", "format": "xlsx"}, "format"),
+        ({"start": "2026-10-15", "end": "2026-11-01", "granularity": "month"}, "start"),
+        ({"start": "2020-01-01", "end": "2026-01-01", "granularity": "day"}, "end"),
+        ({"start": "2026-01-01", "end": "2026-06-01", "granularity": "hour"}, "end"),
+        ({"end": "2026-10-02"}, "start"),
+    ],
+)
 async def test_invalid_parameters_are_400(reporting_env: ReportingEnv, params: dict, param: str) -> None:
     status, body, _ = await get(reporting_env, "usage", reporting_env.admin_token, **params)
     assert status == 400
@@ -284,16 +333,27 @@ async def test_invalid_parameters_are_400(reporting_env: ReportingEnv, params: d
 
 async def test_top_validation_and_ranking(reporting_env: ReportingEnv) -> None:
     env = reporting_env
-    for bad in ({"by": "user"}, {"by": "key", "limit": "0"}, {"by": "key", "metric": "latency"},
-                {"by": "key", "start": "2026-10-01T00:10:00Z"}):
+    for bad in (
+        {"by": "user"},
+        {"by": "key", "limit": "0"},
+        {"by": "key", "metric": "latency"},
+        {"by": "key", "start": "2026-10-01T00:10:00Z"},
+    ):
         status, _, _ = await get(env, "top", env.admin_token, **{**RANGE, **bad})
         assert status == 400, bad
     body = await get_json(env, "top", env.admin_token, by="key", limit=3, **RANGE)
     costs = [r["cost_micro_usd"] for r in body["data"]]
     assert len(costs) == 3 and costs == sorted(costs, reverse=True)
     assert body["granularity"] == "month"
-    hourly = await get_json(env, "top", env.admin_token, by="key", limit=3,
-                            start="2026-09-30T22:00:00Z", end="2026-12-01T00:00:00Z")
+    hourly = await get_json(
+        env,
+        "top",
+        env.admin_token,
+        by="key",
+        limit=3,
+        start="2026-09-30T22:00:00Z",
+        end="2026-12-01T00:00:00Z",
+    )
     assert hourly["granularity"] == "hour"
 
 
@@ -304,8 +364,15 @@ async def test_too_many_rows_is_a_400(reporting_env: ReportingEnv) -> None:
     old = env.app[LIMITS].max_rows
     env.app[LIMITS].max_rows = 5
     try:
-        status, body, _ = await get(env, "usage", env.admin_token, granularity="hour", group_by="key",
-                                    start="2026-09-30T00:00:00Z", end="2026-11-30T00:00:00Z")
+        status, body, _ = await get(
+            env,
+            "usage",
+            env.admin_token,
+            granularity="hour",
+            group_by="key",
+            start="2026-09-30T00:00:00Z",
+            end="2026-11-30T00:00:00Z",
+        )
     finally:
         env.app[LIMITS].max_rows = old
     assert status == 400 and orjson.loads(body)["error"]["code"] == "result_too_large"
@@ -333,8 +400,10 @@ async def test_health_and_dashboard_are_served(reporting_env: ReportingEnv) -> N
         for path in ("/healthz", "/readyz", "/dashboard", "/dashboard/static/chart.umd.min.js"):
             async with http.get(reporting_env.reporting_url + path) as r:
                 assert r.status == 200, path
-        async with http.get(reporting_env.reporting_url + "/v1/reporting/nope",
-                            headers=reporting_env.auth(reporting_env.admin_token)) as r:
+        async with http.get(
+            reporting_env.reporting_url + "/v1/reporting/nope",
+            headers=reporting_env.auth(reporting_env.admin_token),
+        ) as r:
             assert r.status == 404 and (await r.json())["error"]["type"] == "not_found_error"
 
 
@@ -364,12 +433,19 @@ async def test_token_cache_delays_a_revoke_by_at_most_the_ttl(reporting_env: Rep
     env = reporting_env
     tid = env.tenants[0]
     async with aiohttp.ClientSession(headers=env.auth(env.admin_token)) as http:
-        async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "c"}) as r:
+        async with http.post(
+            f"{env.quota_url}/admin/v1/reporting-tokens", json={"tenant_id": tid, "name": "c"}
+        ) as r:
             created = await r.json()
         now = [100.0]
         settings = env.app[SETTINGS]
-        verifier = TokenVerifier(env.app[STORE], settings.key_pepper.get_secret_value().encode(),
-                                 env.admin_token.encode(), ttl=5.0, clock=lambda: now[0])
+        verifier = TokenVerifier(
+            env.app[STORE],
+            settings.key_pepper.get_secret_value().encode(),
+            env.admin_token.encode(),
+            ttl=5.0,
+            clock=lambda: now[0],
+        )
         header = f"Bearer {created['token']}"
         assert (await verifier.scope(header)).tenant_id == tid
         async with http.post(f"{env.quota_url}/admin/v1/reporting-tokens/{created['id']}/revoke") as r:
@@ -399,19 +475,31 @@ async def test_unmigrated_database_is_unready_and_errors_are_openai_format() -> 
     admin = await asyncpg.connect(BASE_DSN)
     await admin.execute(f'CREATE DATABASE "{name}"')
     await admin.close()
-    server = TestServer(create_app(ReportingSettings(postgres_dsn=_with_db(BASE_DSN, name), admin_token="adm",
-                                                     key_pepper="pep", log_format="json")), host="127.0.0.1", port=0)
+    server = TestServer(
+        create_app(
+            ReportingSettings(
+                postgres_dsn=_with_db(BASE_DSN, name), admin_token="adm", key_pepper="pep", log_format="json"
+            )
+        ),
+        host="127.0.0.1",
+        port=0,
+    )
     try:
         await server.start_server()
         base = str(server.make_url("")).rstrip("/")
         async with aiohttp.ClientSession() as http:
             async with http.get(f"{base}/readyz") as r:
                 assert r.status == 503 and (await r.json())["failing"] == ["schema"]
-            async with http.get(f"{base}/v1/reporting/usage", params=RANGE,
-                                headers={"Authorization": "Bearer adm"}) as r:
+            async with http.get(
+                f"{base}/v1/reporting/usage", params=RANGE, headers={"Authorization": "Bearer adm"}
+            ) as r:
                 assert r.status == 500
-                assert (await r.json())["error"] == {"message": "internal error", "type": "api_error",
-                                                     "param": None, "code": "internal_error"}
+                assert (await r.json())["error"] == {
+                    "message": "internal error",
+                    "type": "api_error",
+                    "param": None,
+                    "code": "internal_error",
+                }
     finally:
         await server.close()
         admin = await asyncpg.connect(BASE_DSN)

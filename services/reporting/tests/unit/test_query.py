@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from tollway_contracts.keys import hash_secret, new_reporting_token, parse_key, parse_reporting_token
 from tollway_reporting.export import to_csv, to_parquet
 from tollway_reporting.query import (
@@ -44,15 +45,24 @@ def test_alignment() -> None:
     assert not is_aligned(datetime(2026, 10, 2, 1, tzinfo=UTC), "day")
     assert is_aligned(datetime(2026, 10, 2, 1, tzinfo=UTC), "hour")
     assert not is_aligned(datetime(2026, 10, 2, 1, 0, 1, tzinfo=UTC), "hour")
-    assert coarsest_granularity(datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)) == "month"
+    assert (
+        coarsest_granularity(datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)) == "month"
+    )
     assert coarsest_granularity(datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC)) == "day"
-    assert coarsest_granularity(datetime(2026, 10, 1, 5, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC)) == "hour"
-    assert coarsest_granularity(datetime(2026, 10, 1, 5, 1, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC)) is None
+    assert (
+        coarsest_granularity(datetime(2026, 10, 1, 5, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC))
+        == "hour"
+    )
+    assert (
+        coarsest_granularity(datetime(2026, 10, 1, 5, 1, tzinfo=UTC), datetime(2026, 12, 2, tzinfo=UTC))
+        is None
+    )
 
 
 def test_usage_query_parsing() -> None:
-    q = parse_usage_query({"start": "2026-10-01", "end": "2026-11-01", "group_by": "model, team,model",
-                           "team_id": "team-a"})
+    q = parse_usage_query(
+        {"start": "2026-10-01", "end": "2026-11-01", "group_by": "model, team,model", "team_id": "team-a"}
+    )
     assert q.granularity == "day" and q.group_by == ("model", "team") and q.filters == {"team_id": "team-a"}
     assert usage_columns(q)[:3] == ["bucket_start", "model", "team_id"]
 
@@ -83,13 +93,16 @@ def test_filter_values_are_bound_not_interpolated() -> None:
     assert "DROP" not in sql and "x'; DROP TABLE y; --" in args
 
 
-@pytest.mark.parametrize("params", [
-    {"start": "2026-10-01", "end": "2026-10-01"},
-    {"start": "2026-10-01", "end": "2026-11-01", "granularity": "minute"},
-    {"start": "2026-10-01", "end": "2026-11-01", "group_by": "user"},
-    {"start": "2026-10-01T00:00:01Z", "end": "2026-11-01", "granularity": "hour"},
-    {"start": "2026-01-01", "end": "2026-06-01", "granularity": "hour"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"start": "2026-10-01", "end": "2026-10-01"},
+        {"start": "2026-10-01", "end": "2026-11-01", "granularity": "minute"},
+        {"start": "2026-10-01", "end": "2026-11-01", "group_by": "user"},
+        {"start": "2026-10-01T00:00:01Z", "end": "2026-11-01", "granularity": "hour"},
+        {"start": "2026-01-01", "end": "2026-06-01", "granularity": "hour"},
+    ],
+)
 def test_usage_query_rejections(params: dict) -> None:
     with pytest.raises(QueryError) as exc:
         parse_usage_query(params)
@@ -102,14 +115,21 @@ def test_export_formats_share_columns() -> None:
     import pyarrow.parquet as pq
 
     cols = ["bucket_start", "team_id", "requests", "cost_micro_usd", "latency_p50_ms"]
-    rows = [(datetime(2026, 10, 1, tzinfo=UTC), None, 3, 1_500_000, 75.0),
-            (datetime(2026, 10, 2, tzinfo=UTC), "team-a", 1, 2, None)]
+    rows = [
+        (datetime(2026, 10, 1, tzinfo=UTC), None, 3, 1_500_000, 75.0),
+        (datetime(2026, 10, 2, tzinfo=UTC), "team-a", 1, 2, None),
+    ]
     text = to_csv(cols, rows).decode()
     assert text.splitlines()[1] == "2026-10-01T00:00:00Z,,3,1500000,75.0"
     table = pq.read_table(io.BytesIO(to_parquet(cols, rows)))
     assert table.column_names == cols
-    assert table.to_pylist()[1] == {"bucket_start": rows[1][0], "team_id": "team-a", "requests": 1,
-                                    "cost_micro_usd": 2, "latency_p50_ms": None}
+    assert table.to_pylist()[1] == {
+        "bucket_start": rows[1][0],
+        "team_id": "team-a",
+        "requests": 1,
+        "cost_micro_usd": 2,
+        "latency_p50_ms": None,
+    }
 
 
 def test_reporting_token_format() -> None:
