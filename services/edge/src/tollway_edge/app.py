@@ -10,20 +10,15 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from tollway_admission import Clock, utc_now
 from tollway_contracts.catalogue import load_catalogue
 from tollway_edge.admission import EdgeAdmission
+from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.emitter import UsageEmitter
-from tollway_edge.handlers import (
-    STATE,
-    EdgeState,
-    chat_completions,
-    edge_middleware,
-    list_models,
-    on_prepare,
-)
-from tollway_edge.principals import Snapshot
-from tollway_edge.principals_sync import PrincipalsSync
-from tollway_edge.redaction_step import EdgeRedaction
+from tollway_edge.endpoints.chat import chat_completions
+from tollway_edge.endpoints.models import list_models
+from tollway_edge.middleware import edge_middleware, on_prepare
+from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.upstream import close_upstreams, open_upstreams
 from tollway_edge.settings import EdgeSettings
-from tollway_edge.upstream import close_upstreams, open_upstreams
+from tollway_edge.state import STATE, EdgeState
 from tollway_runtime.health import READINESS_DETAILS, add_health_routes
 
 

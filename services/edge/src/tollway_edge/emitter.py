@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaProducer
@@ -61,7 +62,7 @@ class UsageEmitter:
         self._buffer: deque[tuple[bytes, bytes]] = deque()
         self._wake = asyncio.Event()
         self._producer: AIOKafkaProducer | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._started = asyncio.Event()
         self._closing = False
 
@@ -193,8 +194,8 @@ class UsageEmitter:
                     await self._producer.stop()
 
 
-def _delivery_done(count: int) -> Callable[[asyncio.Future], None]:
-    def done(future: asyncio.Future) -> None:
+def _delivery_done(count: int) -> Callable[[asyncio.Future[Any]], None]:
+    def done(future: asyncio.Future[Any]) -> None:
         if future.cancelled():
             EVENTS_DROPPED.labels("cancelled").inc(count)
             return

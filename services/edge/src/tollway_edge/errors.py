@@ -1,15 +1,23 @@
-"""Refusals the edge answers itself, as OpenAI-format errors (tollway_contracts.errors)."""
+"""Every refusal and failure the edge answers itself, as typed errors.
+
+Modules raise these; ``middleware.responses`` turns them into OpenAI-format
+responses in one place (CONVENTIONS habit 19). The body is the contract's
+``tollway_contracts.errors`` shape; ``code`` is also the usage event's
+``error_type``.
+"""
 
 from __future__ import annotations
 
-from tollway_contracts.errors import error_json
+from typing import Any
+
+from tollway_contracts.errors import error_body, error_json
 
 
 class EdgeError(Exception):
     """A call refused or failed at the edge.
 
     Attributes:
-        status: HTTP status to answer (400, 401, 403, 404, 413, 502, 503...).
+        status: HTTP status to answer (400, 401, 403, 404, 413, 429, 502, 503...).
         message: human-readable, never containing the key or prompt text.
         type: OpenAI error type (``invalid_request_error``...).
         code: stable machine reason; also the usage event's ``error_type``.
@@ -22,7 +30,7 @@ class EdgeError(Exception):
         status: int,
         message: str,
         *,
-        type: str = "invalid_request_error",  # noqa: A002
+        type: str = "invalid_request_error",  # noqa: A002 - OpenAI's field name
         code: str | None = None,
         param: str | None = None,
         headers: dict[str, str] | None = None,
@@ -39,7 +47,111 @@ class EdgeError(Exception):
         """The OpenAI-format JSON body."""
         return error_json(self.message, type=self.type, code=self.code, param=self.param)
 
+    def body_dict(self) -> dict[str, Any]:
+        """The OpenAI-format body as a dict (``{"error": {...}}``)."""
+        return error_body(self.message, type=self.type, code=self.code, param=self.param)
+
+
+# --- 4xx: the request --------------------------------------------------------
+
 
 def bad_request(message: str, param: str | None, code: str = "invalid_request") -> EdgeError:
-    """A 400 naming the field at fault."""
+    """400 naming the field at fault."""
     return EdgeError(400, message, code=code, param=param)
+
+
+def too_large(max_body_bytes: int) -> EdgeError:
+    """413 for a body over ``TOLLWAY_EDGE_MAX_BODY_BYTES`` (bytes)."""
+    return EdgeError(413, f"The request body exceeds {max_body_bytes} bytes.", code="request_too_large")
+
+
+def model_not_found(model: str) -> EdgeError:
+    """404 for a model the catalogue does not have (OpenAI's ``model_not_found``)."""
+    return EdgeError(
+        404,
+        f"The model '{model}' does not exist or you do not have access to it.",
+        code="model_not_found",
+        param="model",
+    )
+
+
+def model_not_allowed(model: str) -> EdgeError:
+    """403 for a catalogue model outside the key's allow-list."""
+    return EdgeError(
+        403,
+        f"This API key is not allowed to use the model '{model}'.",
+        type="permission_error",
+        code="model_not_allowed",
+        param="model",
+    )
+
+
+def pii_detected(entity_types: str) -> EdgeError:
+    """400 in ``block`` mode: names the entity types found, never a value."""
+    return EdgeError(
+        400,
+        f"Request blocked by the redaction policy: it contains personal data ({entity_types}).",
+        code="pii_detected",
+    )
+
+
+# --- 401: authentication -------------------------------------------------------
+
+
+def unauthorized(message: str, code: str = "invalid_api_key") -> EdgeError:
+    """401 in OpenAI's format (no usage event follows a 401)."""
+    return EdgeError(401, message, type="authentication_error", code=code)
+
+
+# --- 5xx: the edge or what it depends on ---------------------------------------
+
+
+def auth_unavailable() -> EdgeError:
+    """503 while principals are not loaded or an unknown id cannot be looked up."""
+    return EdgeError(
+        503, "Authentication is temporarily unavailable.", type="api_error", code="auth_unavailable"
+    )
+
+
+def overloaded() -> EdgeError:
+    """503 when the process is at ``TOLLWAY_EDGE_MAX_IN_FLIGHT`` (load shedding)."""
+    return EdgeError(503, "The gateway is at capacity; retry shortly.", type="api_error", code="overloaded")
+
+
+def limits_invalid() -> EdgeError:
+    """503 when the key's stored ``limits`` cannot be read (fail closed)."""
+    return EdgeError(503, "The key's limits cannot be read.", type="api_error", code="limits_invalid")
+
+
+def admission_unavailable() -> EdgeError:
+    """503 while Valkey is unreachable in ``refuse`` mode."""
+    return EdgeError(
+        503,
+        "Rate limiting is temporarily unavailable; retry shortly.",
+        type="api_error",
+        code="admission_unavailable",
+    )
+
+
+def redaction_unavailable() -> EdgeError:
+    """503 when the redactor cannot answer: nothing is sent to the provider (fail closed)."""
+    return EdgeError(
+        503,
+        "Personal-data redaction is temporarily unavailable; the request was not sent to the provider.",
+        type="api_error",
+        code="redaction_unavailable",
+    )
+
+
+def upstream_unreachable(code: str) -> EdgeError:
+    """502 when no route answered (``code``: ``upstream_timeout``, ``upstream_5xx``...)."""
+    if not code.startswith("upstream_"):
+        code = "upstream_unavailable"
+    return EdgeError(502, "The provider could not be reached.", type="api_error", code=code)
+
+
+def internal_error() -> EdgeError:
+    """500 for an unexpected exception (never a traceback to a client)."""
+    return EdgeError(
+        500, "The server had an error while processing your request.", type="api_error", code="internal_error"
+    )

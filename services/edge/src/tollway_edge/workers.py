@@ -68,7 +68,7 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
         nonlocal stopping
         stopping = True
         for proc in procs:
-            if proc.is_alive():
+            if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, _forward)

@@ -22,8 +22,8 @@ from aiokafka import AIOKafkaConsumer
 
 from tollway_contracts.errors import error_json
 from tollway_edge.app import create_app
-from tollway_edge.handlers import STATE
 from tollway_edge.settings import EdgeSettings
+from tollway_edge.state import STATE
 from tollway_testing.fake_provider import FakeProviderConfig
 
 from .ledger_schema import create_ledger_schema
@@ -77,7 +77,7 @@ class Edge:
         self.keys[name], self.key_ids[name] = full, key_id
         return full
 
-    async def events(self, request_ids: set[str], count: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+    async def events(self, request_ids: set[str], count: int, within_s: float = 20.0) -> list[dict[str, Any]]:
         """Read the topic from the start until ``count`` events of ``request_ids`` are seen
         (then 0.5 s more, to catch extra ones)."""
         consumer = AIOKafkaConsumer(
@@ -90,7 +90,7 @@ class Edge:
         await consumer.start()
         found: list[dict[str, Any]] = []
         try:
-            deadline = time.monotonic() + timeout
+            deadline = time.monotonic() + within_s
             extra_until: float | None = None
             while time.monotonic() < (extra_until or deadline):
                 batch = await consumer.getmany(timeout_ms=200)

@@ -22,9 +22,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen | None = None) -> None:
+async def wait_http(url: str, within_s: float = 30.0, proc: subprocess.Popen | None = None) -> None:
     """Poll ``url`` until it answers 200 (or fail when ``proc`` exits or time runs out)."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     async with aiohttp.ClientSession() as http:
         while True:
             if proc is not None and proc.poll() is not None:
@@ -96,11 +96,11 @@ def start_valkey(port: int, workdir: Path) -> subprocess.Popen:
     )
 
 
-async def wait_valkey(port: int, timeout: float = 10.0) -> None:
+async def wait_valkey(port: int, within_s: float = 10.0) -> None:
     """Wait until the private server answers PING."""
     import redis.asyncio as aioredis
 
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     client = aioredis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)
     try:
         while True:

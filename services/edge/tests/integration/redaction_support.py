@@ -70,7 +70,7 @@ class RedactorProcess:
 
 
 async def start_redactor(
-    valkey_url: str, cache_prefix: str, log_dir: Path, timeout: float = 180.0
+    valkey_url: str, cache_prefix: str, log_dir: Path, within_s: float = 180.0
 ) -> RedactorProcess:
     """Start a redactor on a free port and wait until ``/readyz`` is 200 (model loaded)."""
     port = free_port()
@@ -90,7 +90,7 @@ async def start_redactor(
             [sys.executable, "-m", "tollway_redactor"], env=env, stdout=out, stderr=subprocess.STDOUT
         )
     rp = RedactorProcess(f"http://127.0.0.1:{port}", proc, log_path)
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     async with aiohttp.ClientSession() as http:
         while True:
             if proc.poll() is not None:

@@ -14,8 +14,8 @@ import pytest
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import UsageEvent
 from tollway_contracts.pricing import cost_micro_usd
-from tollway_edge.bounds import prompt_token_bound
-from tollway_edge.handlers import STATE
+from tollway_edge.admission.bounds import prompt_token_bound
+from tollway_edge.state import STATE
 
 from .conftest import Edge
 

@@ -18,7 +18,7 @@ import pytest_asyncio
 
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.pricing import cost_micro_usd
-from tollway_edge.bounds import prompt_token_bound
+from tollway_edge.admission.bounds import prompt_token_bound
 
 from .conftest import Edge
 from .ledger_schema import record_spend
@@ -72,8 +72,8 @@ async def _mode(http: aiohttp.ClientSession, edge: Edge) -> str:
         return body["admission_mode"] if body["status"] == "ready" else "unready"
 
 
-async def _wait_mode(http: aiohttp.ClientSession, edge: Edge, mode: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
+async def _wait_mode(http: aiohttp.ClientSession, edge: Edge, mode: str, within_s: float = 15) -> None:
+    deadline = time.monotonic() + within_s
     while await _mode(http, edge) != mode:
         assert time.monotonic() < deadline, f"admission mode never became {mode}"
         await asyncio.sleep(0.05)

@@ -25,7 +25,7 @@ from tollway_admission import period_window
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
-from tollway_edge.bounds import prompt_token_bound
+from tollway_edge.admission.bounds import prompt_token_bound
 
 from .conftest import PEPPER
 from .ledger_schema import create_ledger_schema
@@ -96,7 +96,7 @@ async def two_edges(
         await wait_http(f"http://127.0.0.1:{fake_port}/healthz", proc=fake)
         await wait_http(f"http://127.0.0.1:{slow_port}/healthz", proc=slow)
         for p, proc in zip(ports, procs, strict=True):
-            await wait_http(f"http://127.0.0.1:{p}/readyz", timeout=60, proc=proc)
+            await wait_http(f"http://127.0.0.1:{p}/readyz", within_s=60, proc=proc)
         yield Edges(
             [f"http://127.0.0.1:{p}" for p in ports],
             fresh_database,
@@ -138,7 +138,7 @@ def _statuses(results: list[tuple[int, dict[str, str]]]) -> dict[int, int]:
     return out
 
 
-async def _events(edges: Edges, ids: set[str], count: int, timeout: float = 30.0) -> list[dict[str, Any]]:
+async def _events(edges: Edges, ids: set[str], count: int, within_s: float = 30.0) -> list[dict[str, Any]]:
     consumer = AIOKafkaConsumer(
         edges.topic,
         bootstrap_servers=edges.kafka,
@@ -149,7 +149,7 @@ async def _events(edges: Edges, ids: set[str], count: int, timeout: float = 30.0
     await consumer.start()
     found: list[dict[str, Any]] = []
     try:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + within_s
         while time.monotonic() < deadline and len(found) < count:
             batch = await consumer.getmany(timeout_ms=200)
             for records in batch.values():
@@ -201,7 +201,7 @@ async def test_requests_per_minute_admits_exactly_n_across_two_processes(two_edg
         [{"scope": "key", "scope_id": "$key", "requests_per_minute": n}], "tenant-rpm"
     )
     # Keep the burst inside one calendar minute.
-    while datetime.now(UTC).second > 40:
+    while datetime.now(UTC).second > 40:  # noqa: ASYNC110 - waits for the wall clock, not an event
         await asyncio.sleep(0.5)
     results = await _burst(two_edges, key)
     assert _statuses(results) == {200: n, 429: CLIENTS - n}

@@ -150,7 +150,7 @@ async def test_refused_calls_emit_one_failed_event(
     assert payload["error"]["param"] == param
     if case == "provider_500":
         assert payload["error"]["code"] == "provider_boom"  # the provider's own OpenAI-format body
-    events = await edge.events({request_id}, 2 if status >= 500 else 1, timeout=8)
+    events = await edge.events({request_id}, 2 if status >= 500 else 1, within_s=8)
     failed = [e for e in events if e["type"] == "failed"]
     assert len(failed) == 1 and failed[0]["status_code"] == status
     UsageEvent.model_validate(failed[0])
@@ -313,3 +313,29 @@ async def test_kafka_outage_never_fails_a_call(edge: Edge, edge_http: aiohttp.Cl
     async with edge_http.get(edge.url + "/readyz") as resp:
         assert resp.status == 503  # not ready without a producer, but serving
     assert dropped() - before == 4  # 6 events, a queue of 2
+
+
+async def test_provider_cut_mid_stream_ends_with_an_error_the_sdk_raises(edge: Edge) -> None:
+    from openai import APIError
+
+    from tollway_edge.state import STATE
+
+    key = await edge.new_key("a")
+    upstream = edge.app[STATE].upstreams["slow"]
+    upstream.headers["x-fake-disconnect-after-chunks"] = "2"  # the provider drops the connection
+    try:
+        received: list[str] = []
+        with pytest.raises(APIError, match="before the answer was complete") as err:
+            raw = await _client(edge, key).chat.completions.with_raw_response.create(
+                model="slow-model", messages=MESSAGES, stream=True
+            )
+            request_id = raw.headers["x-request-id"]
+            async for chunk in raw.parse():
+                received.extend(c.delta.content or "" for c in chunk.choices)
+    finally:
+        del upstream.headers["x-fake-disconnect-after-chunks"]
+    assert "".join(received) == "alpha bravo"  # the two chunks the provider sent, then the error event
+    assert err.value.body["code"] == "upstream_stream_error"  # type: ignore[index]
+    by = _by_type(await edge.events({request_id}, 2))
+    assert set(by) == {"started", "failed"}
+    assert by["failed"]["error_type"] == "upstream_stream_error"

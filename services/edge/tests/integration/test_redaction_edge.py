@@ -17,9 +17,9 @@ import pytest_asyncio
 import yaml
 
 from tollway_contracts.events import UsageEvent
-from tollway_edge.handlers import STATE
-from tollway_edge.redaction_step import RedactorPool
+from tollway_edge.redaction import RedactorPool
 from tollway_edge.settings import EdgeSettings
+from tollway_edge.state import STATE
 from tollway_testing.fake_provider import FakeProviderConfig
 
 from .conftest import PEPPER, Edge, edge_catalogue, running_edge

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tollway_contracts.limits import Limit
-from tollway_edge.bounds import completion_tokens_in, output_token_bound, prompt_token_bound
-from tollway_edge.local_limits import LocalLimiter
+from tollway_edge.admission.bounds import output_token_bound, prompt_token_bound
+from tollway_edge.admission.local_limits import LocalLimiter
+from tollway_edge.streaming.sse import split_events
 
 pytestmark = pytest.mark.unit
 
@@ -39,6 +40,11 @@ def test_stream_count_is_one_per_non_empty_content_delta() -> None:
     finish = b'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
     assert completion_tokens_in(role) == 0
     assert completion_tokens_in(role + word * 3 + tool + finish) == 4
+
+
+def completion_tokens_in(data: bytes) -> int:
+    """The stream count of complete SSE text, event by event (``SSEEvent.completion_tokens``)."""
+    return sum(e.completion_tokens for e in split_events(data))
 
 
 def _lim(**kw: object) -> Limit:

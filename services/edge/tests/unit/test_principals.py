@@ -7,8 +7,8 @@ import time
 import pytest
 
 from tollway_contracts.keys import hash_secret, new_key
+from tollway_edge.auth.principals import Principal, Snapshot, check_principal, presented_key, split_presented
 from tollway_edge.errors import EdgeError
-from tollway_edge.principals import Principal, Snapshot, check_principal, presented_key, split_presented
 
 pytestmark = pytest.mark.unit
 

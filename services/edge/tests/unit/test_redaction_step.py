@@ -1,19 +1,32 @@
-"""The redaction step's pure parts: policy parsing and the SSE restorer."""
+"""The redaction step's pure parts: policy parsing and the SSE restorer (over the splitter's events)."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import orjson
 import pytest
 
 from tollway_contracts.redaction import RedactionPolicy
-from tollway_edge.principals import Principal
-from tollway_edge.redaction_step import SSERestorer, effective_policy
+from tollway_edge.auth.principals import Principal, parse_redaction_policy
+from tollway_edge.redaction import SSERestorer as EventRestorer
+from tollway_edge.streaming.sse import split_events
 
 pytestmark = pytest.mark.unit
 
 MAPPING = {"<PERSON_1>": "Maria Garcia", "<EMAIL_ADDRESS_1>": "maria@example.com"}
+
+
+class SSERestorer:
+    """Bytes in, bytes out: the restorer as the relay runs it (splitter events in, events out)."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self._r = EventRestorer(mapping)
+
+    def feed(self, data: bytes) -> bytes:
+        return b"".join(e.raw for e in self._r.restore(split_events(data)))
+
+    @property
+    def answer(self) -> str:
+        return self._r.answer
 
 
 def _event(content: str | None, finish: str | None = None) -> bytes:
@@ -68,26 +81,33 @@ def test_without_a_mapping_events_pass_through_byte_for_byte() -> None:
     assert r.answer == "Hi <PERSON_1>"
 
 
-def _principal(policy: object) -> Principal:
-    return Principal(
-        key_id="k",
-        secret_hash="h",
-        tenant_id="t",
-        team_id=None,
-        user_id=None,
-        allowed_models=None,
-        revoked=False,
-        expires_at=None,
-        redaction_policy=policy,
-        limits=None,
-        version=1,
-    )
-
-
 def test_effective_policy_parses_the_stored_json() -> None:
-    assert effective_policy(_principal(None)).mode == "off"
-    p = effective_policy(_principal({"mode": "block", "entity_types": ["PERSON"], "score_threshold": 0.5}))
+    # Parsed once when the snapshot loads (Principal.from_row), not per call.
+    assert parse_redaction_policy(None).mode == "off"
+    p = parse_redaction_policy({"mode": "block", "entity_types": ["PERSON"], "score_threshold": 0.5})
     assert p == RedactionPolicy(mode="block", entity_types=["PERSON"], score_threshold=0.5)
-    assert effective_policy(_principal('{"mode": "redact", "reversible": true}')).reversible is True
+    assert parse_redaction_policy('{"mode": "redact", "reversible": true}').reversible is True
     with pytest.raises(ValueError):
-        effective_policy(replace(_principal({"mode": "shred"})))
+        parse_redaction_policy({"mode": "shred"})
+
+
+def test_a_row_is_typed_once_and_an_unreadable_column_is_marked() -> None:
+    row = {
+        "key_id": "k",
+        "secret_hash": "h",
+        "tenant_id": "t",
+        "team_id": None,
+        "user_id": None,
+        "allowed_models": None,
+        "revoked": False,
+        "expires_at": None,
+        "redaction_policy": {"mode": "redact", "reversible": True},
+        "limits": [{"scope": "key", "scope_id": "k", "requests_per_minute": 5}],
+        "version": 3,
+    }
+    p = Principal.from_row(row)
+    assert p.redaction_policy == RedactionPolicy(mode="redact", reversible=True)
+    assert p.limits is not None and p.limits[0].requests_per_minute == 5 and not p.unreadable
+    assert Principal.from_row({**row, "redaction_policy": None}).redaction_policy is None  # off
+    bad = Principal.from_row({**row, "redaction_policy": {"mode": "shred"}, "limits": [{"scope": "x"}]})
+    assert bad.unreadable == {"redaction_policy", "limits"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from tollway_edge.endpoints.chat_body import parse_chat_body, wants_usage
 from tollway_edge.errors import EdgeError
-from tollway_edge.validation import parse_chat_body, wants_usage
 
 pytestmark = pytest.mark.unit
 

@@ -1,7 +1,9 @@
 """The in-memory principals snapshot and authentication (DESIGN.md "The request path" 2).
 
-Pure domain: no I/O here. :class:`PrincipalsSync` (``principals_sync.py``)
-keeps a :class:`Snapshot` current from Postgres and Valkey.
+Pure domain: no I/O here. :class:`PrincipalsSync` (``auth/sync.py``) keeps a
+:class:`Snapshot` current from Postgres and Valkey. Rows are typed when they
+load (:meth:`Principal.from_row`): limits and the redaction policy are parsed
+once per row version, never per call.
 """
 
 from __future__ import annotations
@@ -11,10 +13,58 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
+
+import orjson
+import structlog
+from pydantic import TypeAdapter
 
 from tollway_contracts.keys import parse_key, verify_secret
-from tollway_edge.errors import EdgeError
+from tollway_contracts.limits import Limit
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_edge.errors import unauthorized
+
+log = structlog.get_logger("tollway_edge.auth")
+
+_LIMITS = TypeAdapter(list[Limit])
+
+
+def parse_redaction_policy(raw: Any) -> RedactionPolicy:
+    """A stored ``redaction_policy`` (``catalog.edge_principals``: the key's,
+    else the team's; JSON text, decoded jsonb, or a policy) as a policy;
+    None → ``off``.
+
+    Raises:
+        ValueError: the stored value is not a ``RedactionPolicy``
+            (pydantic's ``ValidationError`` is one).
+    """
+    if raw is None:
+        return RedactionPolicy(mode="off")
+    if isinstance(raw, RedactionPolicy):
+        return raw
+    if isinstance(raw, (str, bytes)):
+        raw = orjson.loads(raw)
+    return RedactionPolicy.model_validate(raw)
+
+
+def parse_limits(raw: Any) -> list[Limit]:
+    """A stored ``limits`` column (JSON array of ``tollway_contracts.limits.Limit``).
+
+    Raises:
+        ValueError: not a list of limits.
+    """
+    if raw is None:
+        return []
+    if isinstance(raw, (str, bytes)):
+        raw = orjson.loads(raw)
+    return _LIMITS.validate_python(raw)
+
+
+class Row(Protocol):
+    """A row with the contract's columns (an ``asyncpg.Record`` or a dict)."""
+
+    def __getitem__(self, key: str) -> Any:
+        """The column's value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +74,11 @@ class Principal:
     Attributes:
         allowed_models: the key's allow-list; None means every catalogue model.
         expires_at: expiry as Unix seconds (UTC); None means never.
+        redaction_policy: the effective policy; None means ``off``.
+        limits: every limit of the key (None or empty: no admission I/O).
         version: principals version of the row's last change.
+        unreadable: stored columns that did not parse (``"limits"``,
+            ``"redaction_policy"``): calls on this key fail closed (503).
     """
 
     key_id: str
@@ -35,15 +89,33 @@ class Principal:
     allowed_models: frozenset[str] | None
     revoked: bool
     expires_at: float | None
-    redaction_policy: Any
-    limits: Any
+    redaction_policy: RedactionPolicy | None
+    limits: list[Limit] | None
     version: int
+    unreadable: frozenset[str] = frozenset()
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> Principal:
-        """Build from a row with the contract's columns (jsonb already decoded)."""
+    def from_row(cls, row: Row) -> Principal:
+        """Build from a row with the contract's columns (jsonb already decoded),
+        parsing limits and the redaction policy once; a column that does not
+        parse is logged and marked ``unreadable``."""
         allowed = row["allowed_models"]
         expires: datetime | None = row["expires_at"]
+        unreadable: set[str] = set()
+        policy: RedactionPolicy | None
+        try:
+            policy = parse_redaction_policy(row["redaction_policy"])
+            if policy.mode == "off":
+                policy = None
+        except ValueError:
+            log.error("redaction_policy_invalid", key_id=row["key_id"], version=row["version"])
+            policy, unreadable = None, unreadable | {"redaction_policy"}
+        limits: list[Limit] | None
+        try:
+            limits = parse_limits(row["limits"])
+        except ValueError:
+            log.error("limits_malformed", key_id=row["key_id"], version=row["version"])
+            limits, unreadable = None, unreadable | {"limits"}
         return cls(
             key_id=row["key_id"],
             secret_hash=row["secret_hash"],
@@ -53,19 +125,15 @@ class Principal:
             allowed_models=None if allowed is None else frozenset(allowed),
             revoked=bool(row["revoked"]),
             expires_at=None if expires is None else expires.timestamp(),
-            redaction_policy=row["redaction_policy"],
-            limits=row["limits"],
+            redaction_policy=policy,
+            limits=limits,
             version=int(row["version"]),
+            unreadable=frozenset(unreadable),
         )
 
     def may_use(self, model: str) -> bool:
         """True when the allow-list admits ``model``."""
         return self.allowed_models is None or model in self.allowed_models
-
-
-def unauthorized(message: str, code: str = "invalid_api_key") -> EdgeError:
-    """401 in OpenAI's format (no usage event follows a 401)."""
-    return EdgeError(401, message, type="authentication_error", code=code)
 
 
 def presented_key(headers: Mapping[str, str]) -> str | None:
@@ -124,7 +192,7 @@ def check_principal(pepper: bytes, principal: Principal, key_id: str, secret: st
     """Verify the secret (constant time) and the key's state.
 
     Raises:
-        EdgeError: 401 when the secret does not match, or the key is revoked
+        tollway_edge.errors.EdgeError: 401 when the secret does not match, or the key is revoked
             or expired.
     """
     if not verify_secret(pepper, key_id, secret, principal.secret_hash):
@@ -140,7 +208,7 @@ def split_presented(headers: Mapping[str, str]) -> tuple[str, str]:
     """The ``(key_id, secret)`` of the presented key.
 
     Raises:
-        EdgeError: 401 when no key is presented or it is not ``tw_<id>_<secret>``.
+        tollway_edge.errors.EdgeError: 401 when no key is presented or it is not ``tw_<id>_<secret>``.
     """
     raw = presented_key(headers)
     if raw is None:

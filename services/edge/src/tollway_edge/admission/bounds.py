@@ -25,7 +25,8 @@ event carrying a non-empty ``"content":"..."`` or ``"arguments":"..."``
 string). OpenAI-compatible providers send one token per delta; this is an
 estimate used to extend the reservation as a stream flows and to bill a
 stream the edge cuts; a stream that ends normally is billed from the
-provider's own usage chunk.
+provider's own usage chunk. Counted once per event by
+``tollway_edge.streaming.sse.SSEEvent.completion_tokens``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,6 @@ from typing import Any
 import orjson
 
 REPLY_PRIMING_TOKENS = 3
-
-_MARKERS = (b'"content":"', b'"content": "', b'"arguments":"', b'"arguments": "')
-_EMPTY = (b'"content":""', b'"content": ""', b'"arguments":""', b'"arguments": ""')
 
 
 def prompt_token_bound(body: dict[str, Any]) -> int:
@@ -61,16 +59,3 @@ def output_token_bound(body: dict[str, Any], model_cap: int) -> int:
         if type(value) is int and value >= 0:
             return min(value, model_cap)
     return model_cap
-
-
-def completion_tokens_in(data: bytes) -> int:
-    """Completion tokens carried by complete SSE events ``data`` (one per
-    non-empty content/arguments delta)."""
-    if b'"content"' not in data and b'"arguments"' not in data:
-        return 0
-    n = 0
-    for m in _MARKERS:
-        n += data.count(m)
-    for e in _EMPTY:
-        n -= data.count(e)
-    return max(n, 0)

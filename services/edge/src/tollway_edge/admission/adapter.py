@@ -14,11 +14,10 @@ One call (DESIGN.md "The request path" 3, "Reservations"):
 - :meth:`EdgeAdmission.release` gives back the concurrency slot when the
   response ends (quota's settlement also releases; both are idempotent).
 
-Modes (``tollway_admission_mode`` gauge, ``/readyz`` body): ``exact`` (Valkey),
-and when Valkey is unreachable, per ``TOLLWAY_EDGE_ADMISSION_FAILURE_MODE``,
-``local`` (:class:`LocalLimiter`: a per-process share of every limit) or
-``refuse`` (503). A background probe PINGs Valkey and returns to ``exact``;
-counters Valkey lost are then reseeded from the ledger by the cold-counter path.
+Modes (``tollway_admission_mode`` gauge, ``/readyz``): ``exact`` (Valkey); while
+Valkey is unreachable ``local`` (a per-process share of every limit) or
+``refuse`` (503), per ``TOLLWAY_EDGE_ADMISSION_FAILURE_MODE``. A probe returns
+to ``exact``; lost counters are reseeded from the ledger (cold-counter path).
 """
 
 from __future__ import annotations
@@ -26,137 +25,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 import asyncpg
 import structlog
-from pydantic import TypeAdapter
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from tollway_admission import (
-    Admission,
-    AdmitResult,
-    Clock,
-    PipelinedClient,
-    Reservation,
-    Window,
-    utc_now,
-)
-from tollway_contracts.catalogue import Model, Prices
+from tollway_admission import Admission, Clock, PipelinedClient, Window, utc_now
+from tollway_contracts.catalogue import Model
 from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
-from tollway_edge.bounds import output_token_bound, prompt_token_bound
-from tollway_edge.errors import EdgeError
-from tollway_edge.local_limits import LocalLimiter, LocalReservation
+from tollway_edge.admission.local_limits import LocalLimiter
+from tollway_edge.admission.seed import SeedError, ledger_spend
+from tollway_edge.admission.ticket import Ticket, refusal
+from tollway_edge.auth.principals import Principal
+from tollway_edge.errors import admission_unavailable, limits_invalid
 from tollway_edge.metrics import ADMISSION_MODE, ADMISSION_REFUSED
-from tollway_edge.principals import Principal
 
 log = structlog.get_logger("tollway_edge.admission")
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError)
 MODES = ("exact", "local", "refuse")
-_LIMITS = TypeAdapter(list[Limit])
 STREAM_TTL = timedelta(minutes=10)
-
-_SCOPE_COLUMN = {"key": "key_id", "user": "user_id", "team": "team_id", "tenant": "tenant_id"}
-SEED_SQL = (
-    "SELECT coalesce(sum(cost_micro_usd), 0)::bigint FROM ledger.usage_records"
-    " WHERE {column} = $1 AND ts_start >= $2 AND ts_start < $3{model}"
-)
-
-
-class SeedError(Exception):
-    """The ledger could not be read to seed a cold budget counter."""
-
-
-@dataclass(slots=True)
-class Ticket:
-    """One admitted call's reservation.
-
-    Attributes:
-        mode: ``exact`` (Valkey) or ``local`` (this process's memory).
-        result: the admission result (headers, checks).
-        prompt_tokens: the prompt bound reserved, tokens.
-        reserved_out: completion tokens reserved so far (initial + extensions).
-        ext_tokens, ext_cost: what extensions added (tokens, micro-USD).
-        has_slot: a concurrency limit applied (release has work to do).
-    """
-
-    mode: str
-    result: AdmitResult
-    tenant_id: str
-    request_id: str
-    limits: list[Limit]
-    model: str
-    prices: Prices
-    prompt_tokens: int
-    reserved_out: int
-    reservation: Reservation | None = None
-    local: LocalReservation | None = None
-    ext_tokens: int = 0
-    ext_cost: int = 0
-    has_slot: bool = False
-    released: bool = False
-    headers: dict[str, str] | None = None
-    by_scope: dict[str, tuple[int, int]] | None = None
-
-    def reservation_field(self) -> dict[str, dict[str, int]]:
-        """The usage event's ``reservation``: per ``<scope>:<id>``, tokens
-        (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
-        (``AdmitResult.reservation_by_scope()``, read once per call)."""
-        if self.by_scope is None:
-            self.by_scope = {
-                n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()
-            }
-        return {
-            name: {
-                "tokens": tokens + self.ext_tokens if tokens else 0,
-                "cost_micro_usd": cost + self.ext_cost if cost else 0,
-            }
-            for name, (tokens, cost) in self.by_scope.items()
-        }
-
-
-def _kind_error(result: AdmitResult) -> EdgeError:
-    c = result.refused_by
-    assert c is not None
-    headers = result.headers()
-    ADMISSION_REFUSED.labels(c.kind).inc()
-    scope = f"{c.limit.scope} {c.limit.scope_id}" + (f" (model {c.limit.model})" if c.limit.model else "")
-    if c.kind == "budget":
-        return EdgeError(
-            429,
-            f"Budget exceeded for {scope}: {c.value} micro-USD per {c.limit.budget_period or 'month'}.",
-            type="insufficient_quota",
-            code="budget_exceeded",
-            headers=headers,
-        )
-    what = {
-        "requests": "requests per minute",
-        "tokens": "tokens per minute",
-        "concurrency": "concurrent calls",
-    }[c.kind]
-    return EdgeError(
-        429,
-        f"Rate limit reached for {what} on {scope}: limit {c.value}, used {c.used}, requested {c.requested}.",
-        type=c.kind if c.kind != "concurrency" else "requests",
-        code="rate_limit_exceeded",
-        headers=headers,
-    )
-
-
-def unavailable() -> EdgeError:
-    """503 while Valkey is unreachable in ``refuse`` mode."""
-    return EdgeError(
-        503,
-        "Rate limiting is temporarily unavailable; retry shortly.",
-        type="api_error",
-        code="admission_unavailable",
-    )
 
 
 class EdgeAdmission:
@@ -210,7 +102,6 @@ class EdgeAdmission:
         self.adm: Admission | None = None
         self.mode = "exact"
         self._probe: asyncio.Task[None] | None = None
-        self._limits_cache: dict[tuple[str, int], list[Limit]] = {}
         self._set_gauge()
 
     # -- lifecycle -------------------------------------------------------------
@@ -283,56 +174,9 @@ class EdgeAdmission:
 
     # -- helpers -----------------------------------------------------------------
 
-    def limits_of(self, principal: Principal) -> list[Limit]:
-        """The principal's limits, parsed once per principals version.
-
-        Raises:
-            EdgeError: 503 when the ``limits`` column is malformed (fail closed).
-        """
-        key = (principal.key_id, principal.version)
-        cached = self._limits_cache.get(key)
-        if cached is not None:
-            return cached
-        raw = principal.limits
-        try:
-            parsed = [] if raw is None else _LIMITS.validate_python(raw)
-        except Exception:  # noqa: BLE001
-            log.error("limits_malformed", key_id=principal.key_id, version=principal.version)
-            raise EdgeError(
-                503, "The key's limits cannot be read.", type="api_error", code="limits_invalid"
-            ) from None
-        if len(self._limits_cache) > 100_000:
-            self._limits_cache.clear()
-        self._limits_cache[key] = parsed
-        return parsed
-
     async def _seed(self, limit: Limit, window: Window) -> int:
-        """Seed provider: the ledger's spend for the limit's scope (and model) in the period, micro-USD.
-
-        Raises:
-            SeedError: no pool, or the query failed.
-        """
-        pool = self._pool()
-        if pool is None:
-            raise SeedError("no Postgres pool")
-        column = _SCOPE_COLUMN[limit.scope]
-        args: list[Any] = [limit.scope_id, window.start, window.end]
-        model = ""
-        if limit.model is not None:
-            model = " AND model = $4"
-            args.append(limit.model)
-        try:
-            value = await pool.fetchval(SEED_SQL.format(column=column, model=model), *args)
-        except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError, TimeoutError) as exc:
-            raise SeedError(str(exc)) from exc
-        log.info(
-            "budget_seeded",
-            scope=limit.scope,
-            scope_id=limit.scope_id,
-            spent_micro_usd=int(value),
-            period_start=window.start.isoformat(),
-        )
-        return int(value)
+        """Seed provider of ``tollway_admission``: the ledger's spend (``seed.ledger_spend``)."""
+        return await ledger_spend(self._pool(), limit, window)
 
     # -- the call ------------------------------------------------------------------
 
@@ -341,33 +185,39 @@ class EdgeAdmission:
         principal: Principal,
         model: str,
         entry: Model,
-        body: dict[str, Any],
+        prompt: int,
+        out: int,
         request_id: str,
         stream: bool,
     ) -> Ticket | None:
         """Reserve the call's upper bound on every applicable limit.
 
+        Args:
+            prompt: the prompt bound, tokens (``bounds.prompt_token_bound``).
+            out: the output bound, tokens (``bounds.output_token_bound``);
+                a stream reserves at most the stream allowance up front.
+
         Returns:
             The ticket, or None when admission is disabled or no limit applies.
 
         Raises:
-            EdgeError: 429 refused (OpenAI headers, ``Retry-After``); 503 when
+            tollway_edge.errors.EdgeError: 429 refused (OpenAI headers, ``Retry-After``); 503 when
                 Valkey is unreachable in ``refuse`` mode, or a cold counter
                 cannot be seeded and local mode is off.
         """
         if not self.enabled:
             return None
-        limits = self.limits_of(principal)
+        if principal.unreadable and "limits" in principal.unreadable:
+            raise limits_invalid()  # fail closed: the key's limits cannot be read
+        limits = principal.limits
         if not limits:
             return None
-        prompt = prompt_token_bound(body)
-        out = output_token_bound(body, entry.max_output_tokens)
         if stream:
             out = min(out, self.stream_allowance)
         tokens = prompt + out
         cost = cost_micro_usd(entry.prices, prompt_tokens=prompt, completion_tokens=out)
         tenant = principal.tenant_id
-        ticket = Ticket("exact", None, tenant, request_id, limits, model, entry.prices, prompt, out)  # type: ignore[arg-type]
+        ticket = Ticket("exact", None, tenant, request_id, limits, model, entry.prices, prompt, out)  # type: ignore[arg-type]  # result is set once admitted
         if self.mode == "exact":
             assert self.adm is not None
             try:
@@ -384,7 +234,7 @@ class EdgeAdmission:
             except SeedError as exc:
                 log.warning("budget_seed_failed", error=str(exc))
                 if self.failure_mode != "local":
-                    raise unavailable() from None
+                    raise admission_unavailable() from None
                 return self._admit_local(ticket, tokens, cost)
             else:
                 if result.status == "admitted":
@@ -394,11 +244,11 @@ class EdgeAdmission:
                     ticket.headers = result.headers()
                     return ticket
                 if result.status == "refused":
-                    raise _kind_error(result)
+                    raise refusal(result)
                 log.error("admission_unexpected", status=result.status)
-                raise unavailable()
+                raise admission_unavailable()
         if self.mode == "refuse":
-            raise unavailable()
+            raise admission_unavailable()
         return self._admit_local(ticket, tokens, cost)
 
     def _admit_local(self, ticket: Ticket, tokens: int, cost: int) -> Ticket:
@@ -412,7 +262,7 @@ class EdgeAdmission:
             now=self.clock(),
         )
         if res is None:
-            raise _kind_error(result)
+            raise refusal(result)
         ticket.mode = "local"
         ticket.result = result
         ticket.local = res
@@ -500,7 +350,3 @@ class EdgeAdmission:
         here (exact ones are settled by quota from the usage event)."""
         if ticket.local is not None and tokens is not None and cost is not None:
             self.local.settle(ticket.local, tokens, cost)
-
-    def now(self) -> datetime:
-        """The admission clock's reading."""
-        return self.clock()

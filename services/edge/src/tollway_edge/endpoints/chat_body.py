@@ -12,13 +12,14 @@ from typing import Any
 
 import orjson
 
-from tollway_edge.errors import EdgeError, bad_request
+from tollway_edge.errors import bad_request
 
 _INT_FIELDS = ("max_tokens", "max_completion_tokens")
 
 
 def parse_chat_body(raw: bytes) -> dict[str, Any]:
-    """Decode and check a ``POST /v1/chat/completions`` body.
+    """Decode and check a ``POST /v1/chat/completions`` body
+    (:func:`load_json_object` then :func:`check_chat_body`).
 
     Args:
         raw: the request body bytes (already size-limited by the caller).
@@ -27,11 +28,18 @@ def parse_chat_body(raw: bytes) -> dict[str, Any]:
         The decoded JSON object, unchanged.
 
     Raises:
-        EdgeError: 400 with ``param`` naming the field: invalid UTF-8, malformed
-            JSON, not an object, ``model`` not a string, ``messages`` not a
-            non-empty list of objects each with a string ``role``, ``stream``
-            not a bool, ``max_tokens``/``max_completion_tokens`` not an int ≥ 1,
-            ``stream_options`` not an object.
+        tollway_edge.errors.EdgeError: 400 with ``param`` naming the field
+            (see both functions).
+    """
+    return check_chat_body(load_json_object(raw))
+
+
+def load_json_object(raw: bytes) -> dict[str, Any]:
+    """Decode a request body that must be one JSON object (the body's only parse).
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 ``invalid_utf8``, ``invalid_json``
+            or ``invalid_body`` (not an object).
     """
     try:
         body = orjson.loads(raw)
@@ -43,7 +51,22 @@ def parse_chat_body(raw: bytes) -> dict[str, Any]:
         raise bad_request("The request body is not valid JSON.", None, "invalid_json") from None
     if type(body) is not dict:
         raise bad_request("The request body must be a JSON object.", None, "invalid_body")
+    return body
 
+
+def check_chat_body(body: dict[str, Any]) -> dict[str, Any]:
+    """Check the fields the edge uses (OpenAI's ``CreateChatCompletionRequest``).
+
+    Returns:
+        ``body``, unchanged.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 with ``param`` naming the field:
+            ``model`` not a string, ``messages`` not a non-empty list of
+            objects each with a string ``role``, ``stream`` not a bool,
+            ``max_tokens``/``max_completion_tokens`` not an int ≥ 1,
+            ``stream_options`` not an object.
+    """
     model = body.get("model")
     if model is None:
         raise bad_request("Missing required parameter: 'model'.", "model", "missing_required_parameter")
@@ -83,25 +106,3 @@ def wants_usage(body: dict[str, Any]) -> bool:
     """True when the client itself asked for the usage chunk of a stream."""
     options = body.get("stream_options")
     return type(options) is dict and options.get("include_usage") is True
-
-
-def model_not_found(model: str) -> EdgeError:
-    """404 for a model the catalogue does not have (OpenAI's ``model_not_found``)."""
-    return EdgeError(
-        404,
-        f"The model '{model}' does not exist or you do not have access to it.",
-        type="invalid_request_error",
-        code="model_not_found",
-        param="model",
-    )
-
-
-def model_not_allowed(model: str) -> EdgeError:
-    """403 for a catalogue model outside the key's allow-list."""
-    return EdgeError(
-        403,
-        f"This API key is not allowed to use the model '{model}'.",
-        type="permission_error",
-        code="model_not_allowed",
-        param="model",
-    )

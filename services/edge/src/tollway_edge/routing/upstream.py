@@ -9,10 +9,11 @@ credential read from the provider's ``api_key_env``.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 import structlog
+from yarl import URL
 
 from tollway_contracts.catalogue import Catalogue, Provider
 
@@ -35,7 +36,7 @@ class _PacedConnector(aiohttp.TCPConnector):
         super().__init__(*args, **kw)  # type: ignore[arg-type]
         self._connecting = asyncio.Semaphore(MAX_CONNECTING)
 
-    async def _create_connection(self, req, traces, timeout):  # type: ignore[no-untyped-def]
+    async def _create_connection(self, req, traces, timeout):  # type: ignore[no-untyped-def]  # noqa: ASYNC109 - overrides aiohttp's private signature as is
         async with self._connecting:
             return await super()._create_connection(req, traces, timeout)
 
@@ -46,7 +47,7 @@ class Upstream:
 
     Attributes:
         name: the provider's catalogue name (``provider`` in usage events).
-        url: ``{base_url}/chat/completions``.
+        base_url: the provider's base URL without a trailing slash.
         headers: precomputed request headers (content type, credential).
         timeout_seconds: whole-call timeout (non-stream) or time to first
             byte (stream), s.
@@ -57,10 +58,18 @@ class Upstream:
     name: str
     provider: Provider
     session: aiohttp.ClientSession
-    url: str
+    base_url: str
     headers: dict[str, str]
     timeout_seconds: float
     usable: bool
+    _urls: dict[str, URL] = field(default_factory=dict)
+
+    def url_for(self, path: str) -> URL:
+        """``{base_url}{path}`` (e.g. ``/chat/completions``), parsed once per path."""
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = URL(self.base_url + path)
+        return url
 
 
 def _base(provider: Provider) -> str:
@@ -99,7 +108,7 @@ async def open_upstreams(catalogue: Catalogue) -> dict[str, Upstream]:
             name=name,
             provider=provider,
             session=session,
-            url=f"{_base(provider)}/chat/completions",
+            base_url=_base(provider),
             headers=headers,
             timeout_seconds=provider.timeout_seconds,
             usable=usable,

@@ -28,7 +28,7 @@ from tollway_contracts.principals import (
     SNAPSHOT_QUERY,
     VERSION_QUERY,
 )
-from tollway_edge.principals import Principal, Snapshot
+from tollway_edge.auth.principals import Principal, Snapshot
 
 log = structlog.get_logger("tollway_edge.principals")
 
@@ -58,8 +58,8 @@ class PrincipalsSync:
         self._pool: asyncpg.Pool | None = None
         self._redis: aioredis.Redis | None = None
         self._lock = asyncio.Lock()
-        self._tasks: list[asyncio.Task] = []
-        self._lookups: dict[str, asyncio.Future] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._lookups: dict[str, asyncio.Future[Principal | None]] = {}
 
     @property
     def pool(self) -> asyncpg.Pool | None:
@@ -152,7 +152,7 @@ class PrincipalsSync:
         pending = self._lookups.get(key_id)
         if pending is not None:
             return await asyncio.shield(pending)
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Principal | None] = asyncio.get_running_loop().create_future()
         self._lookups[key_id] = future
         try:
             assert self._pool is not None
@@ -201,4 +201,4 @@ class PrincipalsSync:
                 await asyncio.sleep(1.0)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose untyped

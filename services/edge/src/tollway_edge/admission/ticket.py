@@ -1,0 +1,90 @@
+"""One admitted call's reservation, and the 429 a refusal becomes (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tollway_admission import AdmitResult, Reservation
+from tollway_contracts.catalogue import Prices
+from tollway_contracts.limits import Limit
+from tollway_edge.admission.local_limits import LocalReservation
+from tollway_edge.errors import EdgeError
+from tollway_edge.metrics import ADMISSION_REFUSED
+
+
+@dataclass(slots=True)
+class Ticket:
+    """One admitted call's reservation.
+
+    Attributes:
+        mode: ``exact`` (Valkey) or ``local`` (this process's memory).
+        result: the admission result (headers, checks).
+        prompt_tokens: the prompt bound reserved, tokens.
+        reserved_out: completion tokens reserved so far (initial + extensions).
+        ext_tokens, ext_cost: what extensions added (tokens, micro-USD).
+        has_slot: a concurrency limit applied (release has work to do).
+    """
+
+    mode: str
+    result: AdmitResult
+    tenant_id: str
+    request_id: str
+    limits: list[Limit]
+    model: str
+    prices: Prices
+    prompt_tokens: int
+    reserved_out: int
+    reservation: Reservation | None = None
+    local: LocalReservation | None = None
+    ext_tokens: int = 0
+    ext_cost: int = 0
+    has_slot: bool = False
+    released: bool = False
+    headers: dict[str, str] | None = None
+    by_scope: dict[str, tuple[int, int]] | None = None
+
+    def reservation_field(self) -> dict[str, dict[str, int]]:
+        """The usage event's ``reservation``: per ``<scope>:<id>``, tokens
+        (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
+        (``AdmitResult.reservation_by_scope()``, read once per call)."""
+        if self.by_scope is None:
+            self.by_scope = {
+                n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()
+            }
+        return {
+            name: {
+                "tokens": tokens + self.ext_tokens if tokens else 0,
+                "cost_micro_usd": cost + self.ext_cost if cost else 0,
+            }
+            for name, (tokens, cost) in self.by_scope.items()
+        }
+
+
+def refusal(result: AdmitResult) -> EdgeError:
+    """The 429 for a refused admission: OpenAI's ``rate_limit_exceeded`` (or
+    ``insufficient_quota``/``budget_exceeded``) with ``x-ratelimit-*`` headers."""
+    c = result.refused_by
+    assert c is not None
+    headers = result.headers()
+    ADMISSION_REFUSED.labels(c.kind).inc()
+    scope = f"{c.limit.scope} {c.limit.scope_id}" + (f" (model {c.limit.model})" if c.limit.model else "")
+    if c.kind == "budget":
+        return EdgeError(
+            429,
+            f"Budget exceeded for {scope}: {c.value} micro-USD per {c.limit.budget_period or 'month'}.",
+            type="insufficient_quota",
+            code="budget_exceeded",
+            headers=headers,
+        )
+    what = {
+        "requests": "requests per minute",
+        "tokens": "tokens per minute",
+        "concurrency": "concurrent calls",
+    }[c.kind]
+    return EdgeError(
+        429,
+        f"Rate limit reached for {what} on {scope}: limit {c.value}, used {c.used}, requested {c.requested}.",
+        type=c.kind if c.kind != "concurrency" else "requests",
+        code="rate_limit_exceeded",
+        headers=headers,
+    )

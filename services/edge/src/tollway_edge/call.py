@@ -1,0 +1,161 @@
+"""One call's state (one per HTTP request): who, what, where it went, what
+it cost. The call builds its own usage events and settles and releases its
+own admission, so every path (refusal, answer, stream, cut, crash) meters
+the same way (DESIGN.md "Usage event", "Reservations").
+"""
+
+from __future__ import annotations
+
+import time
+
+from tollway_contracts.events import RedactionSummary
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_edge.admission import EdgeAdmission, Ticket
+from tollway_edge.auth.principals import Principal
+from tollway_edge.emitter import UsageEmitter
+from tollway_edge.ids import now_ts, uuid4_str
+from tollway_edge.usage import Tokens, build_event
+
+CLIENT_CLOSED = 499
+"""nginx's convention for a client that went away; in metrics and events only."""
+
+
+class Call:
+    """Per-call bookkeeping.
+
+    Times are ``time.perf_counter()`` seconds; ``upstream_wait`` sums the time
+    spent waiting on the provider (connect, headers, body reads), so
+    ``overhead_ms`` is the edge's own time.
+
+    Args:
+        emitter: where usage events go (None: metrics only, e.g. health checks).
+        admission: the admission adapter settling and releasing ``ticket``.
+    """
+
+    __slots__ = (
+        "_emitter",
+        "_admission",
+        "request_id",
+        "t0",
+        "ts_start",
+        "upstream_wait",
+        "principal",
+        "model",
+        "stream",
+        "provider",
+        "upstream_model",
+        "attempts",
+        "status",
+        "error_type",
+        "ttft",
+        "terminal_sent",
+        "started_sent",
+        "ticket",
+        "sent_tokens",
+        "redaction",
+        "redaction_mapping",
+        "redaction_policy",
+    )
+
+    def __init__(self, emitter: UsageEmitter | None = None, admission: EdgeAdmission | None = None) -> None:
+        self._emitter = emitter
+        self._admission = admission
+        self.request_id = uuid4_str()
+        self.t0 = time.perf_counter()
+        self.ts_start = now_ts()
+        self.upstream_wait = 0.0
+        self.principal: Principal | None = None
+        self.model: str | None = None
+        self.stream = False
+        self.provider: str | None = None
+        self.upstream_model: str | None = None
+        self.attempts = 0
+        self.status = 0
+        self.error_type: str | None = None
+        self.ttft: float | None = None
+        self.terminal_sent = False
+        self.started_sent = False
+        self.ticket: Ticket | None = None
+        self.sent_tokens = 0  # completion tokens relayed so far (streams under admission)
+        self.redaction: RedactionSummary | None = None  # on every event of the call
+        self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
+        self.redaction_policy: RedactionPolicy | None = None  # None when off
+
+    def elapsed_ms(self) -> float:
+        """Wall time since the call arrived, ms."""
+        return (time.perf_counter() - self.t0) * 1000.0
+
+    def overhead_ms(self) -> float:
+        """The edge's own time so far (wall time minus waiting on the provider), ms."""
+        return max(self.elapsed_ms() - self.upstream_wait * 1000.0, 0.0)
+
+    def ttft_ms(self) -> float | None:
+        """Time to the provider's first byte, ms (None before it)."""
+        return None if self.ttft is None else (self.ttft - self.t0) * 1000.0
+
+    # -- metering ----------------------------------------------------------------
+
+    def started(self) -> None:
+        """Emit ``started`` once, just before the first provider attempt."""
+        if not self.started_sent:
+            self.started_sent = True
+            self._emit("started")
+
+    def completed(self, status: int, tokens: Tokens | None = None, cost: int | None = None) -> None:
+        """Emit the terminal ``completed`` event (once) with the provider's usage."""
+        self.status = status
+        self._emit("completed", tokens, cost)
+
+    def fail(
+        self, status: int, error_type: str | None, tokens: Tokens | None = None, cost: int | None = None
+    ) -> None:
+        """Emit the terminal ``failed`` event (once): a refusal after
+        authentication, a provider error, a stream that did not finish."""
+        self.status = status
+        self.error_type = error_type
+        self._emit("failed", tokens, cost)
+
+    def _emit(self, type_: str, tokens: Tokens | None = None, cost: int | None = None) -> None:
+        p = self.principal
+        if p is None or self._emitter is None:
+            return  # unauthenticated: metrics only, never an event
+        terminal = type_ != "started"
+        if terminal:
+            if self.terminal_sent:
+                return
+            self.terminal_sent = True
+        ticket = self.ticket
+        if ticket is not None and terminal and self._admission is not None:
+            self._admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
+        value = build_event(
+            type_,
+            request_id=self.request_id,
+            ts_start=self.ts_start,
+            ts_end=now_ts() if terminal else None,
+            tenant_id=p.tenant_id,
+            team_id=p.team_id,
+            user_id=p.user_id,
+            key_id=p.key_id,
+            model=self.model or "unknown",
+            stream=self.stream,
+            provider=self.provider,
+            upstream_model=self.upstream_model,
+            status_code=self.status if terminal else None,
+            error_type=self.error_type if terminal else None,
+            attempts=self.attempts,
+            tokens=tokens,
+            cost=cost,
+            latency_ms=self.elapsed_ms() if terminal else None,
+            ttft_ms=self.ttft_ms() if terminal else None,
+            overhead_ms=self.overhead_ms() if terminal else None,
+            reservation=None if ticket is None else ticket.reservation_field(),
+            redaction=self.redaction,
+        )
+        self._emitter.emit(self.request_id.encode(), value)
+
+    # -- admission ---------------------------------------------------------------
+
+    async def release(self) -> None:
+        """Give back the call's concurrency slot (once; a no-op without one)."""
+        if self.ticket is not None and self._admission is not None:
+            await self._admission.release(self.ticket)

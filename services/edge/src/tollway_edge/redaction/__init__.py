@@ -1,0 +1,50 @@
+"""Edge-side redaction: what the provider sees never carries personal data
+unless the caller's policy allows it (DESIGN "Request path" step 4).
+
+- ``texts`` — pure: extraction of a chat request's free texts, the
+  redactor's answer applied to them;
+- ``restore`` — pure: reversible mode, plain and streamed answers;
+- ``client`` — ``POST /v1/redact`` with a deadline, failover over several
+  redactors;
+- ``step`` — the step of the request path (:class:`EdgeRedaction`).
+"""
+
+from tollway_edge.redaction.client import RedactorClient, RedactorPool
+from tollway_edge.redaction.restore import (
+    ChunkRestorer,
+    SSERestorer,
+    StreamRestorer,
+    build_mapping,
+    restore_response,
+    restore_text,
+)
+from tollway_edge.redaction.step import (
+    EdgeRedaction,
+    RedactionOutcome,
+    block_error,
+    entity_counts,
+    redact_request,
+    summarize,
+)
+from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
+
+__all__ = [
+    "ChunkRestorer",
+    "EdgeRedaction",
+    "RedactionOutcome",
+    "RedactionUnavailable",
+    "RedactorClient",
+    "RedactorPool",
+    "SSERestorer",
+    "StreamRestorer",
+    "TextRef",
+    "apply_redaction",
+    "block_error",
+    "build_mapping",
+    "entity_counts",
+    "extract_texts",
+    "redact_request",
+    "restore_response",
+    "restore_text",
+    "summarize",
+]

@@ -1,0 +1,251 @@
+"""The redaction step of the request path (DESIGN.md "The request path" 4).
+
+Rules (issue 4): personal data never reaches the provider unless the policy
+allows it; every failure of the redactor fails the call closed (nothing is
+sent to the provider).
+
+- :func:`redact_request` — extraction, the redactor's answer, application,
+  block and reversible mapping, in the order the edge needs (pure over a client);
+- :class:`EdgeRedaction` — per call: the principal's policy (typed when the
+  snapshot loaded) → :func:`redact_request` → the body to forward, or a 400
+  (``block``) / 503 (redactor unavailable) ``EdgeError``; records the
+  ``RedactionSummary`` and the reversible mapping on the call; restores and
+  primes the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import aiohttp
+import orjson
+import structlog
+
+from tollway_contracts.events import RedactionSummary
+from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactResponse
+from tollway_edge.auth.principals import Principal
+from tollway_edge.errors import pii_detected, redaction_unavailable
+from tollway_edge.redaction.client import RedactorPool
+from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response
+from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
+
+log = structlog.get_logger("tollway_edge.redaction")
+
+
+class RedactorLike(Protocol):
+    """A redactor client (:class:`RedactorClient` or :class:`RedactorPool`)."""
+
+    async def redact(
+        self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
+    ) -> RedactResponse:
+        """Analyse and anonymise ``texts``; raises ``RedactionUnavailable``."""
+
+
+def entity_counts(answer: RedactResponse) -> dict[str, int]:
+    """Detections per entity type over all texts, e.g. ``{"PERSON": 2}``."""
+    return dict(Counter(d.entity_type for r in answer.results for d in r.detections))
+
+
+def block_error(answer: RedactResponse) -> dict[str, Any] | None:
+    """The 400 body for ``block`` mode, or None when nothing was detected.
+
+    The message names the entity types found, never a value; OpenAI error
+    format, ``code = "pii_detected"``, ``type = "invalid_request_error"``
+    (``tollway_edge.errors.pii_detected``).
+    """
+    counts = entity_counts(answer)
+    if not counts:
+        return None
+    return pii_detected(", ".join(sorted(counts))).body_dict()
+
+
+def summarize(policy: RedactionPolicy, answer: RedactResponse | None, duration_ms: float) -> RedactionSummary:
+    """The usage event's ``redaction`` object: counts by type, cache use, time (ms)."""
+    if answer is None:
+        return RedactionSummary(mode=policy.mode, duration_ms=round(max(duration_ms, 0.0), 3))
+    total = len(answer.results)
+    return RedactionSummary(
+        mode=policy.mode,
+        entities=entity_counts(answer),
+        cache_hit=total > 0 and answer.cache.hits == total,
+        cached_texts=answer.cache.hits,
+        total_texts=total,
+        duration_ms=round(max(duration_ms, 0.0), 3),
+    )
+
+
+@dataclass(slots=True)
+class RedactionOutcome:
+    """What the edge does next.
+
+    Attributes:
+        body: the body to forward (a redacted copy in ``redact`` mode, else
+            the original).
+        blocked: in ``block`` mode with detections, the 400 error body to
+            return instead of forwarding; else None.
+        mapping: placeholder -> original for reversible ``redact`` (empty
+            otherwise); use with :func:`restore_response` / :class:`SSERestorer`.
+        summary: for the usage event; None when the policy is ``off``.
+    """
+
+    body: dict[str, Any]
+    blocked: dict[str, Any] | None = None
+    mapping: dict[str, str] = field(default_factory=dict)
+    summary: RedactionSummary | None = None
+
+
+async def redact_request(
+    body: dict[str, Any], policy: RedactionPolicy | None, client: RedactorLike, deadline_ms: float
+) -> RedactionOutcome:
+    """Apply ``policy`` to a chat completion request body.
+
+    ``off`` (or no policy): unchanged, no call. ``detect``: unchanged, counts.
+    ``redact``: placeholders (+ mapping when reversible). ``block``: a 400
+    body when anything is found, else unchanged.
+
+    Raises:
+        RedactionUnavailable: the redactor failed; answer 503 and forward nothing.
+    """
+    if policy is None or policy.mode == "off":
+        return RedactionOutcome(body=body)
+    started = time.perf_counter()
+    texts = extract_texts(body)
+    if not texts:
+        return RedactionOutcome(body=body, summary=summarize(policy, None, 0.0))
+    answer = await client.redact(policy, texts, deadline_ms)
+    outcome = RedactionOutcome(body=body)
+    if policy.mode == "redact":
+        outcome.body = apply_redaction(body, texts, answer)
+        if policy.reversible:
+            outcome.mapping = build_mapping(texts, answer)
+    elif policy.mode == "block":
+        outcome.blocked = block_error(answer)
+    outcome.summary = summarize(policy, answer, (time.perf_counter() - started) * 1000)
+    return outcome
+
+
+class RedactionCall(Protocol):
+    """What the step reads and writes on the per-call object (``tollway_edge.call.Call``)."""
+
+    request_id: str
+    principal: Principal | None
+    redaction: RedactionSummary | None
+    redaction_mapping: dict[str, str] | None
+    redaction_policy: RedactionPolicy | None
+
+
+class EdgeRedaction:
+    """The redaction step, built once by ``create_app``.
+
+    Args:
+        urls: redactor base URLs (``TOLLWAY_EDGE_REDACTOR_URLS``).
+        deadline_ms: time allowed for the redactor's answer, ms
+            (``TOLLWAY_EDGE_REDACTION_DEADLINE_MS``); beyond it → 503.
+        prime_deadline_ms: time allowed for a cache-priming call, ms.
+    """
+
+    def __init__(self, urls: Sequence[str], deadline_ms: float, prime_deadline_ms: float = 10_000.0) -> None:
+        self.urls = list(urls)
+        self.deadline_ms = deadline_ms
+        self.prime_deadline_ms = prime_deadline_ms
+        self.pool: RedactorPool | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> None:
+        """Open the HTTP session to the redactors (no network until a call needs it)."""
+        if not self.urls:
+            return
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=256, keepalive_timeout=30),
+            json_serialize=lambda o: orjson.dumps(o).decode(),
+        )
+        self.pool = RedactorPool(self.urls, self._session)
+
+    async def stop(self) -> None:
+        """Wait briefly for priming calls, then close the session."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def apply(self, call: RedactionCall, body: dict[str, Any]) -> dict[str, Any]:
+        """The body to forward for this call (``body`` itself when the policy is off).
+
+        Sets ``call.redaction`` (summary for every event of the call),
+        ``call.redaction_policy`` and, in reversible ``redact`` mode,
+        ``call.redaction_mapping``.
+
+        Raises:
+            tollway_edge.errors.EdgeError: 400 ``pii_detected`` (``block``
+                mode, naming entity types only); 503 ``redaction_unavailable``
+                (redactor down, past the deadline, erroring, not configured,
+                or a malformed stored policy) — the provider receives nothing.
+        """
+        principal = call.principal
+        assert principal is not None
+        policy = principal.redaction_policy
+        if policy is None:
+            if "redaction_policy" in principal.unreadable:
+                log.error("redaction_policy_invalid", key_id=principal.key_id, request_id=call.request_id)
+                raise redaction_unavailable()
+            return body
+        call.redaction_policy = policy
+        started = time.perf_counter()
+        if self.pool is None:
+            call.redaction = summarize(policy, None, 0.0)
+            log.error("redactor_not_configured", request_id=call.request_id)
+            raise redaction_unavailable()
+        try:
+            outcome = await redact_request(body, policy, self.pool, self.deadline_ms)
+        except RedactionUnavailable as exc:
+            call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
+            log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))
+            raise redaction_unavailable() from None
+        call.redaction = outcome.summary
+        if outcome.blocked is not None:
+            raise pii_detected(", ".join(sorted(outcome.summary.entities if outcome.summary else {})))
+        if outcome.mapping:
+            call.redaction_mapping = outcome.mapping
+        return outcome.body
+
+    def restore_plain(self, call: RedactionCall, obj: dict[str, Any], raw: bytes) -> bytes:
+        """A non-streamed 200 answer (``obj``, parsed once by the caller, and its
+        ``raw`` bytes) with placeholders restored (reversible mode); primes
+        the cache with the answer as the client receives it."""
+        mapping = call.redaction_mapping
+        if mapping:
+            obj = restore_response(obj, mapping)
+            raw = orjson.dumps(obj)
+        texts = []
+        for choice in obj.get("choices") or []:
+            msg = choice.get("message") if isinstance(choice, dict) else None
+            if isinstance(msg, dict) and isinstance(msg.get("content"), str) and msg["content"]:
+                texts.append(msg["content"])
+        self.prime(call, texts)
+        return raw
+
+    def stream_restorer(self, call: RedactionCall) -> SSERestorer | None:
+        """The SSE restorer for a stream of this call (None when redaction is off)."""
+        if call.redaction_policy is None:
+            return None
+        return SSERestorer(call.redaction_mapping or {})
+
+    def prime(self, call: RedactionCall, answers: Sequence[str]) -> None:
+        """Fire and forget: analyse the assistant's answer(s) under the call's
+        policy so the next turn, which sends them back, is a cache hit."""
+        policy = call.redaction_policy
+        if policy is None or self.pool is None or not answers:
+            return
+        texts = [TextRef(f"/prime/{i}", t) for i, t in enumerate(answers) if t]
+        if not texts:
+            return
+        task = asyncio.get_running_loop().create_task(self.pool.prime(policy, texts, self.prime_deadline_ms))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

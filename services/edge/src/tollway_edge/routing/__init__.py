@@ -1,0 +1,2 @@
+"""Where a call goes: provider sessions (``upstream``) and the route loop
+with fallback (``forward``)."""

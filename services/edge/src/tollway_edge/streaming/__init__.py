@@ -1,0 +1,2 @@
+"""Streams: one SSE splitter (``sse``), one relay that consumes its events
+(``relay``), one terminator per wire format (``terminator``)."""

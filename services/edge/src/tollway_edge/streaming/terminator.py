@@ -1,0 +1,94 @@
+"""The one place that ends a stream the edge must end itself (pure).
+
+One class per wire format. :class:`OpenAITerminator` (chat completion chunks)
+is the only one today; Anthropic's Messages events will be a second class
+with the same two methods (``message_delta`` with ``stop_reason:
+"max_tokens"`` then ``message_stop``; an ``event: error`` for failures).
+
+- :meth:`OpenAITerminator.clean_end` — admission's cut (and, later, drain):
+  a chunk with ``finish_reason: "length"``, the usage chunk when the client
+  asked for usage (the tokens it received), ``data: [DONE]``.
+- :meth:`OpenAITerminator.error_end` — provider failure mid-stream (and
+  output redaction's block): one ``data: {"error": {...}}`` event and no
+  ``[DONE]``. The openai Python SDK raises ``openai.APIError`` on an event
+  whose data has an ``error`` key (``openai/_streaming.py``, legacy stream
+  mode used by chat completions), so a cut answer is never mistaken for a
+  complete one.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+import orjson
+
+from tollway_contracts.errors import error_body
+from tollway_edge.streaming.sse import SSEEvent
+
+
+class Terminator(Protocol):
+    """What the relay needs from a wire format's terminator."""
+
+    def observe(self, event: SSEEvent) -> None:
+        """Remember what the end events must echo (ids) from a relayed event."""
+
+    def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
+        """Bytes that end the stream as complete, cut for length."""
+
+    def error_end(self, message: str, code: str) -> bytes:
+        """Bytes that end the stream with an error the client SDK raises."""
+
+
+class OpenAITerminator:
+    """Ends an OpenAI ``chat.completion.chunk`` stream.
+
+    Args:
+        fallback_id: the chunk id to use when no relayed chunk gave one
+            (``chatcmpl-<request id>``).
+        model: the model name to use likewise (the requested model).
+    """
+
+    __slots__ = ("_first", "_fallback_id", "_model")
+
+    def __init__(self, fallback_id: str, model: str | None) -> None:
+        self._first: SSEEvent | None = None
+        self._fallback_id = fallback_id
+        self._model = model
+
+    def observe(self, event: SSEEvent) -> None:
+        """Keep the first relayed event (parsed only if the stream is cut)."""
+        if self._first is None and not event.is_done:
+            self._first = event
+
+    def _base(self) -> dict[str, Any]:
+        ident: dict[str, Any] = {"id": self._fallback_id, "model": self._model, "created": int(time.time())}
+        first = self._first.json() if self._first is not None else None
+        if type(first) is dict:
+            for k in ident:
+                if k in first:
+                    ident[k] = first[k]
+        return {
+            "id": ident["id"],
+            "object": "chat.completion.chunk",
+            "created": ident["created"],
+            "model": ident["model"],
+        }
+
+    def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
+        """``finish_reason: "length"`` chunk, the usage chunk if asked (tokens), ``[DONE]``."""
+        base = self._base()
+        chunk = {**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}]}
+        out = b"data: " + orjson.dumps(chunk) + b"\n\n"
+        if include_usage:
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
+            out += b"data: " + orjson.dumps({**base, "choices": [], "usage": usage}) + b"\n\n"
+        return out + b"data: [DONE]\n\n"
+
+    def error_end(self, message: str, code: str) -> bytes:
+        """One OpenAI-format error event (``type: "api_error"``), no ``[DONE]``."""
+        return b"data: " + orjson.dumps(error_body(message, type="api_error", code=code)) + b"\n\n"
