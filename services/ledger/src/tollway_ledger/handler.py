@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+import msgspec
 import orjson
 
 from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
@@ -312,15 +313,7 @@ def handle(messages: list[Message], *, consumer_group: str, now: datetime | None
 
 
 def _json_text(value: object) -> str | None:
-    if value is None:
-        return None
-    if hasattr(value, "model_dump"):
-        return orjson.dumps(value.model_dump(mode="json")).decode()  # type: ignore[union-attr]
-    if isinstance(value, dict):
-        return orjson.dumps(
-            {k: (v.model_dump(mode="json") if hasattr(v, "model_dump") else v) for k, v in value.items()}
-        ).decode()
-    return orjson.dumps(value).decode()
+    return None if value is None else msgspec.json.encode(value).decode()
 
 
 def stage_record(seq: int, event: StagedEvent | UsageEvent) -> tuple:

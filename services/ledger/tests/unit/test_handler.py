@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import msgspec
 import orjson
 import pytest
 
@@ -29,7 +30,7 @@ def msg(offset: int, value: bytes | None, partition: int = 0, key: bytes | None 
 
 def test_started_and_terminal_kept_once_per_call_first_terminal_wins() -> None:
     started, completed = make_call(1)
-    other = completed.model_copy(update={"event_id": uuid.uuid4(), "type": "failed"})
+    other = msgspec.structs.replace(completed, event_id=uuid.uuid4(), type="failed")
     batch = [
         msg(0, completed.to_json()),
         msg(1, started.to_json()),
@@ -51,7 +52,7 @@ def test_started_and_terminal_kept_once_per_call_first_terminal_wins() -> None:
 
 def test_offset_order_decides_first_terminal_whatever_the_input_order() -> None:
     _, completed = make_call(1)
-    failed = completed.model_copy(update={"event_id": uuid.uuid4(), "type": "failed"})
+    failed = msgspec.structs.replace(completed, event_id=uuid.uuid4(), type="failed")
     effects = handle([msg(7, failed.to_json()), msg(3, completed.to_json())], consumer_group="g")
     assert [e.type for e in effects.terminal] == ["completed"]
     assert effects.commit_offsets == {("usage", 0): 8}
