@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 from aiohttp import web
 
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import RedactionSummary, ScopeReservation, UsageEvent
 
 BASE_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
 KAFKA = "127.0.0.1:9092"
@@ -131,7 +131,9 @@ def make_call(
         stream=bool(i % 2),
         trace_id=f"trace-{i}",
     )
-    started = UsageEvent(type="started", reservation={"key": {"tokens": 100, "cost_micro_usd": 50}}, **common)
+    started = UsageEvent(
+        type="started", reservation={"key": ScopeReservation(tokens=100, cost_micro_usd=50)}, **common
+    )
     if failed:
         terminal = UsageEvent(
             type="failed",
@@ -158,14 +160,14 @@ def make_call(
             latency_ms=40.0 * i + 10,
             ttft_ms=5.0,
             overhead_ms=1.0,
-            redaction={
-                "mode": "redact",
-                "entities": {"PERSON": 1},
-                "cache_hit": False,
-                "cached_texts": 0,
-                "total_texts": 1,
-                "duration_ms": 2.0,
-            },
+            redaction=RedactionSummary(
+                mode="redact",
+                entities={"PERSON": 1},
+                cache_hit=False,
+                cached_texts=0,
+                total_texts=1,
+                duration_ms=2.0,
+            ),
             **common,
         )
     return started, terminal

@@ -30,7 +30,7 @@ from datetime import datetime
 
 import asyncpg
 
-from .handler import STAGE_COLUMNS, Effects, months_of, stage_record
+from .handler import STAGE_COLUMN_TYPES, STAGE_COLUMNS, Effects, months_of, stage_record
 from .retention import expired_partitions, orphan_cutoff, retention_cutoff
 
 # Advisory lock keys (hashtext of these names): one maintenance runner at a time
@@ -45,46 +45,14 @@ ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
     ("usage_rollup_monthly", "month"),
 )
 
-_RECORD_COLUMNS = [
-    "request_id",
-    "tenant_id",
-    "team_id",
-    "user_id",
-    "key_id",
-    "ts_start",
-    "ts_end",
-    "model",
-    "provider",
-    "upstream_model",
-    "stream",
-    "status_code",
-    "error_type",
-    "attempts",
-    "prompt_tokens",
-    "completion_tokens",
-    "cached_tokens",
-    "reasoning_tokens",
-    "total_tokens",
-    "cost_micro_usd",
-    "reservation",
-    "latency_ms",
-    "ttft_ms",
-    "overhead_ms",
-    "redaction",
-    "trace_id",
-]
+# ``ledger.usage_records`` columns filled from an event: every field of the
+# contract's Struct except schema_version, type and event_id (which become
+# status, started_event_id and terminal_event_id).
+_RECORD_COLUMNS = [c for c in STAGE_COLUMNS if c not in ("seq", "event_type", "event_id")]
 
-_CREATE_STAGE = """
+_CREATE_STAGE = f"""
 CREATE TEMP TABLE IF NOT EXISTS ledger_stage (
-    seq integer, event_type text, event_id uuid, request_id uuid,
-    tenant_id text, team_id text, user_id text, key_id text,
-    ts_start timestamptz, ts_end timestamptz, model text, provider text,
-    upstream_model text, stream boolean, status_code integer, error_type text,
-    attempts integer, prompt_tokens bigint, completion_tokens bigint,
-    cached_tokens bigint, reasoning_tokens bigint, total_tokens bigint,
-    cost_micro_usd bigint, reservation text, latency_ms double precision,
-    ttft_ms double precision, overhead_ms double precision, redaction text,
-    trace_id text
+    {", ".join(f"{c} {t}" for c, t in STAGE_COLUMN_TYPES.items())}
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ledger_applied (
     ts_start timestamptz, tenant_id text, team_id text, key_id text, model text,

@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import ScopeReservation, UsageEvent
 
 from ..conftest import KAFKA, group_caught_up, ledger_env, wait_until
 from .test_ledger_kafka import rollups_match_records
@@ -51,7 +51,7 @@ def generate(rng: random.Random) -> list[tuple[float, UsageEvent]]:
             stream=rng.random() < 0.5,
         )
         started = UsageEvent(
-            type="started", reservation={"key": {"tokens": 900, "cost_micro_usd": 400}}, **common
+            type="started", reservation={"key": ScopeReservation(tokens=900, cost_micro_usd=400)}, **common
         )
         end = ts_start + timedelta(milliseconds=latency)
         if rng.random() < 0.05:

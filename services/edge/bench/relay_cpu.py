@@ -1,0 +1,181 @@
+"""Edge CPU per call and per relayed stream chunk, read from /proc/<pid>/stat
+(no wrk needed: the load comes from an aiohttp client in this process).
+
+Starts (all on 127.0.0.1, free ports, all stopped at the end): a fresh
+database with the stand-in principals tables and one key without limits, a
+fresh Kafka topic, the fake provider, and ``python -m tollway_edge``
+(admission on, but the key has no limits: no Valkey I/O). Then, per mode,
+``--calls`` calls at ``--concurrency``: a non-streamed call, and streams of
+10 and of 200 chunks, 2 ms apart so each chunk arrives on its own, as from a
+real model (the fake provider's ``fake-stream-c<N>-i2`` models).
+Relay CPU per chunk = (CPU per 200-chunk stream - CPU per 10-chunk stream) / 190.
+
+    uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR]
+
+``--src DIR`` runs the edge from another source tree (e.g. an older commit:
+``git archive <commit> services/edge/src | tar -x -C /tmp/before`` then
+``--src /tmp/before/services/edge/src``) for before/after numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import aiohttp
+import asyncpg
+import yaml
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
+sys.path.insert(0, str(HERE))
+from cpu_per_call import DSN, KAFKA, TICK, VALKEY, wait_http  # noqa: E402
+from principals_schema import create_principals_schema, upsert_key  # noqa: E402
+
+MODES = {"plain": ("plain", False, 0), "stream-10": ("s10", True, 10), "stream-200": ("s200", True, 200)}
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """``(user, system)`` CPU seconds of ``pid`` so far (``/proc/<pid>/stat`` utime, stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> int:
+    async with session.post(url, data=body, headers=headers) as resp:
+        n = 0
+        async for _ in resp.content.iter_any():
+            n += 1
+        assert resp.status == 200, resp.status
+        return n
+
+
+async def run_mode(
+    url: str, key: str, model: str, stream: bool, calls: int, concurrency: int, pid: int
+) -> tuple[float, float]:
+    """``(user, system)`` CPU of the edge process per call, ms, over ``calls`` calls after a warm-up."""
+    body = (
+        b'{"model":"%s","messages":[{"role":"user","content":"hello there"}]%s}'
+        % (model.encode(), b',"stream":true' if stream else b"")
+    )
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        await asyncio.gather(*(_call(session, url, body, headers) for _ in range(concurrency * 2)))
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one() -> None:
+            async with sem:
+                await _call(session, url, body, headers)
+
+        u0, s0 = cpu_seconds(pid)
+        await asyncio.gather(*(one() for _ in range(calls)))
+        u1, s1 = cpu_seconds(pid)
+        return (u1 - u0) / calls * 1000.0, (s1 - s0) / calls * 1000.0
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=400)
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--src", help="run the edge from this source directory (PYTHONPATH)")
+    ap.add_argument("--profile", help="run the edge under cProfile, writing this file at exit")
+    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ", ".join(MODES))
+    ap.add_argument("--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)")
+    args = ap.parse_args()
+    db = f"tw_bench_{uuid.uuid4().hex[:12]}"
+    topic = f"tollway.bench.{uuid.uuid4().hex[:12]}"
+    conn = await asyncpg.connect(DSN)
+    await conn.execute(f'CREATE DATABASE "{db}"')
+    await conn.close()
+    dsn = DSN.rsplit("/", 1)[0] + "/" + db
+    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
+    await admin.start()
+    await admin.create_topics([NewTopic(topic, 1, 1)])
+    procs: list[subprocess.Popen[bytes]] = []
+    tmp = Path(tempfile.mkdtemp())
+    fake_port, edge_port = free_port(), free_port()
+    try:
+        await create_principals_schema(dsn)
+        key, _, _ = await upsert_key(dsn, b"bench-pepper", tenant_id="bench")
+        cat = {
+            "version": 1,
+            "providers": {"fake": {"base_url": f"http://127.0.0.1:{fake_port}/v1", "timeout_seconds": 30}},
+            "models": {
+                name: {"prices": {"input": 1, "output": 1}, "routes": [{"provider": "fake", "upstream_model": up}]}
+                for name, up in (("plain", "fake-model"), ("s10", "fake-stream-c10-i2"), ("s200", "fake-stream-c200-i2"))
+            },
+        }
+        (tmp / "cat.yaml").write_text(yaml.safe_dump(cat))
+        py = sys.executable
+        fake = subprocess.Popen(
+            [py, "-m", "tollway_testing.fake_provider", "--port", str(fake_port), "--no-access-log"]
+        )
+        procs.append(fake)
+        wait_http(f"http://127.0.0.1:{fake_port}/healthz")
+        env = {
+            **os.environ,
+            "TOLLWAY_POSTGRES_DSN": dsn,
+            "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": KAFKA,
+            "TOLLWAY_VALKEY_URL": f"{VALKEY}/14",
+            "TOLLWAY_KEY_PEPPER": "bench-pepper",
+            "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
+            "TOLLWAY_EDGE_PORT": str(edge_port),
+            "TOLLWAY_EDGE_USAGE_TOPIC": topic,
+            "TOLLWAY_LOG_LEVEL": "WARNING",
+            "TOLLWAY_LOG_FORMAT": "json",
+        }
+        if args.src:
+            env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
+        profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
+        edge = subprocess.Popen([py, *profile, "-m", "tollway_edge"], env=env)
+        procs.append(edge)
+        wait_http(f"http://127.0.0.1:{edge_port}/readyz")
+        url = f"http://127.0.0.1:{edge_port}/v1/chat/completions"
+        results: dict[str, float] = {}
+        for name in args.modes.split(","):
+            model, stream, _ = MODES[name]
+            runs = [
+                await run_mode(url, key, model, stream, args.calls, args.concurrency, edge.pid)
+                for _ in range(args.repeat)
+            ]
+            best = min(runs, key=sum)
+            results[name] = sum(best)
+            print(
+                f"{name}: edge CPU per call {results[name]:.3f} ms (user {best[0]:.3f} + system {best[1]:.3f}; "
+                f"runs: {', '.join(f'{sum(r):.3f}' for r in runs)})"
+            )
+        if "stream-200" in results and "stream-10" in results:
+            per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0
+            print(f"relay CPU per streamed chunk: {per_chunk:.1f} µs")
+    finally:
+        for p in reversed(procs):
+            p.send_signal(signal.SIGINT)
+        for p in procs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        await admin.delete_topics([topic])
+        await admin.close()
+        conn = await asyncpg.connect(DSN)
+        await conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        await conn.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
