@@ -6,15 +6,17 @@ the same way (DESIGN.md "Usage event", "Reservations").
 
 from __future__ import annotations
 
+import os
 import time
+import uuid
+from datetime import UTC, datetime
 
-from tollway_contracts.events import RedactionSummary
+from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, encode_usage_event
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
 from tollway_edge.emitter import UsageEmitter
-from tollway_edge.ids import now_ts, uuid4_str
-from tollway_edge.usage import Tokens, build_event
+from tollway_edge.usage import Tokens
 
 CLIENT_CLOSED = 499
 """nginx's convention for a client that went away; in metrics and events only."""
@@ -35,6 +37,7 @@ class Call:
     __slots__ = (
         "_emitter",
         "_admission",
+        "request_uuid",
         "request_id",
         "t0",
         "ts_start",
@@ -60,9 +63,10 @@ class Call:
     def __init__(self, emitter: UsageEmitter | None = None, admission: EdgeAdmission | None = None) -> None:
         self._emitter = emitter
         self._admission = admission
-        self.request_id = uuid4_str()
+        self.request_uuid = uuid.UUID(bytes=os.urandom(16), version=4)
+        self.request_id = str(self.request_uuid)  # x-request-id, the Kafka key, logs
         self.t0 = time.perf_counter()
-        self.ts_start = now_ts()
+        self.ts_start = datetime.now(UTC)  # identical in every event of the call
         self.upstream_wait = 0.0
         self.principal: Principal | None = None
         self.model: str | None = None
@@ -115,43 +119,68 @@ class Call:
         self.error_type = error_type
         self._emit("failed", tokens, cost)
 
-    def _emit(self, type_: str, tokens: Tokens | None = None, cost: int | None = None) -> None:
+    def _emit(self, type_: EventType, tokens: Tokens | None = None, cost: int | None = None) -> None:
+        """Build this call's usage event v1 (``tollway_contracts.events.UsageEvent``,
+        the contract's one definition) and hand it to the emitter, encoded by
+        the contract's strict encoder. The terminal event settles a local
+        admission reservation with the actuals first."""
         p = self.principal
         if p is None or self._emitter is None:
             return  # unauthenticated: metrics only, never an event
-        terminal = type_ != "started"
-        if terminal:
+        ticket = self.ticket
+        if type_ == "started":
+            event = UsageEvent(
+                type=type_,
+                request_id=self.request_uuid,
+                tenant_id=p.tenant_id,
+                team_id=p.team_id,
+                user_id=p.user_id,
+                key_id=p.key_id,
+                ts_start=self.ts_start,
+                model=self.model or "unknown",
+                provider=self.provider,
+                upstream_model=self.upstream_model,
+                stream=self.stream,
+                attempts=self.attempts,
+                reservation=None if ticket is None else ticket.reservation_field() or None,
+                redaction=self.redaction,
+            )
+        else:
             if self.terminal_sent:
                 return
             self.terminal_sent = True
-        ticket = self.ticket
-        if ticket is not None and terminal and self._admission is not None:
-            self._admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
-        value = build_event(
-            type_,
-            request_id=self.request_id,
-            ts_start=self.ts_start,
-            ts_end=now_ts() if terminal else None,
-            tenant_id=p.tenant_id,
-            team_id=p.team_id,
-            user_id=p.user_id,
-            key_id=p.key_id,
-            model=self.model or "unknown",
-            stream=self.stream,
-            provider=self.provider,
-            upstream_model=self.upstream_model,
-            status_code=self.status if terminal else None,
-            error_type=self.error_type if terminal else None,
-            attempts=self.attempts,
-            tokens=tokens,
-            cost=cost,
-            latency_ms=self.elapsed_ms() if terminal else None,
-            ttft_ms=self.ttft_ms() if terminal else None,
-            overhead_ms=self.overhead_ms() if terminal else None,
-            reservation=None if ticket is None else ticket.reservation_field(),
-            redaction=self.redaction,
-        )
-        self._emitter.emit(self.request_id.encode(), value)
+            if ticket is not None and self._admission is not None:
+                self._admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
+            ttft = self.ttft_ms()
+            event = UsageEvent(
+                type=type_,
+                request_id=self.request_uuid,
+                tenant_id=p.tenant_id,
+                team_id=p.team_id,
+                user_id=p.user_id,
+                key_id=p.key_id,
+                ts_start=self.ts_start,
+                ts_end=datetime.now(UTC),
+                model=self.model or "unknown",
+                provider=self.provider,
+                upstream_model=self.upstream_model,
+                stream=self.stream,
+                status_code=self.status,
+                error_type=self.error_type,
+                attempts=self.attempts,
+                prompt_tokens=None if tokens is None else tokens.prompt_tokens,
+                completion_tokens=None if tokens is None else tokens.completion_tokens,
+                cached_tokens=None if tokens is None else tokens.cached_tokens,
+                reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
+                total_tokens=None if tokens is None else tokens.total_tokens,
+                cost_micro_usd=cost,
+                reservation=None if ticket is None else ticket.reservation_field() or None,
+                latency_ms=round(self.elapsed_ms(), 3),
+                ttft_ms=None if ttft is None else round(max(ttft, 0.0), 3),
+                overhead_ms=round(self.overhead_ms(), 3),
+                redaction=self.redaction,
+            )
+        self._emitter.emit(self.request_id.encode(), encode_usage_event(event))
 
     # -- admission ---------------------------------------------------------------
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC
 
 import orjson
 import pytest
 
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.events import format_ts, utcnow, validate_produced
-from tollway_edge.usage import Tokens, build_event, extract_usage
+from tollway_contracts.events import format_ts, validate_produced
+from tollway_edge.auth.principals import Principal
+from tollway_edge.call import Call
+from tollway_edge.usage import Tokens, extract_usage
 
 pytestmark = pytest.mark.unit
 
@@ -38,65 +41,67 @@ def test_cost_uses_cached_price() -> None:
     assert Tokens(100, 50, 40, 0, 150).cost(prices) == 42
 
 
-def _common() -> dict:
-    return {
-        "request_id": str(uuid.uuid4()),
-        "ts_start": format_ts(utcnow()),
-        "tenant_id": "t1",
-        "team_id": None,
-        "user_id": "u1",
-        "key_id": "abcdefabcdef",
-        "model": "gpt-4o-mini",
-        "stream": True,
-    }
+class _Emitter:
+    """Collects what the call hands to the Kafka emitter."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[bytes, bytes]] = []
+
+    def emit(self, key: bytes, value: bytes) -> None:
+        self.sent.append((key, value))
+
+
+def _call(emitter: _Emitter) -> Call:
+    call = Call(emitter)  # type: ignore[arg-type]  # duck-typed emitter
+    call.principal = Principal(
+        key_id="abcdefabcdef",
+        secret_hash="h",
+        tenant_id="t1",
+        team_id=None,
+        user_id="u1",
+        allowed_models=None,
+        revoked=False,
+        expires_at=None,
+        redaction_policy=None,
+        limits=None,
+        version=1,
+    )
+    call.model = "gpt-4o-mini"
+    call.stream = True
+    return call
 
 
 def test_built_events_satisfy_the_strict_contract() -> None:
-    common = _common()
-    started = validate_produced(
-        orjson.loads(
-            build_event("started", ts_end=None, provider="fake", upstream_model="m", attempts=1, **common)
-        )
-    )
+    emitter = _Emitter()
+    call = _call(emitter)
+    call.provider, call.upstream_model, call.attempts = "fake", "m", 1
+    call.started()
+    call.ttft = call.t0 + 0.00325
+    call.completed(200, Tokens(10, 5, 0, 0, 15), 3)
+    [(key, raw_started), (_, raw_done)] = emitter.sent
+    assert key == call.request_id.encode()
+    started = validate_produced(orjson.loads(raw_started))
     assert started.type == "started" and started.prompt_tokens is None
-    done = validate_produced(
-        orjson.loads(
-            build_event(
-                "completed",
-                ts_end=format_ts(utcnow()),
-                provider="fake",
-                upstream_model="m",
-                status_code=200,
-                attempts=1,
-                tokens=Tokens(10, 5, 0, 0, 15),
-                cost=3,
-                latency_ms=12.5,
-                ttft_ms=3.25,
-                overhead_ms=0.3,
-                **common,
-            )
-        )
-    )
+    done = validate_produced(orjson.loads(raw_done))
     assert done.completion_tokens == 5 and done.cost_micro_usd == 3
-    assert format_ts(done.ts_start) == common["ts_start"]
-    failed = validate_produced(
-        orjson.loads(
-            build_event(
-                "failed", ts_end=format_ts(utcnow()), status_code=400, error_type="invalid_json", **common
-            )
-        )
-    )
-    assert failed.attempts == 0
+    assert done.ts_start == started.ts_start == call.ts_start and done.status_code == 200
+    assert done.ttft_ms == 3.25
+    call.fail(500, "internal_error")  # one terminal event per call
+    assert len(emitter.sent) == 2
+
+    emitter = _Emitter()
+    failed_call = _call(emitter)
+    failed_call.fail(400, "invalid_json")
+    [(_, raw_failed)] = emitter.sent
+    failed = validate_produced(orjson.loads(raw_failed))
+    assert failed.attempts == 0 and failed.error_type == "invalid_json" and failed.type == "failed"
 
 
-def test_fast_ids_match_the_contract_formats() -> None:
-    from datetime import UTC, datetime
-
-    from tollway_edge.ids import now_ts, uuid4_str
-
-    text = uuid4_str()
+def test_call_ids_match_the_contract_formats() -> None:
+    call = Call()
+    text = call.request_id
     assert str(uuid.UUID(text)) == text
-    assert uuid.UUID(uuid4_str()).version == 4
-    ts = now_ts()
-    parsed = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    assert format_ts(parsed) == ts
+    assert uuid.UUID(text).version == 4
+    assert call.ts_start.tzinfo is UTC
+    assert format_ts(call.ts_start).endswith("Z")
+    assert Call().request_id != text

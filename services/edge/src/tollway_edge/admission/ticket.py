@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from tollway_admission import AdmitResult, Reservation
 from tollway_contracts.catalogue import Prices
+from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 from tollway_edge.admission.local_limits import LocalReservation
 from tollway_edge.errors import EdgeError
@@ -43,7 +44,7 @@ class Ticket:
     headers: dict[str, str] | None = None
     by_scope: dict[str, tuple[int, int]] | None = None
 
-    def reservation_field(self) -> dict[str, dict[str, int]]:
+    def reservation_field(self) -> dict[str, ScopeReservation]:
         """The usage event's ``reservation``: per ``<scope>:<id>``, tokens
         (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
         (``AdmitResult.reservation_by_scope()``, read once per call)."""
@@ -52,10 +53,10 @@ class Ticket:
                 n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()
             }
         return {
-            name: {
-                "tokens": tokens + self.ext_tokens if tokens else 0,
-                "cost_micro_usd": cost + self.ext_cost if cost else 0,
-            }
+            name: ScopeReservation(
+                tokens=tokens + self.ext_tokens if tokens else 0,
+                cost_micro_usd=cost + self.ext_cost if cost else 0,
+            )
             for name, (tokens, cost) in self.by_scope.items()
         }
 
