@@ -69,9 +69,9 @@ async def run_mode(
     url: str, key: str, model: str, stream: bool, calls: int, concurrency: int, pid: int
 ) -> tuple[float, float]:
     """``(user, system)`` CPU of the edge process per call, ms, over ``calls`` calls after a warm-up."""
-    body = (
-        b'{"model":"%s","messages":[{"role":"user","content":"hello there"}]%s}'
-        % (model.encode(), b',"stream":true' if stream else b"")
+    body = b'{"model":"%s","messages":[{"role":"user","content":"hello there"}]%s}' % (
+        model.encode(),
+        b',"stream":true' if stream else b"",
     )
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
@@ -95,7 +95,9 @@ async def main() -> None:
     ap.add_argument("--src", help="run the edge from this source directory (PYTHONPATH)")
     ap.add_argument("--profile", help="run the edge under cProfile, writing this file at exit")
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ", ".join(MODES))
-    ap.add_argument("--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)"
+    )
     args = ap.parse_args()
     db = f"tw_bench_{uuid.uuid4().hex[:12]}"
     topic = f"tollway.bench.{uuid.uuid4().hex[:12]}"
@@ -116,13 +118,20 @@ async def main() -> None:
             "version": 1,
             "providers": {"fake": {"base_url": f"http://127.0.0.1:{fake_port}/v1", "timeout_seconds": 30}},
             "models": {
-                name: {"prices": {"input": 1, "output": 1}, "routes": [{"provider": "fake", "upstream_model": up}]}
-                for name, up in (("plain", "fake-model"), ("s10", "fake-stream-c10-i2"), ("s200", "fake-stream-c200-i2"))
+                name: {
+                    "prices": {"input": 1, "output": 1},
+                    "routes": [{"provider": "fake", "upstream_model": up}],
+                }
+                for name, up in (
+                    ("plain", "fake-model"),
+                    ("s10", "fake-stream-c10-i2"),
+                    ("s200", "fake-stream-c200-i2"),
+                )
             },
         }
         (tmp / "cat.yaml").write_text(yaml.safe_dump(cat))
         py = sys.executable
-        fake = subprocess.Popen(
+        fake = subprocess.Popen(  # noqa: ASYNC220 - setup, before anything is measured
             [py, "-m", "tollway_testing.fake_provider", "--port", str(fake_port), "--no-access-log"]
         )
         procs.append(fake)
@@ -142,7 +151,7 @@ async def main() -> None:
         if args.src:
             env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
-        edge = subprocess.Popen([py, *profile, "-m", "tollway_edge"], env=env)
+        edge = subprocess.Popen([py, *profile, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup
         procs.append(edge)
         wait_http(f"http://127.0.0.1:{edge_port}/readyz")
         url = f"http://127.0.0.1:{edge_port}/v1/chat/completions"

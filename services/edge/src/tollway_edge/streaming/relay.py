@@ -56,6 +56,10 @@ class UsageReader:
         """The events to forward (``events`` itself when none is dropped).
         A content event is never parsed here: only events whose bytes may
         hold a non-null ``usage``."""
+        if len(events) == 1:
+            raw = events[0].raw
+            if b'"usage"' not in raw and b"[DONE]" not in raw:
+                return events  # the common case: one content event
         kept: list[SSEEvent] | None = None
         for i, event in enumerate(events):
             drop = False
@@ -138,11 +142,11 @@ async def relay_stream(
                 chunk: bytes | None = await content.readany()
             except (aiohttp.ClientError, OSError, TimeoutError):
                 chunk = None  # the provider failed mid-stream: a partial event is dropped
-            finally:
-                call.upstream_wait += time.perf_counter() - t
+            t_read = time.perf_counter()
+            call.upstream_wait += t_read - t
             if chunk:
                 if call.ttft is None:
-                    call.ttft = time.perf_counter()
+                    call.ttft = t_read
                 events = splitter.feed(chunk)
             else:
                 events = splitter.finish() if chunk is not None else []
@@ -174,7 +178,10 @@ async def relay_stream(
                 else:
                     call.error_type = "upstream_stream_error"
                     tail = terminator.error_end(_PROVIDER_CUT, "upstream_stream_error")
-            data = b"".join([e.raw for e in events]) + tail if events else tail
+            if len(events) == 1:
+                data = events[0].raw + tail if tail else events[0].raw
+            else:
+                data = b"".join([e.raw for e in events]) + tail if events else tail
             if data:
                 try:
                     await out.write(data)

@@ -12,13 +12,14 @@ follows), so any split of a stream yields the same events.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
 _UNPARSED: Any = object()
-_COUNT_MARKERS = (b'"content":"', b'"content": "', b'"arguments":"', b'"arguments": "')
-_EMPTY_MARKERS = (b'"content":""', b'"content": ""', b'"arguments":""', b'"arguments": ""')
+_DELTA_TOKEN = re.compile(rb'"(?:content|arguments)": ?"(?!")')
+"""A non-empty ``content`` or ``arguments`` string: one completion token (one scan)."""
 
 
 class SSEEvent:
@@ -99,14 +100,7 @@ class SSEEvent:
         """Completion tokens this event carries: one per non-empty ``content`` or
         ``arguments`` delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
         if self._tokens < 0:
-            raw = self.raw
-            n = 0
-            if b'"content"' in raw or b'"arguments"' in raw:
-                for m in _COUNT_MARKERS:
-                    n += raw.count(m)
-                for e in _EMPTY_MARKERS:
-                    n -= raw.count(e)
-            self._tokens = max(n, 0)
+            self._tokens = len(_DELTA_TOKEN.findall(self.raw))
         return self._tokens
 
 
@@ -126,6 +120,10 @@ class SSESplitter:
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Add upstream bytes; return the events they complete (maybe none)."""
+        if not self._buf and not self._cr and chunk.endswith(b"\n\n") and b"\r" not in chunk:
+            i = chunk.find(b"\n\n")
+            if i == len(chunk) - 2:  # the common case: exactly one whole event
+                return [SSEEvent(chunk)]
         if self._cr:
             chunk = b"\r" + chunk
             self._cr = False
