@@ -243,9 +243,13 @@ class AdmitResult:
             name = f"{c.limit.scope}:{c.limit.scope_id}"
             prev = out.get(name, ScopeReservation())
             if c.kind == "tokens":
-                prev = ScopeReservation(tokens=max(prev.tokens, c.requested), cost_micro_usd=prev.cost_micro_usd)
+                prev = ScopeReservation(
+                    tokens=max(prev.tokens, c.requested), cost_micro_usd=prev.cost_micro_usd
+                )
             else:
-                prev = ScopeReservation(tokens=prev.tokens, cost_micro_usd=max(prev.cost_micro_usd, c.requested))
+                prev = ScopeReservation(
+                    tokens=prev.tokens, cost_micro_usd=max(prev.cost_micro_usd, c.requested)
+                )
             out[name] = prev
         return out
 
