@@ -15,21 +15,23 @@ from tollway_admission.admission import (
     SeedProvider,
     SeedRequest,
     SettleResult,
-    applicable,
     openai_duration,
 )
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
+from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
 
 __all__ = [
     "Admission",
     "AdmitResult",
     "BudgetUsage",
+    "CheckKind",
     "Clock",
     "ExpiredReservation",
     "ExtendResult",
     "LimitCheck",
     "PipelinedClient",
+    "PlannedCheck",
     "Reservation",
     "SeedProvider",
     "SeedRequest",
@@ -39,5 +41,6 @@ __all__ = [
     "minute_window",
     "openai_duration",
     "period_window",
+    "plan",
     "utc_now",
 ]

@@ -43,23 +43,24 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import orjson
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
-from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+from tollway_admission.periods import Clock, Window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
+from tollway_admission.plan import CheckKind, plan
+from tollway_admission.plan import applicable as applicable  # re-exported: its old home
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 
-CheckKind = Literal["requests", "tokens", "concurrency", "budget"]
 Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
 SeedProvider = Callable[[Limit, Window], Awaitable[int]]
 """``async (limit, period window) -> spent micro-USD`` for that scope and period."""
@@ -71,7 +72,6 @@ _LUA_KIND: dict[CheckKind, str] = {
     "budget": "budget",
 }
 _OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
-_WINDOW_GRACE = timedelta(seconds=60)
 _SEED_MEMORY_SECONDS = 1.0
 
 
@@ -341,12 +341,6 @@ def openai_duration(seconds: float) -> str:
     return f"{s}s"
 
 
-def applicable(limits: Iterable[Limit], model: str | None) -> list[Limit]:
-    """The limits that apply to a call of ``model``: unnarrowed ones and those
-    narrowed to exactly that model."""
-    return [lim for lim in limits if lim.model is None or lim.model == model]
-
-
 class Admission:
     """Admission, extension, release, settlement and seeding of reservations.
 
@@ -430,62 +424,6 @@ class Admission:
 
     # -- admit -------------------------------------------------------------
 
-    def _plan(
-        self, tenant_id: str, limits: Sequence[Limit], model: str | None, now: datetime
-    ) -> list[tuple[CheckKind, Limit, int, str, float, int, Window | None]]:
-        """(kind, limit, value, key, reset_seconds, counter expiry ms, period) per check."""
-        minute = minute_window(now)
-        minute_s = int(minute.start.timestamp())
-        minute_reset = (minute.end - now).total_seconds()
-        minute_expire = _ms(minute.end + _WINDOW_GRACE)
-        plan: list[tuple[CheckKind, Limit, int, str, float, int, Window | None]] = []
-        for lim in applicable(limits, model):
-            if lim.requests_per_minute is not None:
-                plan.append(
-                    (
-                        "requests",
-                        lim,
-                        lim.requests_per_minute,
-                        K.rpm_key(tenant_id, lim, minute_s),
-                        minute_reset,
-                        minute_expire,
-                        None,
-                    )
-                )
-            if lim.tokens_per_minute is not None:
-                plan.append(
-                    (
-                        "tokens",
-                        lim,
-                        lim.tokens_per_minute,
-                        K.tpm_key(tenant_id, lim, minute_s),
-                        minute_reset,
-                        minute_expire,
-                        None,
-                    )
-                )
-            if lim.max_concurrent is not None:
-                plan.append(
-                    ("concurrency", lim, lim.max_concurrent, K.conc_key(tenant_id, lim), 1.0, 0, None)
-                )
-            if lim.budget_micro_usd is not None:
-                # A budget without a period is read as monthly (the common case).
-                if lim.budget_period is None:
-                    lim = lim.model_copy(update={"budget_period": "month"})
-                w = period_window(lim.budget_period, lim.time_zone, now)  # type: ignore[arg-type]
-                plan.append(
-                    (
-                        "budget",
-                        lim,
-                        lim.budget_micro_usd,
-                        K.budget_key(tenant_id, lim, int(w.start.timestamp())),
-                        (w.end - now).total_seconds(),
-                        _ms(w.end + self._budget_grace),
-                        w,
-                    )
-                )
-        return plan
-
     async def admit(
         self,
         *,
@@ -545,7 +483,7 @@ class Admission:
         ttl: timedelta | None,
     ) -> AdmitResult:
         now = self._clock()
-        plan = self._plan(tenant_id, limits, model, now)
+        checks_planned = plan(tenant_id, limits, model, now, budget_grace=self._budget_grace)
         deadline = now + (ttl if ttl is not None else self._ttl)
         keys = [
             K.record_key(tenant_id, request_id),
@@ -559,9 +497,9 @@ class Admission:
             _ms(deadline + self._retention),
             tokens,
             cost,
-            len(plan),
+            len(checks_planned),
         ]
-        for kind, lim, value, key, _reset, expire, _w in plan:
+        for kind, lim, value, key, _reset, _w, expire in checks_planned:
             keys.append(key)
             args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
         raw = await self._eval(ADMIT, keys, args)
@@ -573,7 +511,7 @@ class Admission:
         admitted = status == "admitted"
         checks: list[LimitCheck] = []
         seeds: list[SeedRequest] = []
-        for (kind, lim, value, key, reset, expire, w), u, f in zip(plan, used, flags, strict=True):
+        for (kind, lim, value, key, reset, w, expire), u, f in zip(checks_planned, used, flags, strict=True):
             req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}[kind]
             remaining = max(0, value - u - (req if admitted else 0))
             checks.append(LimitCheck(lim, kind, key, value, u, req, remaining, reset, _OUTCOMES[f]))
@@ -650,11 +588,14 @@ class Admission:
         """Create the current period's counter for a budget limit if missing
         (quota may pre-warm counters). Returns True if this call created it."""
         now = self._clock()
-        plan = [p for p in self._plan(tenant_id, [limit], limit.model, now) if p[0] == "budget"]
-        if not plan:
+        budgets = [
+            c
+            for c in plan(tenant_id, [limit], limit.model, now, budget_grace=self._budget_grace)
+            if c.kind == "budget"
+        ]
+        if not budgets:
             raise ValueError("the limit has no budget")
-        _, _, _, key, _, expire, _ = plan[0]
-        return (await self.seed(tenant_id, [(key, spent_micro_usd, expire)]))[0]
+        return (await self.seed(tenant_id, [(budgets[0].key, spent_micro_usd, budgets[0].expire_at_ms)]))[0]
 
     # -- extend / release / settle -------------------------------------------
 
@@ -733,8 +674,10 @@ class Admission:
             if flags
             else []
         )
-        refused = tuple(k for k, f in zip(counters, flags) if f == 1)
-        would = tuple(k for k, f in zip(counters, flags) if f == 2)
+        # Not strict: a record deleted between the script and the read of
+        # its counters yields no keys to name (the status already says so).
+        refused = tuple(k for k, f in zip(counters, flags, strict=False) if f == 1)
+        would = tuple(k for k, f in zip(counters, flags, strict=False) if f == 2)
         return ExtendResult(status, int(raw[2]), int(raw[3]), refused, would)  # type: ignore[arg-type]
 
     async def release(
@@ -899,7 +842,11 @@ class Admission:
         """
         idx = K.deadlines_key(tenant_id)
         now_ms = _ms(self._clock())
-        rows = await self._r.zrangebyscore(idx, "-inf", now_ms, start=0, num=limit, withscores=True)
+        # withscores=True: (member, score) pairs (redis-py types the union of every form).
+        rows = cast(
+            "list[tuple[bytes | str, float]]",
+            await self._r.zrangebyscore(idx, "-inf", now_ms, start=0, num=limit, withscores=True),
+        )
         if not rows:
             return []
         async with self._r.pipeline(transaction=False) as p:
