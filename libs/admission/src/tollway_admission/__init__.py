@@ -20,6 +20,15 @@ from tollway_admission.admission import (
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
+from tollway_admission.urls import (
+    ValkeyClient,
+    ValkeyTarget,
+    drop_idle_connections,
+    mask_url,
+    node_url,
+    parse_valkey_url,
+    valkey_client,
+)
 
 __all__ = [
     "Admission",
@@ -36,11 +45,18 @@ __all__ = [
     "SeedProvider",
     "SeedRequest",
     "SettleResult",
+    "ValkeyClient",
+    "ValkeyTarget",
     "Window",
     "applicable",
+    "drop_idle_connections",
+    "mask_url",
     "minute_window",
+    "node_url",
     "openai_duration",
+    "parse_valkey_url",
     "period_window",
     "plan",
     "utc_now",
+    "valkey_client",
 ]

@@ -1,8 +1,8 @@
 """The Python face of the admission scripts (``lua/*.lua``).
 
-:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node,
-or anything that routes a one-slot script correctly). Scripts are loaded once
-(``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
+:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node)
+or ``RedisCluster`` (a cluster: each script touches one tenant's hash slot).
+Scripts are loaded once (``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
 ``EVALSHA``; a ``NOSCRIPT`` reply (Valkey restarted or failed over) reloads
 the script and retries once.
 
@@ -50,7 +50,6 @@ from importlib import resources
 from typing import Any, Literal, cast
 
 import orjson
-from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
@@ -58,6 +57,7 @@ from tollway_admission.periods import Clock, Window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.plan import CheckKind, plan
 from tollway_admission.plan import applicable as applicable  # re-exported: its old home
+from tollway_admission.urls import ValkeyClient
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 
@@ -345,7 +345,10 @@ class Admission:
     """Admission, extension, release, settlement and seeding of reservations.
 
     Args:
-        client: ``redis.asyncio.Redis`` (bytes or decoded responses).
+        client: ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes or decoded
+            responses; :func:`tollway_admission.valkey_client` builds the right
+            one from a URL). On a cluster every script's keys share the
+            tenant's hash slot, so redis-py routes each call to one node.
         clock: returns the current aware datetime; minute windows, budget
             periods and deadlines all derive from it.
         reservation_ttl: default time a reservation holds before it expires
@@ -374,7 +377,7 @@ class Admission:
 
     def __init__(
         self,
-        client: Redis,
+        client: ValkeyClient,
         *,
         clock: Clock = utc_now,
         reservation_ttl: timedelta = timedelta(minutes=10),
