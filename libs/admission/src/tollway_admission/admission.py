@@ -50,6 +50,7 @@ from importlib import resources
 from typing import Any, Literal, cast
 
 import orjson
+from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
@@ -738,7 +739,7 @@ class Admission:
 
         Round 1 reads every record's counter list (``HGET c``, pipelined);
         round 2 runs one ``EVALSHA settle`` per item (a non-transactional
-        pipeline: each script is atomic and idempotent on its own, so a batch
+        pipeline; on a cluster, concurrent calls routed per tenant: each script is atomic and idempotent on its own, so a batch
         interrupted half-way and run again settles each id once). An item
         whose record changed between the two rounds (``stale``) falls back to
         :meth:`settle`.
@@ -791,7 +792,23 @@ class Admission:
         self, script: _Script, calls: Sequence[tuple[int, Sequence[str], Sequence[Any]]]
     ) -> list[Any]:
         """One pipeline of ``EVALSHA`` calls; on ``NOSCRIPT`` the script is
-        loaded and the whole pipeline sent again (it had run nothing)."""
+        loaded and the whole pipeline sent again (it had run nothing).
+
+        On a cluster (redis-py's ``ClusterPipeline`` refuses scripts) the calls
+        run concurrently instead, each routed to its tenant's node; each is
+        atomic and idempotent on its own, so the result is the same.
+        """
+        if isinstance(self._r, RedisCluster):
+            cluster = self._r
+
+            async def one(keys: Sequence[str], args: Sequence[Any]) -> Any:
+                try:
+                    return await cluster.evalsha(script.sha, len(keys), *keys, *args)
+                except NoScriptError:
+                    await cluster.script_load(script.source)
+                    return await cluster.evalsha(script.sha, len(keys), *keys, *args)
+
+            return list(await asyncio.gather(*(one(keys, args) for _, keys, args in calls)))
         for attempt in range(2):
             async with self._r.pipeline(transaction=False) as p:
                 for _, keys, args in calls:
