@@ -21,6 +21,7 @@ from tollway_admission.periods import Clock, Window, minute_window, period_windo
 from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
 from tollway_admission.urls import (
+    VALKEY_UNAVAILABLE,
     ValkeyClient,
     ValkeyTarget,
     drop_idle_connections,
@@ -45,6 +46,7 @@ __all__ = [
     "SeedProvider",
     "SeedRequest",
     "SettleResult",
+    "VALKEY_UNAVAILABLE",
     "ValkeyClient",
     "ValkeyTarget",
     "Window",

@@ -43,6 +43,9 @@ from redis.asyncio.connection import (
     UnixDomainSocketConnection,
     parse_url,
 )
+from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 """URL schemes admission accepts."""
@@ -51,6 +54,19 @@ _POOL_OPTIONS = ("max_connections", "timeout")  # options of the pool, not of a 
 
 ValkeyClient = Redis | RedisCluster
 """What :func:`valkey_client` returns: one node's pooled client, or a cluster client."""
+
+VALKEY_UNAVAILABLE: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    TimeoutError,
+    ClusterError,  # CLUSTERDOWN, MASTERDOWN: the slot's node is failing over
+    TryAgainError,  # TRYAGAIN: a slot is migrating
+    RedisClusterException,  # no reachable node, slot not covered (redis-py's cluster client)
+)
+"""The exceptions that mean "Valkey cannot answer now" on one node or a
+cluster (redis-py's cluster client raises its own types besides
+``ConnectionError``); callers fail closed or degrade on them."""
 
 
 def mask_url(url: str) -> str:

@@ -33,10 +33,9 @@ from typing import Any
 import asyncpg
 import structlog
 from pydantic import TypeAdapter
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tollway_admission import (
+    VALKEY_UNAVAILABLE,
     Admission,
     AdmitResult,
     Clock,
@@ -60,7 +59,7 @@ from tollway_edge.principals import Principal
 
 log = structlog.get_logger("tollway_edge.admission")
 
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError)
+UNREACHABLE = VALKEY_UNAVAILABLE  # one node or a cluster
 MODES = ("exact", "local", "refuse")
 _LIMITS = TypeAdapter(list[Limit])
 STREAM_TTL = timedelta(minutes=10)
