@@ -173,14 +173,14 @@ def make_call(
     return started, terminal
 
 
-async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:
-    """Poll an async predicate until true; fail the test after ``timeout`` seconds."""
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_until(predicate, within: float = 30.0, interval: float = 0.1) -> None:
+    """Poll an async predicate until true; fail the test after ``within`` seconds."""
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         if await predicate():
             return
         if asyncio.get_running_loop().time() > deadline:
-            pytest.fail(f"condition not met within {timeout} s")
+            pytest.fail(f"condition not met within {within} s")
         await asyncio.sleep(interval)
 
 

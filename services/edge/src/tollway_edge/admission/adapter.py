@@ -29,11 +29,19 @@ from datetime import timedelta
 
 import asyncpg
 import structlog
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from tollway_admission import Admission, Clock, PipelinedClient, Window, utc_now
+from tollway_admission import (
+    VALKEY_UNAVAILABLE,
+    Admission,
+    Clock,
+    PipelinedClient,
+    ValkeyClient,
+    Window,
+    drop_idle_connections,
+    parse_valkey_url,
+    utc_now,
+    valkey_client,
+)
 from tollway_contracts.catalogue import Model
 from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
@@ -46,7 +54,7 @@ from tollway_edge.metrics import ADMISSION_MODE, ADMISSION_REFUSED
 
 log = structlog.get_logger("tollway_edge.admission")
 
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError)
+UNREACHABLE = VALKEY_UNAVAILABLE  # one node or a cluster
 MODES = ("exact", "local", "refuse")
 STREAM_TTL = timedelta(minutes=10)
 
@@ -97,30 +105,22 @@ class EdgeAdmission:
         self.clock = clock
         self.enabled = enabled
         self.local = LocalLimiter(expected_processes)
-        self.client: Redis | None = None
+        self.client: ValkeyClient | None = None
         self.fast: PipelinedClient | None = None
         self.adm: Admission | None = None
         self.mode = "exact"
         self._probe: asyncio.Task[None] | None = None
         self._set_gauge()
 
-    # -- lifecycle -------------------------------------------------------------
-
     async def start(self) -> None:
         """Connect and load the scripts; an unreachable Valkey starts the process degraded."""
         if not self.enabled:
             return
-        pool = BlockingConnectionPool.from_url(
-            self._url,
-            max_connections=self._max_connections,
-            timeout=max(self._timeout, 2.0),
-            socket_timeout=self._timeout,
-            socket_connect_timeout=self._timeout,
-        )
-        self.client = Redis(connection_pool=pool)
+        self.client = valkey_client(self._url, max_connections=self._max_connections, timeout=self._timeout)
         # Scripts (admit, extend, release) go over one pipelined connection:
-        # far less CPU per call than the pool, and no pool to exhaust.
-        self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined else None
+        # far less CPU per call than the pool, and no pool to exhaust (one node; a cluster routes per slot).
+        single = not parse_valkey_url(self._url).cluster
+        self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined and single else None
         self.adm = Admission(self.client, clock=self.clock, seed_provider=self._seed, pipelined=self.fast)
         try:
             await self.adm.load()
@@ -159,7 +159,7 @@ class EdgeAdmission:
             try:
                 # Idle connections from before the outage are dead: drop them
                 # all so none fails the first calls once exact again.
-                await self.client.connection_pool.disconnect(inuse_connections=False)
+                await drop_idle_connections(self.client)
                 if self.fast is not None:
                     self.fast.disconnect()
                 await self.client.ping()
@@ -172,13 +172,9 @@ class EdgeAdmission:
             log.warning("admission_exact_again")
             return
 
-    # -- helpers -----------------------------------------------------------------
-
     async def _seed(self, limit: Limit, window: Window) -> int:
         """Seed provider of ``tollway_admission``: the ledger's spend (``seed.ledger_spend``)."""
         return await ledger_spend(self._pool(), limit, window)
-
-    # -- the call ------------------------------------------------------------------
 
     async def admit(
         self,
