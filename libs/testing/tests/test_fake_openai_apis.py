@@ -215,8 +215,12 @@ async def test_azure_deployment_routes(fake_provider) -> None:
     assert emb.usage.prompt_tokens == 1
     comp = await client.completions.create(model="inst-eu", prompt="abcd", max_tokens=1)
     assert comp.choices[0].text == "alpha"
+    resp = await client.responses.create(model="resp-eu", input="abcd", max_output_tokens=2)
+    assert resp.output_text == "alpha bravo"
+    assert (await client.responses.retrieve(resp.id)).id == resp.id
     recs = fake_provider.requests()
-    assert [r["deployment"] for r in recs] == ["gpt4o-eu", "emb-eu", "inst-eu"]
+    assert [r["deployment"] for r in recs] == ["gpt4o-eu", "emb-eu", "inst-eu", "default", "default"]
+    assert recs[3]["path"] == "/openai/responses"
     assert recs[0]["path"] == "/openai/deployments/gpt4o-eu/chat/completions"
     assert recs[0]["headers"]["api-key"] == "az-key"
     async with httpx.AsyncClient(base_url=fake_provider.url) as http:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ class Handlers:
         return web.Response(
             body=orjson.dumps({"object": "list", "data": data}),
             content_type="application/json",
-            headers={"x-request-id": request.headers.get("x-request-id") or "models"},
+            headers={"x-request-id": request.headers.get("x-request-id") or str(uuid.uuid4())},
         )
 
     async def health(self, request: web.Request) -> web.Response:
@@ -85,7 +86,7 @@ def _azure(api: Api) -> Api:
     """Azure's rules before the API: ``api-version`` query and ``api-key`` (or Bearer) header."""
 
     async def handler(h: Any, request: web.Request) -> web.StreamResponse:
-        rid = {"x-request-id": request.headers.get("x-request-id") or "azure"}
+        rid = {"x-request-id": request.headers.get("x-request-id") or str(uuid.uuid4())}
         if "api-key" not in request.headers and "Authorization" not in request.headers:
             body = error_body("Access denied due to missing subscription key.", "authentication_error", 401)
             return web.Response(body=body, status=401, content_type="application/json", headers=rid)
@@ -135,6 +136,10 @@ def create_app(config: FakeProviderConfig | None = None) -> web.Application:
             app.router.add_route(method, prefix + path, bind(api))
         for path, api in azure_apis:
             app.router.add_post(f"{prefix}/openai/deployments/{{azure_deployment}}/{path}", bind(_azure(api)))
+        # Azure's Responses API names the deployment in the body's model, not the path.
+        app.router.add_post(prefix + "/openai/responses", bind(_azure(responses.create)))
+        app.router.add_get(prefix + "/openai/responses/{response_id}", bind(_azure(responses.retrieve)))
+        app.router.add_delete(prefix + "/openai/responses/{response_id}", bind(_azure(responses.delete)))
         app.router.add_get(prefix + "/v1/models", h.models)
     app.router.add_get("/healthz", h.health)
     app.router.add_get("/readyz", h.health)

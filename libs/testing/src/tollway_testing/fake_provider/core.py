@@ -11,7 +11,7 @@ import asyncio
 import collections
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
 import orjson
@@ -180,7 +180,6 @@ class Call:
     fault: Fault | None = None
     stream: bool = False
     recorded: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     async def begin(
@@ -315,7 +314,6 @@ class Call:
                 "chunks_sent": chunks_sent,
                 "fault": self.fault.to_json() if self.fault else None,
                 "received_at": self.started,
-                **self.extra,
             }
         )
         if self.config.access_log:

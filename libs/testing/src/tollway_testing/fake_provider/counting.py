@@ -239,8 +239,3 @@ def argument_fragments(arguments: str) -> list[str]:
 def tool_call_tokens(arguments: str) -> int:
     """Completion tokens of one tool call: 1 for the name + one per arguments fragment."""
     return 1 + len(argument_fragments(arguments))
-
-
-def request_id_for(tag: str, seed: str) -> str:
-    """A short deterministic id (``<tag>_<hex>``) from a seed string."""
-    return f"{tag}_{hashlib.sha256(seed.encode()).hexdigest()[:24]}"

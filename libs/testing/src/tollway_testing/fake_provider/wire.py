@@ -44,6 +44,7 @@ class StreamPlan:
         usage: what the provider counted for the whole answer.
         usage_object: the usage object as written in ``usage_event``.
         finish_reason: the answer's finish/stop reason.
+        headers: extra response headers.
     """
 
     head: list[bytes]
@@ -134,9 +135,10 @@ async def send_stream(call: Call, plan: StreamPlan, ttft: float, interval: float
     )
     await resp.prepare(request)
     pending: list[bytes] = list(plan.head)
+    queued = 0  # content chunks written or in `pending`
+    queued_tokens = 0  # tokens of the chunks in `pending`
     sent_chunks = 0  # content chunks on the wire
     sent_tokens = 0
-    queued_tokens = 0  # tokens of chunks in `pending`
 
     def so_far() -> Usage:
         return Usage(
@@ -152,7 +154,6 @@ async def send_stream(call: Call, plan: StreamPlan, ttft: float, interval: float
         sent_tokens += queued_tokens
         queued_tokens = 0
 
-    queued = 0
     try:
         if f.stall_after_headers_ms and not await pause(request, f.stall_after_headers_ms / 1000):
             call.finish(499, so_far(), "client_disconnected", billable=True, chunks_sent=0)
