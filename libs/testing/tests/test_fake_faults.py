@@ -224,3 +224,39 @@ async def test_anthropic_fault_uses_anthropic_errors(fake_provider) -> None:
 
 def test_fixture_clears_faults_between_tests(fake_provider) -> None:
     assert fake_provider.faults.snapshot() == {}
+
+
+def test_command_line_serves_deployments_and_faults(tmp_path) -> None:
+    """What infra/up.sh starts: ``python -m tollway_testing.fake_provider --port N``."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (tmp_path / "fake.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tollway_testing.fake_provider", "--port", str(port)], stdout=log, stderr=log
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(200):
+            try:
+                if httpx.get(url + "/readyz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        assert httpx.post(url + "/_fake/faults", json={"east": {"refuse": True}}).status_code == 200
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(url + "/d/east/v1/chat/completions", json=CHAT)
+        assert httpx.post(url + "/d/west/v1/chat/completions", json=CHAT).status_code == 200
+        records = httpx.get(url + "/_fake/requests").json()
+        assert [(r["deployment"], r["status"]) for r in records] == [("east", 0), ("west", 200)]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+    lines = (tmp_path / "fake.log").read_bytes().splitlines()
+    events = [orjson.loads(line)["event"] for line in lines]
+    assert events == ["starting", "request", "request"]  # no traceback for the refused connection
