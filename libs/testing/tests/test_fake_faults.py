@@ -177,6 +177,26 @@ async def test_cut_before_usage(fake_provider) -> None:
     assert (rec["completion_tokens"], rec["usage_reported"], rec["chunks_sent"]) == (20, False, 20)
 
 
+@pytest.mark.parametrize("body", [STREAM, CHAT])
+async def test_cut_after_headers_sends_no_byte(fake_provider, body) -> None:
+    fake_provider.set_faults({"east": {"stall_after_headers_ms": 100, "cut_after_headers": True}})
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        seen = b""
+        with pytest.raises(httpx.HTTPError):
+            async with http.stream("POST", "/d/east/v1/chat/completions", json=body) as r:
+                assert r.status_code == 200
+                async for b in r.aiter_bytes():
+                    seen += b
+    assert seen == b""
+    [rec] = fake_provider.requests()
+    assert (rec["status"], rec["finish_reason"], rec["completion_tokens"], rec["usage_reported"]) == (
+        200,
+        "disconnect",
+        0 if body is STREAM else 20,
+        False,
+    )
+
+
 async def test_non_stream_cut_after_headers(fake_provider) -> None:
     fake_provider.set_faults({"east": {"cut_after_chunks": 0}})
     async with httpx.AsyncClient(base_url=fake_provider.url) as http:

@@ -425,7 +425,9 @@ def fake_provider(_fake_provider_session: FakeProvider) -> FakeProvider:
     """The session's fake provider (default config), its request record and faults cleared for this test.
 
     ``fake_provider.base_url`` for OpenAI clients; ``fake_provider.requests()``
-    for what it received. Per-request behaviour via ``x-fake-*`` headers.
+    for what it received. Per-request behaviour via ``x-fake-*`` headers;
+    per-deployment faults via ``fake_provider.set_faults(...)`` and
+    ``fake_provider.deployment_url(name)`` (libs/testing/README.md).
     """
     _fake_provider_session.clear()
     return _fake_provider_session

@@ -30,6 +30,8 @@ class Fault:
         stall_before_headers_ms: wait this long before the status line and headers.
         stall_after_headers_ms: send the 200 and headers, then wait this long
             before the first body byte (streams and non-streams).
+        cut_after_headers: send the 200 and headers (after ``stall_after_headers_ms``),
+            then drop the connection before any body byte.
         stall_after_chunks: a stream stalls after this many content chunks ...
         stall_ms: ... for this long (default 60,000 ms), then goes on.
         cut_after_chunks: a stream drops the connection after this many content
@@ -47,6 +49,7 @@ class Fault:
     refuse: bool = False
     stall_before_headers_ms: float = 0.0
     stall_after_headers_ms: float = 0.0
+    cut_after_headers: bool = False
     stall_after_chunks: int | None = None
     stall_ms: float = 60_000.0
     cut_after_chunks: int | None = None
@@ -67,7 +70,7 @@ class Fault:
         unknown = set(value) - known
         if unknown:
             raise ValueError(f"unknown fault fields {sorted(unknown)}; known: {sorted(known)}")
-        for key in ("refuse", "cut_before_usage"):
+        for key in ("refuse", "cut_after_headers", "cut_before_usage"):
             if key in value and not isinstance(value[key], bool):
                 raise ValueError(f"{key} must be true or false")
         for key in ("status", "stall_after_chunks", "cut_after_chunks", "times"):

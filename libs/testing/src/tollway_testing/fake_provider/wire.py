@@ -79,8 +79,8 @@ async def send_json(
     """A 200 JSON answer after ``delay`` seconds, with the call's fault applied.
 
     Faults: ``stall_before_headers_ms`` adds to the delay; ``stall_after_headers_ms``
-    sends the headers first, then waits; ``cut_after_chunks``/``cut_before_usage``
-    drop the connection after the headers (no body, so no usage reached the client).
+    sends the headers first, then waits; ``cut_after_headers``, ``cut_after_chunks`` and
+    ``cut_before_usage`` drop the connection after the headers (no body, so no usage reached the client).
     """
     f = call.fault or _NO_FAULT
     request = call.request
@@ -89,7 +89,7 @@ async def send_json(
         call.finish(499, None, "client_disconnected")  # no 200: nothing to bill
         return web.Response(status=499)
     body = orjson.dumps(payload)
-    cut = f.cut_after_chunks is not None or f.cut_before_usage
+    cut = f.cut_after_chunks is not None or f.cut_before_usage or f.cut_after_headers
     if not f.stall_after_headers_ms and not cut:
         call.finish(200, usage, finish_reason, billable=billable, usage_object=usage_object)
         return web.Response(body=body, status=200, content_type="application/json", headers=call.headers())
@@ -158,6 +158,9 @@ async def send_stream(call: Call, plan: StreamPlan, ttft: float, interval: float
         if f.stall_after_headers_ms and not await pause(request, f.stall_after_headers_ms / 1000):
             call.finish(499, so_far(), "client_disconnected", billable=True, chunks_sent=0)
             return resp
+        if f.cut_after_headers:
+            call.finish(200, so_far(), "disconnect", billable=True, chunks_sent=0)
+            drop_connection(request)
         for idx, chunk in enumerate(plan.chunks):
             if f.cut_after_chunks is not None and idx >= f.cut_after_chunks:
                 await flush()
