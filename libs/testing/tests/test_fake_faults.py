@@ -280,3 +280,72 @@ def test_command_line_serves_deployments_and_faults(tmp_path) -> None:
     lines = (tmp_path / "fake.log").read_bytes().splitlines()
     events = [orjson.loads(line)["event"] for line in lines]
     assert events == ["starting", "request", "request"]  # no traceback for the refused connection
+
+
+async def test_client_leaving_a_mid_stream_stall(fake_provider) -> None:
+    fake_provider.set_faults({"east": {"stall_after_chunks": 4}})  # stall_ms: 60 s by default
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        async with http.stream(
+            "POST", "/d/east/v1/chat/completions", json=STREAM, headers={"x-request-id": "idle"}
+        ) as r:
+            seen = b""
+            async for b in r.aiter_bytes():
+                seen += b
+                if seen.count(b'"content":"') >= 5:  # the role chunk's "" + 4 content chunks
+                    break
+    for _ in range(40):
+        if fake_provider.requests("idle"):
+            break
+        await asyncio.sleep(0.05)
+    [rec] = fake_provider.requests("idle")
+    assert (rec["status"], rec["chunks_sent"], rec["completion_tokens"], rec["usage_reported"]) == (
+        499,
+        4,
+        4,
+        False,
+    )
+
+
+async def test_put_replaces_the_table(fake_provider) -> None:
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        await http.post("/_fake/faults", json={"a": {"status": 500}, "b": {"status": 502}})
+        r = await http.put("/_fake/faults", json={"c": {"refuse": True}})
+        assert r.json() == {"c": {"refuse": True}}
+        r = await http.post("/_fake/faults", json={"c": None, "d": {"chunk_interval_ms": 5}})
+        assert r.json() == {"d": {"chunk_interval_ms": 5}}
+
+
+async def test_anthropic_stream_cut_before_usage(fake_provider) -> None:
+    fake_provider.set_faults({"claude": {"cut_before_usage": True}})
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        seen = b""
+        with pytest.raises(httpx.HTTPError):
+            async with http.stream(
+                "POST",
+                "/d/claude/v1/messages",
+                json={"model": "m", "max_tokens": 50, "messages": MESSAGES, "stream": True},
+                headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
+            ) as r:
+                async for b in r.aiter_bytes():
+                    seen += b
+    assert b"event: content_block_stop" in seen and b"event: message_delta" not in seen
+    [rec] = fake_provider.requests()
+    assert (rec["api"], rec["completion_tokens"], rec["usage_reported"], rec["billable"]) == (
+        "messages",
+        20,
+        False,
+        True,
+    )
+
+
+async def test_responses_stream_cut_mid_answer(fake_provider) -> None:
+    fake_provider.set_faults({"model:resp-cut": {"cut_after_chunks": 2}})
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        with pytest.raises(httpx.HTTPError):
+            async with http.stream(
+                "POST", "/v1/responses", json={"model": "resp-cut", "input": "hi", "stream": True}
+            ) as r:
+                async for _ in r.aiter_bytes():
+                    pass
+    [rec] = fake_provider.requests()
+    assert (rec["chunks_sent"], rec["completion_tokens"], rec["usage_reported"]) == (2, 2, False)
