@@ -1,0 +1,70 @@
+"""What the stream translators consume and produce: SSE events.
+
+Habit 16 (frame once, parse once): the edge's splitter cuts the provider's
+bytes into events; the translators only read complete events through the
+:class:`SSEEvent` protocol (any object with ``event`` and ``data``), and
+return the client's bytes, already framed. Framing follows the WHATWG
+server-sent events format (``event:`` line, ``data:`` line, blank line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from tollway_edge.translate.errors import bad_provider
+
+DONE = b"[DONE]"
+
+
+class SSEEvent(Protocol):
+    """One complete server-sent event as a splitter yields it.
+
+    Attributes:
+        event: the ``event:`` field (Anthropic names every event; OpenAI sends none), or None.
+        data: the ``data:`` lines joined by ``\\n``, without the ``data:`` prefix (bytes).
+    """
+
+    @property
+    def event(self) -> str | None: ...
+
+    @property
+    def data(self) -> bytes: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A plain :class:`SSEEvent` (for callers and tests that have none of their own)."""
+
+    event: str | None
+    data: bytes
+
+
+def json_of(event: SSEEvent) -> dict[str, Any]:
+    """The event's data as a JSON object.
+
+    Raises:
+        TranslationError: (502) the data is not a JSON object.
+    """
+    try:
+        obj = orjson.loads(event.data)
+    except orjson.JSONDecodeError:
+        raise bad_provider(f"an SSE event ({event.event or 'unnamed'}) is not JSON") from None
+    if not isinstance(obj, dict):
+        raise bad_provider(f"an SSE event ({event.event or 'unnamed'}) is not a JSON object")
+    return obj
+
+
+def openai_frame(obj: dict[str, Any]) -> bytes:
+    """One OpenAI stream event: ``data: {json}\\n\\n``."""
+    return b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+OPENAI_DONE = b"data: [DONE]\n\n"
+
+
+def anthropic_frame(obj: dict[str, Any]) -> bytes:
+    """One Anthropic stream event: ``event: <type>\\ndata: {json}\\n\\n`` (the name is ``obj["type"]``)."""
+    return b"event: " + str(obj["type"]).encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
