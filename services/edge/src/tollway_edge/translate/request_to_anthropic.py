@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
+import json
 
 from tollway_edge.translate.content import image_source_of_url, text_blocks, text_of_parts
 from tollway_edge.translate.errors import invalid, unsupported
@@ -33,6 +33,13 @@ DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("claude-haiku-4", 64000),
 )
 FALLBACK_MAX_TOKENS = 4096
+
+# The Messages API version (the ``anthropic-version`` header the adapter sends) decides
+# whether sampling settings may be sent: from 2026-10-21 on, ``temperature``, ``top_p`` and
+# ``top_k`` are refused at every value ("Extra inputs are not permitted"; the ``anthropic``
+# SDK 2.x no longer has them), so they are dropped; up to it they are forwarded.
+ANTHROPIC_VERSION = "2023-06-01"
+SAMPLING_REMOVED_IN = "2026-10-21"
 
 # Fields with no effect on the answer's content, or consumed by the gateway itself.
 DROPPED = frozenset(
@@ -104,6 +111,7 @@ def openai_to_anthropic_request(
     *,
     model: str | None = None,
     default_max_tokens: int | None = None,
+    anthropic_version: str = ANTHROPIC_VERSION,
 ) -> dict[str, Any]:
     """Translate an OpenAI chat completion request into an Anthropic Messages request.
 
@@ -112,6 +120,8 @@ def openai_to_anthropic_request(
         model: the upstream model name (the route's); default: ``body["model"]``.
         default_max_tokens: ``max_tokens`` (tokens) when the client set neither
             ``max_completion_tokens`` nor ``max_tokens``; default: :func:`documented_max_tokens`.
+        anthropic_version: the ``anthropic-version`` the request will be sent with (ISO date);
+            from ``SAMPLING_REMOVED_IN`` on, ``temperature`` and ``top_p`` are dropped.
 
     Returns:
         A ``MessageCreateParams`` dict: ``model``, ``max_tokens``, ``messages`` and, when
@@ -148,9 +158,10 @@ def openai_to_anthropic_request(
     if temperature is not None:
         if not isinstance(temperature, int | float) or not 0 <= temperature <= 1:
             raise unsupported("temperature", "Anthropic accepts a temperature from 0 to 1")
-        out["temperature"] = temperature
-    if body.get("top_p") is not None:
-        out["top_p"] = body["top_p"]
+    if anthropic_version < SAMPLING_REMOVED_IN:
+        for key in ("temperature", "top_p"):
+            if body.get(key) is not None:
+                out[key] = body[key]
     if body.get("stream") is not None:
         out["stream"] = bool(body["stream"])
     user = body.get("user") or body.get("safety_identifier")
@@ -259,8 +270,8 @@ def parse_arguments(arguments: Any, param: str) -> dict[str, Any]:
     if not isinstance(arguments, str):
         raise invalid(param, "must be a JSON string")
     try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
+        value = json.loads(arguments)  # not orjson: integers beyond 64 bits stay exact
+    except ValueError:
         raise invalid(param, "is not valid JSON (Anthropic needs the tool input as an object)") from None
     if not isinstance(value, dict):
         raise invalid(param, "must encode a JSON object (Anthropic's tool input is an object)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import orjson
+import json
 
 from tollway_edge.translate.content import text_blocks, url_of_image_source
 from tollway_edge.translate.errors import invalid, unsupported
@@ -163,7 +163,7 @@ def _assistant(content: list[Any], p: str) -> dict[str, Any]:
         elif kind == "tool_use":
             if not isinstance(block.get("input"), dict):
                 raise invalid(f"{q}.input", "must be an object")
-            arguments = orjson.dumps(block["input"]).decode()
+            arguments = compact_json(block["input"])
             calls.append(
                 {
                     "id": block.get("id"),
@@ -181,6 +181,12 @@ def _assistant(content: list[Any], p: str) -> dict[str, Any]:
     if calls:
         message["tool_calls"] = calls
     return message
+
+
+def compact_json(value: Any) -> str:
+    """Tool input as OpenAI's ``arguments`` string: compact JSON, UTF-8 kept (stdlib json,
+    not orjson: integers beyond 64 bits stay exact)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _tool_message(block: dict[str, Any], q: str) -> dict[str, Any]:

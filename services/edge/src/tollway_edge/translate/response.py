@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
+import json
 
 from tollway_edge.translate.errors import bad_provider
+from tollway_edge.translate.request_to_openai import compact_json
 from tollway_edge.translate.usage import TokenUsage, finish_reason_of, stop_reason_of
 
 
@@ -46,7 +47,7 @@ def anthropic_to_openai_response(
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind == "tool_use":
-            arguments = orjson.dumps(block.get("input") or {}).decode()
+            arguments = compact_json(block.get("input") or {})
             calls.append(
                 {
                     "id": block.get("id"),
@@ -147,8 +148,8 @@ def provider_arguments(arguments: Any) -> dict[str, Any]:
     if arguments is None or arguments == "":
         return {}
     try:
-        value = orjson.loads(arguments) if isinstance(arguments, str) else None
-    except orjson.JSONDecodeError:
+        value = json.loads(arguments) if isinstance(arguments, str) else None
+    except ValueError:
         value = None
     if not isinstance(value, dict):
         raise bad_provider("a tool call's arguments are not a JSON object")

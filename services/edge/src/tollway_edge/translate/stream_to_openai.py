@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from tollway_edge.translate.request_to_openai import compact_json
 from tollway_edge.translate.sse import OPENAI_DONE, SSEEvent, json_of, openai_frame
 from tollway_edge.translate.usage import TokenUsage, finish_reason_of
 
@@ -139,7 +138,7 @@ class AnthropicToOpenAIStream:
         self._tool_index[int(obj.get("index") or 0)] = index
         # Anthropic starts a streamed tool_use with input {}; the input comes as deltas.
         initial = block.get("input")
-        arguments = orjson.dumps(initial).decode() if initial else ""
+        arguments = compact_json(initial) if initial else ""
         call = {
             "index": index,
             "id": block.get("id"),
