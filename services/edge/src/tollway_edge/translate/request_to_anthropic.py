@@ -9,9 +9,8 @@ fields that change nothing in the answer are dropped (see ``DROPPED``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from typing import Any
 
 from tollway_edge.translate.content import image_source_of_url, text_blocks, text_of_parts
 from tollway_edge.translate.errors import invalid, unsupported

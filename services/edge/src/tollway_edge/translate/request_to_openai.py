@@ -9,9 +9,8 @@ answer are dropped (see ``DROPPED``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import json
+from typing import Any, Literal
 
 from tollway_edge.translate.content import text_blocks, url_of_image_source
 from tollway_edge.translate.errors import invalid, unsupported

@@ -12,9 +12,8 @@ in ``completion_tokens``.
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from typing import Any
 
 from tollway_edge.translate.errors import bad_provider
 from tollway_edge.translate.request_to_openai import compact_json
