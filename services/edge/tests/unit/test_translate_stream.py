@@ -103,22 +103,41 @@ def anthropic_stream(message: dict[str, Any], sizes: list[int]) -> bytes:
     """Anthropic's event sequence for ``message`` (Messages API, "Streaming messages")."""
     usage = dict(message["usage"])
     start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
-    out = [frame("message_start", {"type": "message_start", "message": start}), frame("ping", {"type": "ping"})]
+    out = [
+        frame("message_start", {"type": "message_start", "message": start}),
+        frame("ping", {"type": "ping"}),
+    ]
     for i, block in enumerate(message["content"]):
         if block["type"] == "text":
-            first, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(block["text"], sizes)]
+            first, deltas = (
+                {"type": "text", "text": ""},
+                [{"type": "text_delta", "text": p} for p in pieces(block["text"], sizes)],
+            )
         elif block["type"] == "tool_use":
             first = {**block, "input": {}}
             raw = json.dumps(block["input"])
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in ["", *pieces(raw, sizes)]]
         else:
             first = {"type": "thinking", "thinking": "", "signature": ""}
-            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]}, {"type": "signature_delta", "signature": "s"}]
-        out.append(frame("content_block_start", {"type": "content_block_start", "index": i, "content_block": first}))
-        out += [frame("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d}) for d in deltas]
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": "s"},
+            ]
+        out.append(
+            frame("content_block_start", {"type": "content_block_start", "index": i, "content_block": first})
+        )
+        out += [
+            frame("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d})
+            for d in deltas
+        ]
         out.append(frame("content_block_stop", {"type": "content_block_stop", "index": i}))
     delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
-    out.append(frame("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}}))
+    out.append(
+        frame(
+            "message_delta",
+            {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}},
+        )
+    )
     out.append(frame("message_stop", {"type": "message_stop"}))
     return b"".join(out)
 
@@ -128,15 +147,34 @@ def openai_stream(completion: dict[str, Any], sizes: list[int]) -> bytes:
     base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return frame(None, {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+        return frame(
+            None,
+            {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]},
+        )
 
     message = completion["choices"][0]["message"]
     out = [chunk({"role": "assistant", "content": ""})]
     out += [chunk({"content": p}) for p in pieces(message.get("content") or "", sizes)]
     for k, call in enumerate(message.get("tool_calls") or []):
         fn = call["function"]
-        out.append(chunk({"tool_calls": [{"index": k, "id": call["id"], "type": "function", "function": {"name": fn["name"], "arguments": ""}}]}))
-        out += [chunk({"tool_calls": [{"index": k, "function": {"arguments": p}}]}) for p in pieces(fn["arguments"], sizes)]
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": k,
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {"name": fn["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
+        out += [
+            chunk({"tool_calls": [{"index": k, "function": {"arguments": p}}]})
+            for p in pieces(fn["arguments"], sizes)
+        ]
     out.append(chunk({}, completion["choices"][0]["finish_reason"]))
     out.append(frame(None, {**base, "choices": [], "usage": completion["usage"]}))
     return b"".join(out) + b"data: [DONE]\n\n"
@@ -177,7 +215,9 @@ def anthropic_client(events: list[SSE]) -> tuple[Any, list[dict[str, Any]]]:
     assert open_index is None
     snapshot, bufs = None, {}
     for o in objs:
-        snapshot = accumulate_event(event=ANTHROPIC_EVENT.validate_python(o), current_snapshot=snapshot, json_bufs=bufs)
+        snapshot = accumulate_event(
+            event=ANTHROPIC_EVENT.validate_python(o), current_snapshot=snapshot, json_bufs=bufs
+        )
     Message.model_validate(snapshot.model_dump())
     return snapshot, objs
 
@@ -185,7 +225,9 @@ def anthropic_client(events: list[SSE]) -> tuple[Any, list[dict[str, Any]]]:
 # --- Anthropic provider -> OpenAI client ----------------------------------------------
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
-_input = st.dictionaries(st.sampled_from(["city", "n", "q"]), st.one_of(st.integers(-5, 99), _text), max_size=3)
+_input = st.dictionaries(
+    st.sampled_from(["city", "n", "q"]), st.one_of(st.integers(-5, 99), _text), max_size=3
+)
 _sizes = st.lists(st.integers(1, 7), min_size=1, max_size=4)
 _cuts = st.lists(st.integers(0, 10_000), max_size=25)
 _usage_n = st.integers(0, 5000)
@@ -200,7 +242,14 @@ def anthropic_messages(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             blocks.append({"type": "text", "text": draw(_text)})
         else:
-            blocks.append({"type": "tool_use", "id": f"toolu_{n}", "name": draw(st.sampled_from(["f", "get_weather"])), "input": draw(_input)})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{n}",
+                    "name": draw(st.sampled_from(["f", "get_weather"])),
+                    "input": draw(_input),
+                }
+            )
     tools = any(b["type"] == "tool_use" for b in blocks)
     message = {
         "id": "msg_x",
@@ -208,7 +257,9 @@ def anthropic_messages(draw: st.DrawFn) -> dict[str, Any]:
         "role": "assistant",
         "model": "claude-sonnet-4-5",
         "content": blocks,
-        "stop_reason": "tool_use" if tools else draw(st.sampled_from(["end_turn", "stop_sequence", "max_tokens"])),
+        "stop_reason": "tool_use"
+        if tools
+        else draw(st.sampled_from(["end_turn", "stop_sequence", "max_tokens"])),
         "stop_sequence": None,
         "usage": {
             "input_tokens": draw(_usage_n),
@@ -233,8 +284,13 @@ def test_anthropic_stream_matches_the_non_stream_translation(
     want = expected["choices"][0]
     got = snapshot.choices[0]
     assert (got.message.content or "") == (want["message"]["content"] or "")
-    got_calls = [(c.id, c.function.name, json.loads(c.function.arguments)) for c in got.message.tool_calls or []]
-    want_calls = [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in want["message"].get("tool_calls", [])]
+    got_calls = [
+        (c.id, c.function.name, json.loads(c.function.arguments)) for c in got.message.tool_calls or []
+    ]
+    want_calls = [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in want["message"].get("tool_calls", [])
+    ]
     assert got_calls == want_calls
     assert [c.index for c in got.message.tool_calls or []] == list(range(len(want_calls)))
     assert got.finish_reason == want["finish_reason"]
@@ -268,9 +324,17 @@ def test_anthropic_stream_exact_chunks() -> None:
     assert [d[0]["delta"] if d else None for d in deltas] == [
         {"role": "assistant", "content": ""},
         {"content": "Hi"},
-        {"tool_calls": [{"index": 0, "id": "toolu_a", "type": "function", "function": {"name": "f", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {"index": 0, "id": "toolu_a", "type": "function", "function": {"name": "f", "arguments": ""}}
+            ]
+        },
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"x": 1}'}}]},
-        {"tool_calls": [{"index": 1, "id": "toolu_b", "type": "function", "function": {"name": "g", "arguments": ""}}]},
+        {
+            "tool_calls": [
+                {"index": 1, "id": "toolu_b", "type": "function", "function": {"name": "g", "arguments": ""}}
+            ]
+        },
         {"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]},
         {},
         None,
@@ -284,7 +348,10 @@ def test_anthropic_stream_exact_chunks() -> None:
 
 def test_anthropic_stream_error_ping_unknown_and_cut() -> None:
     t = AnthropicToOpenAIStream(include_usage=False, created=1)
-    start = {"type": "message_start", "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}}}
+    start = {
+        "type": "message_start",
+        "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}},
+    }
     assert b'"role":"assistant"' in t.feed(Event("message_start", json.dumps(start).encode()))
     assert t.feed(Event("ping", b'{"type": "ping"}')) == b""
     assert t.feed(Event("brand_new", b'{"type": "brand_new"}')) == b""
@@ -300,7 +367,10 @@ def test_anthropic_stream_error_ping_unknown_and_cut() -> None:
 
 def test_anthropic_stream_ended_after_message_delta_is_closed_by_finish() -> None:
     t = AnthropicToOpenAIStream(include_usage=True, created=1)
-    start = {"type": "message_start", "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}}}
+    start = {
+        "type": "message_start",
+        "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}},
+    }
     t.feed(Event(None, json.dumps(start).encode()))
     delta = {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}
     assert b'"finish_reason":"stop"' in t.feed(Event(None, json.dumps(delta).encode()))
@@ -322,7 +392,11 @@ def test_malformed_provider_events_are_a_502() -> None:
 @st.composite
 def openai_completions(draw: st.DrawFn) -> dict[str, Any]:
     calls = [
-        {"id": f"call_{k}", "type": "function", "function": {"name": draw(st.sampled_from(["f", "g"])), "arguments": json.dumps(a)}}
+        {
+            "id": f"call_{k}",
+            "type": "function",
+            "function": {"name": draw(st.sampled_from(["f", "g"])), "arguments": json.dumps(a)},
+        }
         for k, a in enumerate(draw(st.lists(_input, max_size=3)))
     ]
     message: dict[str, Any] = {"role": "assistant", "content": draw(_text), "refusal": None}
@@ -410,12 +484,21 @@ def test_openai_stream_exact_events_and_input_tokens_hint() -> None:
             "index": 1,
             "content_block": {"type": "tool_use", "id": "call_a", "name": "f", "input": {}},
         },
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '{"x":1}'}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"x":1}'},
+        },
         {"type": "content_block_stop", "index": 1},
         {
             "type": "message_delta",
             "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-            "usage": {"input_tokens": 4, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 6, "output_tokens": 4},
+            "usage": {
+                "input_tokens": 4,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 6,
+                "output_tokens": 4,
+            },
         },
         {"type": "message_stop"},
     ]
@@ -427,19 +510,33 @@ def test_openai_interleaved_tool_fragments_keep_their_block() -> None:
     def tc(index: int, **fn: Any) -> Event:
         extra = {"id": f"call_{index}", "type": "function"} if "name" in fn else {}
         delta = {"tool_calls": [{"index": index, **extra, "function": fn}]}
-        return Event(None, json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode())
+        return Event(
+            None,
+            json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode(),
+        )
 
     t = OpenAIToAnthropicStream()
     out = b"".join(
         t.feed(e)
         for e in [tc(0, name="f", arguments='{"a":'), tc(1, name="g", arguments="{}"), tc(0, arguments="1}")]
     )
-    out += t.feed(Event(None, json.dumps({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}).encode()))
+    out += t.feed(
+        Event(
+            None,
+            json.dumps(
+                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+            ).encode(),
+        )
+    )
     out += t.finish()  # no [DONE]: the finish_reason came, so the message is closed
     events = Splitter().feed(out)
     snapshot, bufs = None, {}
     for e in events:
-        snapshot = accumulate_event(event=ANTHROPIC_EVENT.validate_python(json.loads(e.data)), current_snapshot=snapshot, json_bufs=bufs)
+        snapshot = accumulate_event(
+            event=ANTHROPIC_EVENT.validate_python(json.loads(e.data)),
+            current_snapshot=snapshot,
+            json_bufs=bufs,
+        )
     assert [(b.name, b.input) for b in snapshot.content] == [("f", {"a": 1}), ("g", {})]
     assert snapshot.stop_reason == "tool_use" and t.done
 
@@ -447,11 +544,18 @@ def test_openai_interleaved_tool_fragments_keep_their_block() -> None:
 def test_openai_stream_error_refusal_and_empty() -> None:
     t = OpenAIToAnthropicStream()
     out = t.feed(Event(None, b'{"error": {"message": "boom", "type": "server_error"}}'))
-    assert json.loads(Splitter().feed(out)[0].data) == {"type": "error", "error": {"type": "api_error", "message": "boom"}}
+    assert json.loads(Splitter().feed(out)[0].data) == {
+        "type": "error",
+        "error": {"type": "api_error", "message": "boom"},
+    }
     assert t.done and t.error == {"message": "boom", "type": "server_error"}
 
     t = OpenAIToAnthropicStream()
-    chunk = {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"refusal": "No."}, "finish_reason": "stop"}]}
+    chunk = {
+        "id": "c",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"refusal": "No."}, "finish_reason": "stop"}],
+    }
     out = t.feed(Event(None, json.dumps(chunk).encode())) + t.feed(Event(None, b"[DONE]"))
     snapshot, _ = anthropic_client(Splitter().feed(out))
     assert snapshot.content[0].text == "No." and snapshot.stop_reason == "refusal"
