@@ -66,6 +66,11 @@ class Splitter:
         return out
 
 
+def fed(translator: Any, obj: Any) -> bytes:
+    """What ``translator`` makes of one provider event carrying ``obj``, as bytes."""
+    return b"".join(translator.feed(Event(json.dumps(obj).encode())))
+
+
 def split_bytes(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts})
     return [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
@@ -90,8 +95,10 @@ def run(translator: Any, provider_bytes: bytes, cuts: list[int]) -> list[SSE]:
     upstream, client, out = Splitter(), Splitter(), []
     for piece in split_bytes(provider_bytes, cuts):
         for event in upstream.feed(piece):
-            out += client.feed(translator.feed(event))
-    out += client.feed(translator.finish())
+            translated = translator.feed(event)
+            assert all(len(Splitter().feed(e)) == 1 for e in translated)  # one complete event per item
+            out += client.feed(b"".join(translated))
+    out += client.feed(b"".join(translator.finish()))
     assert client.buf == b""
     return out
 
@@ -352,16 +359,17 @@ def test_anthropic_stream_error_ping_unknown_and_cut() -> None:
         "type": "message_start",
         "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}},
     }
-    assert b'"role":"assistant"' in t.feed(Event("message_start", json.dumps(start).encode()))
-    assert t.feed(Event("ping", b'{"type": "ping"}')) == b""
-    assert t.feed(Event("brand_new", b'{"type": "brand_new"}')) == b""
-    assert t.finish() == b""  # cut before any stop reason: the edge fails the call
+    assert b'"role":"assistant"' in fed(t, start)
+    assert t.feed(Event(b'{"type": "ping"}', "ping")) == []
+    assert t.feed(Event(b'{"type": "brand_new"}', "brand_new")) == []
+    assert t.feed(Event(None)) == []  # an event without data (a comment line, say)
+    assert t.finish() == []  # cut before any stop reason: the edge fails the call
     error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    out = t.feed(Event("error", json.dumps(error).encode()))
+    (out,) = t.feed(Event(json.dumps(error).encode(), "error"))
     assert json.loads(out.removeprefix(b"data: ")) == {
         "error": {"message": "Overloaded", "type": "overloaded_error", "param": None, "code": None}
     }
-    assert t.done and t.error == error["error"] and t.feed(Event("ping", b"{}")) == b""
+    assert t.done and t.error == error["error"] and t.feed(Event(b"{}", "ping")) == []
     assert t.usage is not None and t.usage.prompt_tokens == 2
 
 
@@ -371,19 +379,19 @@ def test_anthropic_stream_ended_after_message_delta_is_closed_by_finish() -> Non
         "type": "message_start",
         "message": {"id": "m", "model": "c", "usage": {"input_tokens": 2, "output_tokens": 1}},
     }
-    t.feed(Event(None, json.dumps(start).encode()))
+    fed(t, start)
     delta = {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}
-    assert b'"finish_reason":"stop"' in t.feed(Event(None, json.dumps(delta).encode()))
-    tail = t.finish()
-    assert tail.endswith(b"data: [DONE]\n\n") and b'"completion_tokens":3' in tail
+    assert b'"finish_reason":"stop"' in fed(t, delta)
+    usage, done = t.finish()
+    assert done == b"data: [DONE]\n\n" and b'"completion_tokens":3' in usage
 
 
 def test_malformed_provider_events_are_a_502() -> None:
     with pytest.raises(TranslationError) as e:
-        AnthropicToOpenAIStream(include_usage=False, created=1).feed(Event("message_start", b"{not json"))
+        AnthropicToOpenAIStream(include_usage=False, created=1).feed(Event(b"{not json", "message_start"))
     assert e.value.status == 502
     with pytest.raises(TranslationError):
-        OpenAIToAnthropicStream().feed(Event(None, b"[1, 2]"))
+        OpenAIToAnthropicStream().feed(Event(b"[1, 2]"))
 
 
 # --- OpenAI provider -> Anthropic client ----------------------------------------------
@@ -511,24 +519,16 @@ def test_openai_interleaved_tool_fragments_keep_their_block() -> None:
         extra = {"id": f"call_{index}", "type": "function"} if "name" in fn else {}
         delta = {"tool_calls": [{"index": index, **extra, "function": fn}]}
         return Event(
-            None,
-            json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode(),
+            json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode()
         )
 
     t = OpenAIToAnthropicStream()
     out = b"".join(
-        t.feed(e)
+        b"".join(t.feed(e))
         for e in [tc(0, name="f", arguments='{"a":'), tc(1, name="g", arguments="{}"), tc(0, arguments="1}")]
     )
-    out += t.feed(
-        Event(
-            None,
-            json.dumps(
-                {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
-            ).encode(),
-        )
-    )
-    out += t.finish()  # no [DONE]: the finish_reason came, so the message is closed
+    out += fed(t, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    out += b"".join(t.finish())  # no [DONE]: the finish_reason came, so the message is closed
     events = Splitter().feed(out)
     snapshot, bufs = None, {}
     for e in events:
@@ -543,7 +543,7 @@ def test_openai_interleaved_tool_fragments_keep_their_block() -> None:
 
 def test_openai_stream_error_refusal_and_empty() -> None:
     t = OpenAIToAnthropicStream()
-    out = t.feed(Event(None, b'{"error": {"message": "boom", "type": "server_error"}}'))
+    out = b"".join(t.feed(Event(b'{"error": {"message": "boom", "type": "server_error"}}')))
     assert json.loads(Splitter().feed(out)[0].data) == {
         "type": "error",
         "error": {"type": "api_error", "message": "boom"},
@@ -556,11 +556,38 @@ def test_openai_stream_error_refusal_and_empty() -> None:
         "model": "m",
         "choices": [{"index": 0, "delta": {"refusal": "No."}, "finish_reason": "stop"}],
     }
-    out = t.feed(Event(None, json.dumps(chunk).encode())) + t.feed(Event(None, b"[DONE]"))
+    out = fed(t, chunk) + b"".join(t.feed(Event(b"[DONE]")))
     snapshot, _ = anthropic_client(Splitter().feed(out))
     assert snapshot.content[0].text == "No." and snapshot.stop_reason == "refusal"
 
     t = OpenAIToAnthropicStream(model="m")
-    snapshot, objs = anthropic_client(Splitter().feed(t.feed(Event(None, b"[DONE]"))))
+    snapshot, objs = anthropic_client(Splitter().feed(b"".join(t.feed(Event(b"[DONE]")))))
     assert snapshot.content == [] and t.usage is None and objs[-2]["usage"] == {"output_tokens": 0}
-    assert OpenAIToAnthropicStream().finish() == b""  # cut before anything: the edge fails the call
+    assert OpenAIToAnthropicStream().finish() == []  # cut before anything: the edge fails the call
+
+
+class DataOnly:
+    """An event with nothing but a ``data`` property, like the edge splitter's."""
+
+    def __init__(self, raw: bytes | None) -> None:
+        self._raw = raw
+
+    @property
+    def data(self) -> bytes | None:
+        return self._raw
+
+
+def test_any_event_with_data_is_accepted() -> None:
+    t = AnthropicToOpenAIStream(include_usage=False, created=1)
+    start = {
+        "type": "message_start",
+        "message": {"id": "m", "model": "c", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    }
+    assert len(t.feed(DataOnly(json.dumps(start).encode()))) == 1
+    assert t.feed(DataOnly(None)) == []
+    o = OpenAIToAnthropicStream()
+    assert [f.split(b"\n")[0] for f in o.feed(DataOnly(b"[DONE]"))] == [
+        b"event: message_start",
+        b"event: message_delta",
+        b"event: message_stop",
+    ]

@@ -2,9 +2,12 @@
 
 Habit 16 (frame once, parse once): the edge's splitter cuts the provider's
 bytes into events; the translators only read complete events through the
-:class:`SSEEvent` protocol (any object with ``event`` and ``data``), and
-return the client's bytes, already framed. Framing follows the WHATWG
-server-sent events format (``event:`` line, ``data:`` line, blank line).
+:class:`SSEEvent` protocol (any object with a ``data`` attribute, such as the
+edge splitter's ``SSEEvent``) and parse each event's data once. They return
+the client's events as a list of framed byte strings, exactly one complete
+event each, so the edge can wrap each as an event of its own without
+splitting again. Framing follows the WHATWG server-sent events format
+(``event:`` line, ``data:`` line, blank line).
 """
 
 from __future__ import annotations
@@ -23,23 +26,21 @@ class SSEEvent(Protocol):
     """One complete server-sent event as a splitter yields it.
 
     Attributes:
-        event: the ``event:`` field (Anthropic names every event; OpenAI sends none), or None.
-        data: the ``data:`` lines joined by ``\\n``, without the ``data:`` prefix (bytes).
+        data: the ``data:`` lines joined by ``\\n``, without the ``data:`` prefix (bytes), or
+            None for an event without data. The ``event:`` name is not needed: Anthropic
+            repeats it as the data's ``type``.
     """
 
     @property
-    def event(self) -> str | None: ...
-
-    @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes | None: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
     """A plain :class:`SSEEvent` (for callers and tests that have none of their own)."""
 
-    event: str | None
-    data: bytes
+    data: bytes | None
+    event: str | None = None
 
 
 def json_of(event: SSEEvent) -> dict[str, Any]:
@@ -49,11 +50,11 @@ def json_of(event: SSEEvent) -> dict[str, Any]:
         TranslationError: (502) the data is not a JSON object.
     """
     try:
-        obj = orjson.loads(event.data)
+        obj = orjson.loads(event.data or b"")
     except orjson.JSONDecodeError:
-        raise bad_provider(f"an SSE event ({event.event or 'unnamed'}) is not JSON") from None
+        raise bad_provider("a stream event's data is not JSON") from None
     if not isinstance(obj, dict):
-        raise bad_provider(f"an SSE event ({event.event or 'unnamed'}) is not a JSON object")
+        raise bad_provider("a stream event's data is not a JSON object")
     return obj
 
 

@@ -24,10 +24,11 @@ from tollway_edge.translate.usage import TokenUsage, stop_reason_of
 
 
 class OpenAIToAnthropicStream:
-    """Feeds OpenAI stream events, returns the Anthropic client's SSE bytes.
+    """Feeds OpenAI stream events, returns the Anthropic client's events.
 
-    One instance per call; ``feed`` returns at once what each event becomes (maybe
-    ``b""``). Only choice 0 is read (the request translator never asks for more).
+    One instance per call; ``feed`` returns at once what each event becomes: a list of
+    framed events (``event: <type>\\ndata: {json}\\n\\n``, one complete event per item;
+    maybe none). Only choice 0 is read (the request translator never asks for more).
     A tool call's fragments that arrive after another block began (providers send each
     call whole, in order, but nothing forbids interleaving) keep their call's block index,
     which Anthropic's SDKs accumulate by.
@@ -57,14 +58,15 @@ class OpenAIToAnthropicStream:
         self.error: dict[str, Any] | None = None
         self.done = False
 
-    def feed(self, event: SSEEvent) -> bytes:
-        """Translate one complete OpenAI event (a chunk, an error, or ``[DONE]``).
+    def feed(self, event: SSEEvent) -> list[bytes]:
+        """Translate one complete OpenAI event (a chunk, an error, or ``[DONE]``; an event
+        without data is skipped).
 
         Raises:
             TranslationError: (502) the event's data is neither ``[DONE]`` nor a JSON object.
         """
-        if self.done:
-            return b""
+        if self.done or event.data is None:
+            return []
         if event.data.strip() == DONE:
             return self._end()
         obj = json_of(event)
@@ -72,21 +74,21 @@ class OpenAIToAnthropicStream:
             self.done = True
             self.error = obj["error"]
             message = str(obj["error"].get("message") or "provider error")
-            return anthropic_frame({"type": "error", "error": {"type": "api_error", "message": message}})
+            return [anthropic_frame({"type": "error", "error": {"type": "api_error", "message": message}})]
         out = [] if self._started else [self._message_start(obj)]
         if isinstance(obj.get("usage"), dict):
             self.usage = TokenUsage.from_openai(obj["usage"])
         for choice in obj.get("choices") or ():
             if isinstance(choice, dict) and choice.get("index", 0) == 0:
                 out.extend(self._choice(choice))
-        return b"".join(out)
+        return out
 
-    def finish(self) -> bytes:
+    def finish(self) -> list[bytes]:
         """The provider's bytes ended. After a ``finish_reason`` the answer is whole: end it
         (``message_delta``, ``message_stop``) if ``[DONE]`` never came. Otherwise (cut
-        mid-answer) return b"": the edge ends the call as failed."""
+        mid-answer) return nothing: the edge ends the call as failed."""
         if self.done or self.stop_reason is None:
-            return b""
+            return []
         return self._end()
 
     def _message_start(self, obj: dict[str, Any]) -> bytes:
@@ -164,7 +166,7 @@ class OpenAIToAnthropicStream:
     def _block_delta(index: int | None, delta: dict[str, Any]) -> bytes:
         return anthropic_frame({"type": "content_block_delta", "index": index, "delta": delta})
 
-    def _end(self) -> bytes:
+    def _end(self) -> list[bytes]:
         out = [] if self._started else [self._message_start({})]
         out.extend(self._close())
         self.done = True
@@ -172,4 +174,4 @@ class OpenAIToAnthropicStream:
         delta = {"stop_reason": self.stop_reason or "end_turn", "stop_sequence": None}
         out.append(anthropic_frame({"type": "message_delta", "delta": delta, "usage": usage}))
         out.append(anthropic_frame({"type": "message_stop"}))
-        return b"".join(out)
+        return out

@@ -25,10 +25,11 @@ from tollway_edge.translate.usage import TokenUsage, finish_reason_of
 
 
 class AnthropicToOpenAIStream:
-    """Feeds Anthropic stream events, returns the OpenAI client's SSE bytes.
+    """Feeds Anthropic stream events, returns the OpenAI client's events.
 
-    One instance per call. ``feed`` returns at once what each event becomes
-    (maybe ``b""``): no complete event is held back.
+    One instance per call. ``feed`` returns at once what each event becomes: a list of
+    framed events (``data: {chunk}\\n\\n``, one complete event per item; maybe none); no
+    complete event is held back.
 
     Attributes:
         usage: tokens in OpenAI's meaning from ``message_start`` and ``message_delta``
@@ -56,16 +57,16 @@ class AnthropicToOpenAIStream:
         self.error: dict[str, Any] | None = None
         self.done = False
 
-    def feed(self, event: SSEEvent) -> bytes:
-        """Translate one complete Anthropic event.
+    def feed(self, event: SSEEvent) -> list[bytes]:
+        """Translate one complete Anthropic event (an event without data is skipped).
 
         Raises:
             TranslationError: (502) the event's data is not a JSON object.
         """
-        if self.done:
-            return b""
+        if self.done or event.data is None:
+            return []
         obj = json_of(event)
-        kind = obj.get("type") or event.event
+        kind = obj.get("type")
         if kind == "content_block_delta":
             return self._delta(obj)
         if kind == "content_block_start":
@@ -89,21 +90,22 @@ class AnthropicToOpenAIStream:
                     "code": None,
                 }
             }
-            return openai_frame(body)
-        return b""  # ping, content_block_stop, event types added later
+            return [openai_frame(body)]
+        return []  # ping, content_block_stop, event types added later
 
-    def finish(self) -> bytes:
+    def finish(self) -> list[bytes]:
         """The provider's bytes ended. After a ``message_delta`` with a stop reason the
         answer is whole: end it (usage chunk, ``[DONE]``) if ``message_stop`` never came.
-        Otherwise (cut mid-answer) return b"": the edge ends the call as failed."""
+        Otherwise (cut mid-answer) return nothing: the edge ends the call as failed."""
         if self.done or self.finish_reason is None:
-            return b""
+            return []
         return self._end()
 
-    def _end(self) -> bytes:
+    def _end(self) -> list[bytes]:
         self.done = True
-        tail = self._chunk([], usage=self.usage.to_openai()) if self._include_usage and self.usage else b""
-        return tail + OPENAI_DONE
+        if self._include_usage and self.usage:
+            return [self._chunk([], usage=self.usage.to_openai()), OPENAI_DONE]
+        return [OPENAI_DONE]
 
     def _chunk(self, choices: list[dict[str, Any]], **extra: Any) -> bytes:
         obj: dict[str, Any] = {
@@ -119,21 +121,21 @@ class AnthropicToOpenAIStream:
     def _delta_chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
         return self._chunk([{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}])
 
-    def _message_start(self, obj: dict[str, Any]) -> bytes:
+    def _message_start(self, obj: dict[str, Any]) -> list[bytes]:
         message = obj.get("message") or {}
         self._id = str(message.get("id") or "")
         if self._model is None:
             self._model = message.get("model")
         self._merge_usage(message.get("usage"))
-        return self._delta_chunk({"role": "assistant", "content": ""})
+        return [self._delta_chunk({"role": "assistant", "content": ""})]
 
-    def _block_start(self, obj: dict[str, Any]) -> bytes:
+    def _block_start(self, obj: dict[str, Any]) -> list[bytes]:
         block = obj.get("content_block") or {}
         kind = block.get("type")
         if kind == "text" and block.get("text"):
-            return self._delta_chunk({"content": block["text"]})
+            return [self._delta_chunk({"content": block["text"]})]
         if kind != "tool_use":
-            return b""  # text starts empty; thinking and server-tool blocks are not shown
+            return []  # text starts empty; thinking and server-tool blocks are not shown
         index = len(self._tool_index)
         self._tool_index[int(obj.get("index") or 0)] = index
         # Anthropic starts a streamed tool_use with input {}; the input comes as deltas.
@@ -145,29 +147,29 @@ class AnthropicToOpenAIStream:
             "type": "function",
             "function": {"name": block.get("name"), "arguments": arguments},
         }
-        return self._delta_chunk({"tool_calls": [call]})
+        return [self._delta_chunk({"tool_calls": [call]})]
 
-    def _delta(self, obj: dict[str, Any]) -> bytes:
+    def _delta(self, obj: dict[str, Any]) -> list[bytes]:
         delta = obj.get("delta") or {}
         kind = delta.get("type")
         if kind == "text_delta":
             text = delta.get("text")
-            return self._delta_chunk({"content": text}) if text else b""
+            return [self._delta_chunk({"content": text})] if text else []
         if kind == "input_json_delta":
             fragment = delta.get("partial_json")
             index = self._tool_index.get(int(obj.get("index") or 0))
             if not fragment or index is None:
-                return b""
-            return self._delta_chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
-        return b""  # thinking, signature and citations deltas are not shown
+                return []
+            return [self._delta_chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})]
+        return []  # thinking, signature and citations deltas are not shown
 
-    def _message_delta(self, obj: dict[str, Any]) -> bytes:
+    def _message_delta(self, obj: dict[str, Any]) -> list[bytes]:
         self._merge_usage(obj.get("usage"))
         reason = (obj.get("delta") or {}).get("stop_reason")
         if reason is None:
-            return b""
+            return []
         self.finish_reason = finish_reason_of(reason)
-        return self._delta_chunk({}, self.finish_reason)
+        return [self._delta_chunk({}, self.finish_reason)]
 
     def _merge_usage(self, usage: Any) -> None:
         """Anthropic's stream counts are cumulative: a later value replaces an earlier one."""
