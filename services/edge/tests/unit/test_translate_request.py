@@ -172,6 +172,16 @@ def test_sampling_settings_are_dropped_for_api_versions_that_refuse_them() -> No
     assert to_anthropic(body)["temperature"] == 0.0
     out = to_anthropic(body, anthropic_version="2026-10-21")
     assert "temperature" not in out and "top_p" not in out
+    # Dropped, so not refused either (OpenAI's 0-2 range only matters when it is sent).
+    assert "temperature" not in to_anthropic({**body, "temperature": 1.5}, anthropic_version="2026-10-21")
+
+
+def test_image_url_given_as_a_bare_string_is_read_too() -> None:
+    part = {"type": "image_url", "image_url": "https://example.com/x.gif"}
+    out = to_anthropic({"model": "c", "messages": [{"role": "user", "content": [part]}]})
+    assert out["messages"][0]["content"] == [
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/x.gif"}}
+    ]
 
 
 def test_single_system_message_is_a_string_and_model_is_the_routes() -> None:
@@ -360,6 +370,7 @@ def test_max_tokens_precedence(body: dict[str, Any], expected: int) -> None:
 def test_max_tokens_defaults_documented_per_model() -> None:
     assert documented_max_tokens("claude-3-5-haiku-20241022") == 8192
     assert documented_max_tokens("claude-opus-4-1-20250805") == 32000
+    assert documented_max_tokens("claude-opus-4-5") == 64000
     assert documented_max_tokens("claude-sonnet-4-5") == 64000
     body = {"model": "claude-3-haiku-20240307", "messages": [{"role": "user", "content": "x"}]}
     assert to_anthropic(body)["max_tokens"] == 4096

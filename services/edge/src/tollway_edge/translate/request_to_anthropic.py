@@ -24,6 +24,7 @@ DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
     ("claude-3-7-sonnet", 64000),
     ("claude-3-haiku", 4096),
     ("claude-3-opus", 4096),
+    ("claude-opus-4-5", 64000),
     ("claude-opus-4-1", 32000),
     ("claude-opus-4-0", 32000),
     ("claude-opus-4-2", 32000),
@@ -153,11 +154,12 @@ def openai_to_anthropic_request(
     stop = body.get("stop")
     if stop is not None:
         out["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
-    temperature = body.get("temperature")
-    if temperature is not None:
-        if not isinstance(temperature, int | float) or not 0 <= temperature <= 1:
-            raise unsupported("temperature", "Anthropic accepts a temperature from 0 to 1")
     if anthropic_version < SAMPLING_REMOVED_IN:
+        temperature = body.get("temperature")
+        if temperature is not None and (
+            not isinstance(temperature, int | float) or not 0 <= temperature <= 1
+        ):
+            raise unsupported("temperature", "Anthropic accepts a temperature from 0 to 1")
         for key in ("temperature", "top_p"):
             if body.get(key) is not None:
                 out[key] = body[key]
@@ -223,9 +225,14 @@ def _user_content(content: Any, p: str) -> str | list[dict[str, Any]]:
         kind = part.get("type") if isinstance(part, dict) else None
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append({"type": "text", "text": part["text"]})
-        elif kind == "image_url" and isinstance(part.get("image_url"), dict):
-            source = image_source_of_url(part["image_url"].get("url"), f"{q}.image_url.url")
-            blocks.append({"type": "image", "source": source})
+        elif kind == "image_url" and isinstance(part.get("image_url"), dict | str):
+            image = part["image_url"]  # an object per OpenAI's schema; some clients send the URL
+            url, where = (
+                (image.get("url"), f"{q}.image_url.url")
+                if isinstance(image, dict)
+                else (image, f"{q}.image_url")
+            )
+            blocks.append({"type": "image", "source": image_source_of_url(url, where)})
         else:
             raise unsupported(
                 f"{q}.type", f"content part '{kind}' is not translated (text and image_url are)"

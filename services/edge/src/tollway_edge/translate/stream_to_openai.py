@@ -160,7 +160,9 @@ class AnthropicToOpenAIStream:
             index = self._tool_index.get(int(obj.get("index") or 0))
             if not fragment or index is None:
                 return []
-            return [self._delta_chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})]
+            return [
+                self._delta_chunk({"tool_calls": [{"index": index, "function": {"arguments": fragment}}]})
+            ]
         return []  # thinking, signature and citations deltas are not shown
 
     def _message_delta(self, obj: dict[str, Any]) -> list[bytes]:
