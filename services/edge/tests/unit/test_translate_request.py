@@ -787,3 +787,47 @@ def with_parsed_arguments(body: dict[str, Any]) -> dict[str, Any]:
         for call in m.get("tool_calls") or ():
             call["function"]["arguments"] = json.loads(call["function"]["arguments"] or "{}")
     return out
+
+
+@st.composite
+def anthropic_conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
+    msgs: list[dict[str, Any]] = [{"role": "user", "content": draw(_text)}]
+    for turn in range(draw(st.integers(0, 3))):
+        uses = [
+            {"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": "f", "input": a}
+            for i, a in enumerate(draw(st.lists(_args, max_size=3)))
+        ]
+        text = draw(st.lists(_text.filter(bool), max_size=1))
+        if not uses and not text:
+            text = ["ok"]
+        msgs.append({"role": "assistant", "content": [{"type": "text", "text": t} for t in text] + uses})
+        results = [{"type": "tool_result", "tool_use_id": u["id"], "content": draw(_text)} for u in uses]
+        image = {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": PNG}}
+        msgs.append({"role": "user", "content": [*results, {"type": "text", "text": draw(_text)}, image]})
+    return msgs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(anthropic_conversations(), st.one_of(st.none(), _text))
+def test_anthropic_round_trip_property(msgs: list[dict[str, Any]], system: str | None) -> None:
+    body: dict[str, Any] = {"model": "m", "max_tokens": 5, "messages": msgs}
+    if system is not None:
+        body["system"] = system
+    back = to_anthropic(to_openai(body))
+    # OpenAI has no separate turn for tool results: they come back as their own user turn.
+    expected_msgs: list[dict[str, Any]] = []
+    for m in msgs:
+        content = m["content"]
+        results = (
+            [b for b in content if isinstance(b, dict) and b["type"] == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        if results:
+            expected_msgs.append({"role": "user", "content": results})
+            expected_msgs.append({"role": "user", "content": content[len(results) :]})
+        elif m["role"] == "assistant" and len(content) == 1 and content[0]["type"] == "text":
+            expected_msgs.append({"role": "assistant", "content": content[0]["text"]})
+        else:
+            expected_msgs.append(m)
+    assert back == {**body, "messages": expected_msgs}
