@@ -563,7 +563,19 @@ def test_openai_stream_error_refusal_and_empty() -> None:
     t = OpenAIToAnthropicStream(model="m")
     snapshot, objs = anthropic_client(Splitter().feed(b"".join(t.feed(Event(b"[DONE]")))))
     assert snapshot.content == [] and t.usage is None and objs[-2]["usage"] == {"output_tokens": 0}
-    assert OpenAIToAnthropicStream().finish() == []  # cut before anything: the edge fails the call
+    assert OpenAIToAnthropicStream().finish() == []
+    t = OpenAIToAnthropicStream()
+    fed(
+        t,
+        {
+            "id": "c",
+            "model": "m",
+            "choices": [{"index": 0, "delta": {"refusal": "No"}, "finish_reason": None}],
+        },
+    )
+    assert (
+        t.finish() == [] and t.stop_reason is None
+    )  # cut before its finish_reason  # cut before anything: the edge fails the call
 
 
 class DataOnly:

@@ -52,6 +52,7 @@ class OpenAIToAnthropicStream:
         self._next_index = 0
         self._open: int | None = None  # the Anthropic index of the open block
         self._text_open = False
+        self._refused = False  # OpenAI's refusal text came: the stop reason is "refusal"
         self._tools: dict[int, int] = {}  # OpenAI tool call index -> Anthropic block index
         self.usage: TokenUsage | None = None
         self.stop_reason: str | None = None
@@ -117,14 +118,12 @@ class OpenAIToAnthropicStream:
                     out.extend(self._start({"type": "text", "text": ""}))
                     self._text_open = True
                 out.append(self._block_delta(self._open, {"type": "text_delta", "text": text}))
-                if key == "refusal":
-                    self.stop_reason = "refusal"
+                self._refused = self._refused or key == "refusal"
         for call in delta.get("tool_calls") or ():
             out.extend(self._tool_delta(call))
         reason = choice.get("finish_reason")
         if reason is not None:
-            if self.stop_reason != "refusal":
-                self.stop_reason = stop_reason_of(reason)
+            self.stop_reason = "refusal" if self._refused else stop_reason_of(reason)
             out.extend(self._close())
         return out
 
