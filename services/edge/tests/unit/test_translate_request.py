@@ -440,7 +440,14 @@ def test_unsupported_openai_fields_are_refused_by_name(extra: dict[str, Any], pa
         ),
         (
             {"role": "user", "content": [{"type": "file", "file": {"file_id": "f"}}]},
-            "messages[0].content[0].type",
+            "messages[0].content[0].file",
+        ),
+        (
+            {
+                "role": "user",
+                "content": [{"type": "file", "file": {"file_data": "data:text/csv;base64,YQ=="}}],
+            },
+            "messages[0].content[0].file.file_data",
         ),
         ({"role": "function", "name": "f", "content": "x"}, "messages[0].role"),
         (
@@ -622,8 +629,20 @@ def test_anthropic_string_system_stream_and_is_error() -> None:
         ({"tools": [{"type": "web_search_20250305", "name": "web_search"}]}, "tools[0].type"),
         ({"max_tokens": None}, "max_tokens"),
         (
-            {"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]},
-            "messages[0].content[0].type",
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "document",
+                                "source": {"type": "text", "media_type": "text/plain", "data": "x"},
+                            }
+                        ],
+                    }
+                ]
+            },
+            "messages[0].content[0].source",
         ),
         (
             {
@@ -831,3 +850,22 @@ def test_anthropic_round_trip_property(msgs: list[dict[str, Any]], system: str |
         else:
             expected_msgs.append(m)
     assert back == {**body, "messages": expected_msgs}
+
+
+PDF = "JVBERi0xLjQK"
+
+
+def test_pdf_documents_both_ways() -> None:
+    part = {"type": "file", "file": {"filename": "a.pdf", "file_data": f"data:application/pdf;base64,{PDF}"}}
+    body = {
+        "model": "c",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Sum up"}, part]}],
+    }
+    out = to_anthropic(body)
+    assert out["messages"][0]["content"][1] == {
+        "type": "document",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": PDF},
+        "title": "a.pdf",
+    }
+    back = to_openai(out)
+    assert back["messages"] == body["messages"]

@@ -99,3 +99,47 @@ def text_blocks(content: Any, param: str) -> list[dict[str, Any]]:
             raise invalid(f"{param}[{i}].text", "must be a string")
         out.append({"type": "text", "text": part["text"]})
     return out
+
+
+def document_of_file_part(part: Any, param: str) -> dict[str, Any]:
+    """Anthropic's ``document`` block for an OpenAI ``file`` content part holding a PDF as
+    ``file_data`` (``data:application/pdf;base64,<data>``; OpenAI: "File inputs"; Anthropic:
+    "PDF support", ``Base64PDFSourceParam``); ``filename`` becomes ``title``.
+
+    Raises:
+        TranslationError: (400) an uploaded ``file_id`` (OpenAI's Files API) or data that is
+            not a base64 PDF data URL.
+    """
+    file = part.get("file") if isinstance(part, dict) else None
+    if not isinstance(file, dict) or not isinstance(file.get("file_data"), str):
+        raise unsupported(f"{param}.file", "only PDFs given inline as file_data are translated")
+    head, sep, data = file["file_data"].partition(",")
+    if head != "data:application/pdf;base64" or not sep:
+        raise unsupported(f"{param}.file.file_data", "only data:application/pdf;base64 data is translated")
+    block: dict[str, Any] = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": data},
+    }
+    if isinstance(file.get("filename"), str):
+        block["title"] = file["filename"]
+    return block
+
+
+def file_part_of_document(block: dict[str, Any], param: str) -> dict[str, Any]:
+    """OpenAI's ``file`` content part for an Anthropic ``document`` block with a base64 PDF
+    source (the inverse of :func:`document_of_file_part`).
+
+    Raises:
+        TranslationError: (400) another source (text, content, URL, Files API).
+    """
+    source = block.get("source")
+    if (
+        not isinstance(source, dict)
+        or source.get("type") != "base64"
+        or source.get("media_type") != "application/pdf"
+    ):
+        raise unsupported(f"{param}.source", "only base64 PDF documents are translated")
+    file = {"file_data": f"data:application/pdf;base64,{source.get('data')}"}
+    if isinstance(block.get("title"), str):
+        file["filename"] = block["title"]
+    return {"type": "file", "file": file}

@@ -12,7 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tollway_edge.translate.content import image_source_of_url, text_blocks, text_of_parts
+from tollway_edge.translate.content import (
+    document_of_file_part,
+    image_source_of_url,
+    text_blocks,
+    text_of_parts,
+)
 from tollway_edge.translate.errors import invalid, unsupported
 
 # Anthropic requires max_tokens. When the client gives none, the caller's value (the
@@ -233,9 +238,11 @@ def _user_content(content: Any, p: str) -> str | list[dict[str, Any]]:
                 else (image, f"{q}.image_url")
             )
             blocks.append({"type": "image", "source": image_source_of_url(url, where)})
+        elif kind == "file":
+            blocks.append(document_of_file_part(part, q))
         else:
             raise unsupported(
-                f"{q}.type", f"content part '{kind}' is not translated (text and image_url are)"
+                f"{q}.type", f"content part '{kind}' is not translated (text, image_url, file are)"
             )
     return blocks
 

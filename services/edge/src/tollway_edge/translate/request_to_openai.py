@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from tollway_edge.translate.content import text_blocks, url_of_image_source
+from tollway_edge.translate.content import file_part_of_document, text_blocks, url_of_image_source
 from tollway_edge.translate.errors import invalid, unsupported
 
 # Hints with no effect on the answer's content at an OpenAI provider.
@@ -144,9 +144,12 @@ def _turn(turn: Any, p: str) -> list[dict[str, Any]]:
         elif kind == "image":
             url = url_of_image_source(block.get("source"), f"{q}.source")
             parts.append({"type": "image_url", "image_url": {"url": url}})
+        elif kind == "document":
+            parts.append(file_part_of_document(block, q))
         else:
             raise unsupported(
-                f"{q}.type", f"content block '{kind}' is not translated (text, image, tool_result are)"
+                f"{q}.type",
+                f"content block '{kind}' is not translated (text, image, document, tool_result are)",
             )
     return tool_messages + ([{"role": "user", "content": parts}] if parts else [])
 
