@@ -284,14 +284,17 @@ class SettleResult:
     """What settle did.
 
     Attributes:
-        status: ``settled`` (this call settled it), ``already_settled`` (an
+        status: ``settled`` (this call settled it, finally or provisionally),
+            ``settled_late`` (a final settle replaced a provisional one: the
+            difference was added to the counters), ``already_settled`` (an
             earlier call did; nothing changed), ``unknown`` (no record).
         reserved_tokens, reserved_cost_micro_usd: what was reserved (for
-            ``already_settled``: the actuals settled then).
+            ``already_settled``: the actuals settled then; for
+            ``settled_late``: the provisional amounts replaced).
         slot_released: this call released the concurrency slot.
     """
 
-    status: Literal["settled", "already_settled", "unknown"]
+    status: Literal["settled", "settled_late", "already_settled", "unknown"]
     reserved_tokens: int
     reserved_cost_micro_usd: int
     slot_released: bool
@@ -703,7 +706,13 @@ class Admission:
         return int(raw) == 1
 
     async def settle(
-        self, *, tenant_id: str, request_id: str, tokens: int, cost_micro_usd: int
+        self,
+        *,
+        tenant_id: str,
+        request_id: str,
+        tokens: int,
+        cost_micro_usd: int,
+        provisional: bool = False,
     ) -> SettleResult:
         """Replace the reservation by the actuals on every counter, exactly once
         per request id (settle.lua). Also releases the slot if still held.
@@ -711,6 +720,12 @@ class Admission:
         Args:
             tokens: actual total tokens (prompt + completion).
             cost_micro_usd: actual cost, micro-USD (the usage event's ``cost_micro_usd``).
+            provisional: reconciliation without the call's terminal ledger row
+                (its usage event may still come): settle with these amounts
+                now, but let one later final settle (the late usage event)
+                replace them by the difference (settle.lua's merge rule; the
+                late settle answers ``settled_late``, any repeat
+                ``already_settled``).
 
         Returns:
             :class:`SettleResult`; ``already_settled`` changes nothing.
@@ -720,7 +735,7 @@ class Admission:
         """
         if tokens < 0 or cost_micro_usd < 0:
             raise ValueError("tokens and cost_micro_usd must be >= 0")
-        args = [request_id, tokens, cost_micro_usd, self._settled_ttl_ms]
+        args = [request_id, tokens, cost_micro_usd, self._settled_ttl_ms, "1" if provisional else "0"]
         raw = None
         for _ in range(3):
             raw = await self._with_counters(

@@ -165,6 +165,7 @@ class UsageConsumer(BatchConsumer[Batch]):
             records=len(records),
             commands=len(commands),
             settled=settled,
+            settled_late=statuses.count("settled_late"),
             already_settled=statuses.count("already_settled"),
             unknown=statuses.count("unknown"),
         )

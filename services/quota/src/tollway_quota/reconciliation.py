@@ -13,10 +13,13 @@ those past their deadline by at least ``reconcile_grace_seconds``
   prompt + completion, else 0) and ``cost_micro_usd`` (else 0) — outcome
   ``ledger``;
 - no terminal row (``in_flight``, ``orphaned`` or absent): zero tokens and
-  zero cost, logged ``reconciled_without_ledger`` (warning) — outcome
+  zero cost, settled PROVISIONALLY (``Admission.settle(provisional=True)``),
+  logged ``reconciled_without_ledger`` (warning) — outcome
   ``without_ledger``. The reservation is released rather than leaked; if the
-  call's terminal event arrives later, its settle finds the settled marker and
-  changes nothing (the ledger still records the call; the counters miss it).
+  call's terminal event arrives later, its settle replaces the provisional
+  zero by the actuals (settle.lua's merge rule: the difference is added once,
+  status ``settled_late``; a redelivery of it changes nothing), so the
+  counters end with the call's spend exactly once, as the ledger does.
 
 "Exactly once" is the settle script's: a reservation settled meanwhile by the
 usage consumer (or another sweep) answers ``already_settled`` and changes
@@ -220,7 +223,11 @@ class Reconciler:
                 actual = actuals_from_row(rows.get(e.request_id))
                 tokens, cost = (actual.tokens, actual.cost_micro_usd) if actual else (0, 0)
                 result = await self._admission.settle(
-                    tenant_id=tenant_id, request_id=e.request_id, tokens=tokens, cost_micro_usd=cost
+                    tenant_id=tenant_id,
+                    request_id=e.request_id,
+                    tokens=tokens,
+                    cost_micro_usd=cost,
+                    provisional=actual is None,  # its usage event may still come
                 )
                 outcome: str
                 if result.status != "settled":

@@ -122,12 +122,15 @@ async def test_expired_reservations_are_settled_to_the_ledger_or_released(quota_
         assert (usage.spent_micro_usd, usage.reserved_micro_usd) == (30_001, 0)
         assert await valkey.zcard(conc_key) == 0
         assert await edge.list_expired(tenant) == []
-        # The usage event arriving late changes nothing (settled once).
+        # The usage event arriving late lands once (issue 10: the provisional
+        # zero is replaced by its actuals); delivered again, it changes nothing.
         late = await edge.settle(tenant_id=tenant, request_id=in_flight, tokens=2_999, cost_micro_usd=49_000)
-        assert late.status == "already_settled"
+        assert late.status == "settled_late"
+        again = await edge.settle(tenant_id=tenant, request_id=in_flight, tokens=2_999, cost_micro_usd=49_000)
+        assert again.status == "already_settled"
         usage = await edge.budget_usage(tenant, limits[0])
-        assert usage is not None and usage.spent_micro_usd == 30_001
-        assert int(await valkey.get(tpm_key)) == 1_500
+        assert usage is not None and usage.spent_micro_usd == 30_001 + 49_000
+        assert int(await valkey.get(tpm_key)) == 1_500 + 2_999
     finally:
         keys = [k async for k in valkey.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
         if keys:
