@@ -595,10 +595,18 @@ class Admission:
         raw = await self._eval(SEED, [k for k, _, _ in seeds], args)
         return [int(x) == 1 for x in raw]
 
-    async def seed_budget(self, tenant_id: str, limit: Limit, spent_micro_usd: int) -> bool:
-        """Create the current period's counter for a budget limit if missing
-        (quota may pre-warm counters). Returns True if this call created it."""
-        now = self._clock()
+    async def seed_budget(
+        self, tenant_id: str, limit: Limit, spent_micro_usd: int, at: datetime | None = None
+    ) -> bool:
+        """Create the counter of a budget limit for the period containing
+        ``at`` (default: now, from the clock) if missing (seed.lua,
+        create-if-absent; quota seeds cold counters on an edge's request and
+        may pre-warm). Returns True if this call created it.
+
+        Raises:
+            ValueError: the limit has no budget, or a negative amount.
+        """
+        now = at or self._clock()
         budgets = [
             c
             for c in plan(tenant_id, [limit], limit.model, now, budget_grace=self._budget_grace)

@@ -31,12 +31,15 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
+from tollway_admission import Admission
 from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
 from tollway_quota.invalidations import InvalidationPublisher
 from tollway_quota.reconciliation import LedgerLookup, ReconcileMetrics, Reconciler
 from tollway_quota.reporting_tokens import add_reporting_token_routes
+from tollway_quota.seeding import ROUTE as SEED_ROUTE
+from tollway_quota.seeding import SEED_TOKENS, SEEDER, BudgetSeeder, LedgerSpend, seed_budget
 from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
 from tollway_quota.webhooks import WebhookNotifier
@@ -58,14 +61,18 @@ async def _metrics(request: web.Request) -> web.Response:
 
 
 def create_app(settings: QuotaSettings) -> web.Application:
-    """Build the quota application: admin API under ``/admin/v1``, ``/healthz``,
-    ``/readyz``, ``/metrics``. Nothing connects until the app starts."""
+    """Build the quota application: admin API under ``/admin/v1``, the edges'
+    ``POST /internal/v1/budget-seeds`` (:mod:`tollway_quota.seeding`),
+    ``/healthz``, ``/readyz``, ``/metrics``. Nothing connects until the app starts."""
     app = web.Application(middlewares=[admin_middleware])
     app[SETTINGS] = settings
     app[REGISTRY] = CollectorRegistry()
     reconcile_metrics = ReconcileMetrics(app[REGISTRY])
     app[ADMIN_TOKEN] = settings.admin_token.get_secret_value().encode()
     app[PEPPER] = settings.key_pepper.get_secret_value().encode()
+    app[SEED_TOKENS] = tuple(
+        t.get_secret_value().encode() for t in (settings.seed_token, settings.admin_token) if t is not None
+    )
     checks = add_health_routes(app)
     migrated = {"done": False}
 
@@ -82,6 +89,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
         app[STORE] = store
         app[VALKEY] = valkey
         app[PUBLISHER] = InvalidationPublisher(valkey, settings.invalidation_channel)
+        app[SEEDER] = BudgetSeeder(Admission(valkey), LedgerSpend(pool))
         checks["postgres"] = store.ping
         checks["valkey"] = valkey.ping
         checks["migrations"] = lambda: migrated["done"]
@@ -169,5 +177,6 @@ def create_app(settings: QuotaSettings) -> web.Application:
         app.cleanup_ctx.append(settlement)
     app.router.add_get("/metrics", _metrics)
     add_admin_routes(app)
+    app.router.add_post(SEED_ROUTE, seed_budget)
     add_reporting_token_routes(app)
     return app

@@ -51,6 +51,10 @@ class QuotaSettings(
             left to its usage event before reconciliation (default 60).
         reconcile_lock_ttl_seconds: lifetime of the one-replica lock (default
             120; longer than a sweep).
+        seed_token: bearer token the edges present to
+            ``POST /internal/v1/budget-seeds`` (``TOLLWAY_QUOTA_SEED_TOKEN``);
+            unset, only the admin token is accepted there. It can only seed
+            counters (create-if-absent from the ledger), nothing else.
 
     Raises:
         pydantic.ValidationError: ``TOLLWAY_ADMIN_TOKEN`` or
@@ -77,6 +81,7 @@ class QuotaSettings(
     reconcile_interval_seconds: float = Field(default=30.0, gt=0)
     reconcile_grace_seconds: float = Field(default=60.0, ge=0)
     reconcile_lock_ttl_seconds: float = Field(default=120.0, gt=0)
+    seed_token: SecretStr | None = None
 
     @field_validator("admin_token", "key_pepper")
     @classmethod

@@ -1,11 +1,23 @@
-"""Cold budget counters are seeded from the ledger (DESIGN.md "Reservations"):
-the spend of a scope (and model when narrowed) in the current period, read on
-the principals' read-only Postgres pool, once per counter and period."""
+"""Cold budget counters (DESIGN.md "Reservations"; issue 10).
+
+:class:`QuotaSeedClient` is the seed provider the edge is meant to use: it
+asks quota to seed the counter from the ledger's spend view, once per counter
+and period, and never reads the ledger itself.
+
+:func:`ledger_spend` is the former provider (the edge querying
+``ledger.usage_records`` on the principals' read-only pool); it stays only
+until ``EdgeAdmission`` (adapter.py, the edge owner's file) switches to
+``QuotaSeedClient.provider(tenant_id)``, then it goes.
+"""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
+import aiohttp
 import asyncpg
 import structlog
 
@@ -51,3 +63,101 @@ async def ledger_spend(pool: asyncpg.Pool | None, limit: Limit, window: Window) 
         period_start=window.start.isoformat(),
     )
     return int(value)
+
+
+class QuotaSeedClient:
+    """Asks quota to seed a cold budget counter (issue 10: the edge never reads
+    the ledger). ``POST <quota>/internal/v1/budget-seeds`` with
+    ``{"tenant_id", "limit" (tollway_contracts.limits.Limit), "at"}``; quota
+    reads the ledger's spend view, writes the counter create-if-absent
+    (seed.lua) and answers ``{"created", "spent_micro_usd", "period_start",
+    "period_end"}`` (services/quota README, "Seeding").
+
+    Cold path only: one HTTP call per (tenant, scope, model, period) at a
+    time in this process; concurrent callers share it. The value returned is
+    the ledger's spend, which ``tollway_admission`` then writes with the same
+    create-if-absent script (a no-op: quota created it already).
+
+    Args:
+        base_url: quota's base URL (``http://quota:8082``).
+        token: the seed token (``TOLLWAY_QUOTA_SEED_TOKEN``).
+        timeout_seconds: per request, s.
+    """
+
+    def __init__(self, base_url: str, token: str, *, timeout_seconds: float = 2.0) -> None:
+        self._url = base_url.rstrip("/") + "/internal/v1/budget-seeds"
+        self._headers = {"Authorization": f"Bearer {token}"}
+        self._timeout = aiohttp.ClientTimeout(total=timeout_seconds)
+        self._session: aiohttp.ClientSession | None = None
+        self._inflight: dict[tuple[str, str, str, str | None, datetime], asyncio.Future[int]] = {}
+        self.requests = 0
+
+    async def close(self) -> None:
+        """Close the HTTP session."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def provider(self, tenant_id: str) -> Callable[[Limit, Window], Awaitable[int]]:
+        """A ``tollway_admission`` seed provider for one tenant's admit
+        (``Admission.admit(..., seed_provider=client.provider(tenant_id))``)."""
+
+        async def provide(limit: Limit, window: Window) -> int:
+            return await self.seed(tenant_id, limit, window)
+
+        return provide
+
+    async def seed(self, tenant_id: str, limit: Limit, window: Window) -> int:
+        """Have quota seed the counter of ``limit`` for ``window``; returns the
+        ledger's spend, micro-USD.
+
+        Raises:
+            SeedError: quota unreachable, or it answered an error.
+        """
+        key = (tenant_id, limit.scope, limit.scope_id, limit.model, window.start)
+        fut = self._inflight.get(key)
+        if fut is not None:
+            return await asyncio.shield(fut)
+        fut = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            value = await self._post(tenant_id, limit, window)
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                fut.cancel()
+            else:
+                fut.set_exception(exc)
+                fut.exception()  # retrieved: waiters re-raise it
+            raise
+        else:
+            fut.set_result(value)
+            return value
+        finally:
+            self._inflight.pop(key, None)
+
+    async def _post(self, tenant_id: str, limit: Limit, window: Window) -> int:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=self._timeout)
+        body = {
+            "tenant_id": tenant_id,
+            "limit": limit.model_dump(mode="json"),
+            "at": window.start.isoformat(),
+        }
+        self.requests += 1
+        try:
+            async with self._session.post(self._url, json=body, headers=self._headers) as resp:
+                data = await resp.json(content_type=None)
+                if resp.status != 200:
+                    raise SeedError(f"quota answered {resp.status}: {str(data)[:200]}")
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            raise SeedError(f"quota unreachable: {exc!r}") from exc
+        spent = int(data["spent_micro_usd"])
+        log.info(
+            "budget_seed_requested",
+            scope=limit.scope,
+            scope_id=limit.scope_id,
+            spent_micro_usd=spent,
+            created=bool(data.get("created")),
+            period_start=window.start.isoformat(),
+        )
+        return spent
