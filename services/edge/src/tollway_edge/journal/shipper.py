@@ -129,6 +129,10 @@ class Shipper:
             try:
                 await producer.start()
                 return producer
+            except asyncio.CancelledError:  # stopped while connecting: close what was opened
+                with contextlib.suppress(Exception):
+                    await producer.stop()
+                raise
             except Exception as exc:  # noqa: BLE001 - Kafka down: retry; the journal holds the records
                 log.warning("journal_kafka_connect_failed", error=repr(exc), retry_in_s=delay)
                 with contextlib.suppress(Exception):
