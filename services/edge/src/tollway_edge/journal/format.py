@@ -53,7 +53,11 @@ def segment_number(path: Path) -> int:
 
 
 def encode(key: bytes, value: bytes, ts_us: int) -> bytes:
-    """One framed record (``FRAME_OVERHEAD + len(key) + len(value)`` bytes)."""
+    """One framed record (``FRAME_OVERHEAD + len(key) + len(value)`` bytes).
+
+    One concatenation and one CRC pass: measured faster than an incremental
+    CRC over the parts that avoids copying the value (1 KB values).
+    """
     payload = _PAYLOAD_HEAD.pack(ts_us, len(key)) + key + value
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 

@@ -26,9 +26,9 @@ from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaProducer
-from aiokafka.partitioner import murmur2
 
 from tollway_edge.journal import format as fmt
+from tollway_edge.journal.partition import partition_for
 from tollway_edge.journal.segments import JournalDir, Segment
 
 log = structlog.get_logger("tollway_edge.journal")
@@ -248,11 +248,12 @@ class Shipper:
             log.warning("journal_send_failed", stage="metadata", records=len(records), error=repr(exc))
             self._requeue(records)
             return False
-        n = len(partitions)
         groups: dict[int, list[Shipment]] = {}
-        for r in records:
-            p = partitions[0] if n == 1 else partitions[(murmur2(r.key) & 0x7FFFFFFF) % n]
-            groups.setdefault(p, []).append(r)
+        if len(partitions) == 1:
+            groups[partitions[0]] = records
+        else:
+            for r in records:
+                groups.setdefault(partition_for(r.key, partitions), []).append(r)
         items = list(groups.items())
         for i, (partition, recs) in enumerate(items):
             batch = producer.create_batch()
