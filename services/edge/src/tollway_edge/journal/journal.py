@@ -167,7 +167,11 @@ class UsageJournal:
         self._ship_task = asyncio.create_task(self._shipper.run(), name="journal-shipper")
         self._adopt_task = asyncio.create_task(self._adopt_loop(), name="journal-adopt")
         if self._registry is not None:
-            self._registry.register(self._collector)
+            try:
+                self._registry.register(self._collector)
+            except ValueError:  # another journal of this process registered first (tests)
+                log.warning("journal_metrics_not_registered", reason="duplicate")
+                self._registry = None
         self._started = True
         log.info("journal_started", dir=own.path.name, root=str(self.settings.root_dir))
 
@@ -209,6 +213,8 @@ class UsageJournal:
         except Exception as exc:  # noqa: BLE001 - Kafka gone: what is unacked stays on disk anyway
             log.warning("journal_producer_close_failed", error=repr(exc))
         left = self._unacked()
+        # Batches in flight at the deadline may have been acknowledged while the producer closed.
+        shipped = left == 0 and all(not d.segments for d in self._dirs())
         for jdir in [*self._adopted, *([self._own] if self._own else [])]:
             await asyncio.to_thread(jdir.release, remove=not jdir.segments)
         self._adopted.clear()
