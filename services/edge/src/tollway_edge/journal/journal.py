@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections import Counter as Tally
 
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
-from tollway_edge.journal import format as fmt
 from tollway_edge.journal import segments
 from tollway_edge.journal.metrics import JournalCollector, JournalStats
 from tollway_edge.journal.segments import JournalDir
@@ -29,6 +27,8 @@ from tollway_edge.journal.shipper import Shipment, Shipper
 from tollway_edge.journal.writer import JournalWriter
 
 log = structlog.get_logger("tollway_edge.journal")
+
+DROP_LOG_INTERVAL_S = 10.0
 
 
 class UsageJournal:
@@ -89,6 +89,7 @@ class UsageJournal:
         self._started = False
         self._acked_total = 0
         self._was_full = False
+        self._drop_logged: dict[str, float] = {}
 
     # --- the call's path ----------------------------------------------------------------
 
@@ -190,9 +191,9 @@ class UsageJournal:
         deadline = loop.time() + deadline_seconds
         self._closing = True
         self._stopping.set()
-        if self._adopt_task is not None:
+        if self._adopt_task is not None:  # not cancelled: a scan in a thread must hand back its locks
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(self._adopt_task, max(0.1, deadline - loop.time()))
+                await asyncio.wait_for(asyncio.shield(self._adopt_task), max(0.1, deadline - loop.time()))
         if self._writer is not None:
             await self._writer.close()  # seals the active segment: it may now be deleted
         self._reclaim()
@@ -260,21 +261,7 @@ class UsageJournal:
         in_memory = self._shipper.oldest_in_memory_ts_us()
         if in_memory is not None:
             stamps.append(in_memory)
-        for jdir in dirs:
-            seg = jdir.first_unread()
-            if seg is None:
-                continue
-            if seg.read_offset == fmt.HEADER_BYTES and seg.first_ts_us is not None:
-                stamps.append(seg.first_ts_us)
-                continue
-            with contextlib.suppress(OSError):
-                fd = os.open(seg.path, os.O_RDONLY)
-                try:
-                    ts = fmt.peek_ts(os.pread(fd, fmt.FRAME_OVERHEAD, seg.read_offset))
-                finally:
-                    os.close(fd)
-                if ts is not None:
-                    stamps.append(ts)
+        stamps += [ts for ts in (d.cursor_ts_us() for d in dirs) if ts is not None]
         if self._writer is not None and self._writer.pending_first_ts_us is not None:
             stamps.append(self._writer.pending_first_ts_us)
         if not stamps:
@@ -285,6 +272,10 @@ class UsageJournal:
         self._dropped[reason] += count
         if self._dropped_counter is not None:
             self._dropped_counter.labels(reason).inc(count)
+        now = time.monotonic()
+        if now - self._drop_logged.get(reason, -DROP_LOG_INTERVAL_S) >= DROP_LOG_INTERVAL_S:
+            self._drop_logged[reason] = now  # at most one line per reason per interval
+            log.warning("usage_event_dropped", reason=reason, dropped_total=self._dropped[reason])
 
     def _acked(self, records: list[Shipment]) -> None:
         for rec in records:
@@ -327,17 +318,12 @@ class UsageJournal:
 
     async def _adopt_once(self) -> None:
         held = {d.path for d in self._dirs()}
-        candidates = await asyncio.to_thread(segments.orphan_candidates, self.settings.root_dir, held)
-        for path in candidates:
-            if self._stopping.is_set():
-                return
-            jdir = await asyncio.to_thread(segments.try_adopt, path, self.settings.max_record_bytes)
-            if jdir is None:
-                continue
-            if not jdir.segments:
-                await asyncio.to_thread(jdir.release, remove=True)
-                log.info("journal_adopted_empty", dir=path.name)
-                continue
-            self._adopted.append(jdir)
-            log.info("journal_adopted", dir=path.name, records=jdir.unacked, bytes=jdir.held_bytes)
+        root, max_payload = self.settings.root_dir, self.settings.max_record_bytes
+        found = await asyncio.to_thread(segments.adopt_orphans, root, held, max_payload)
+        if self._stopping.is_set():  # stopped meanwhile: leave them to the next live process
+            for jdir in found:
+                jdir.release(remove=False)
+            return
+        self._adopted.extend(found)
+        if found:
             self._shipper.wake()

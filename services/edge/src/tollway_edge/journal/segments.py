@@ -105,6 +105,22 @@ class JournalDir:
                 return seg
         return None
 
+    def cursor_ts_us(self) -> int | None:
+        """Append time of the first record not yet read by the shipper (reads one header; None: none)."""
+        seg = self.first_unread()
+        if seg is None:
+            return None
+        if seg.read_offset == fmt.HEADER_BYTES and seg.first_ts_us is not None:
+            return seg.first_ts_us
+        try:
+            fd = os.open(seg.path, os.O_RDONLY)
+            try:
+                return fmt.peek_ts(os.pread(fd, fmt.FRAME_OVERHEAD, seg.read_offset))
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+
     def delete_done(self) -> int:
         """Delete the leading segments whose records are all acknowledged (in order); returns bytes freed.
 
@@ -232,6 +248,26 @@ def try_adopt(path: Path, max_payload: int) -> JournalDir | None:
             )
         )
     return jdir
+
+
+def adopt_orphans(root: Path, held: set[Path], max_payload: int) -> list[JournalDir]:
+    """Adopt every orphan journal under ``root`` not in ``held`` (blocking: run in a thread).
+
+    Empty orphans are removed at once; the others are returned locked and
+    validated (:func:`try_adopt`), oldest first, for the shipper to replay.
+    """
+    adopted: list[JournalDir] = []
+    for path in orphan_candidates(root, held):
+        jdir = try_adopt(path, max_payload)
+        if jdir is None:
+            continue
+        if not jdir.segments:
+            jdir.release(remove=True)
+            log.info("journal_adopted_empty", dir=path.name)
+            continue
+        log.info("journal_adopted", dir=path.name, records=jdir.unacked, bytes=jdir.held_bytes)
+        adopted.append(jdir)
+    return adopted
 
 
 def fsync_dir(path: Path) -> None:

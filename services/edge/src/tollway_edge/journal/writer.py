@@ -93,7 +93,6 @@ class JournalWriter:
         size = fmt.FRAME_OVERHEAD + len(key) + len(value)
         if fmt.MIN_PAYLOAD + len(key) + len(value) > self._settings.max_record_bytes:
             self._on_drop("too_large", 1)
-            log.warning("usage_event_dropped", reason="too_large", size=size)
             return False
         if self.held_bytes + size + fmt.HEADER_BYTES > self._settings.max_bytes:
             self._on_drop("journal_full", 1)
