@@ -161,19 +161,28 @@ class Shipper:
                 self._failed = False
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self._backoff_max)
-            records = self._take_retries()
-            if not records and self._in_flight_bytes < self._window:
-                records = await self._read(self._window - self._in_flight_bytes)
-            if not records:
-                self._wake.clear()
-                if self._in_flight_bytes < self._window and self._has_unread():
-                    continue
-                await self._wake.wait()
-                if self._linger_s:
-                    await asyncio.sleep(self._linger_s)
-                continue
-            if await self._send(self.producer, records):
-                delay = 0.2
+            try:
+                if await self._pass():
+                    delay = 0.2
+            except Exception as exc:  # noqa: BLE001 - e.g. a journal file gone: log, back off, go on
+                log.error("journal_shipper_error", error=repr(exc), exc_info=True)
+                self._failed = True
+
+    async def _pass(self) -> bool:
+        """One pass: send retries or newly read records, else wait to be woken; False on a send failure."""
+        assert self.producer is not None
+        records = self._take_retries()
+        if not records and self._in_flight_bytes < self._window:
+            records = await self._read(self._window - self._in_flight_bytes)
+        if records:
+            return await self._send(self.producer, records)
+        self._wake.clear()
+        if self._in_flight_bytes < self._window and self._has_unread():
+            return True
+        await self._wake.wait()
+        if self._linger_s:
+            await asyncio.sleep(self._linger_s)
+        return True
 
     def _has_unread(self) -> bool:
         return any(d.first_unread() is not None for d in self._dirs())
