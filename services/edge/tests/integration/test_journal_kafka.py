@@ -366,3 +366,18 @@ async def test_send_failures_are_retried_until_acknowledged(
     finally:
         await admin.delete_topics([name])
         await admin.close()
+
+
+async def test_stop_twice_and_stop_before_start(
+    tmp_path: Path, kafka_bootstrap_servers: str, topic: str
+) -> None:
+    never, _ = make_journal(tmp_path / "never", kafka_bootstrap_servers, topic)
+    assert not never.ready and not never.has_room()
+    assert not never.append(*event(0))  # not started: refused and counted
+    assert await never.stop(0.1) is True
+    journal, _ = make_journal(tmp_path / "twice", kafka_bootstrap_servers, topic)
+    await journal.start()
+    journal.append(*event(1))
+    assert await journal.stop(5.0) is True
+    assert await journal.stop(0.1) is True
+    assert journal_dirs(tmp_path / "twice") == []

@@ -79,6 +79,8 @@ class JournalDir:
         own: True for this process's own (appendable) journal.
         segments: live segments, oldest first.
         next_number: number of the next segment to create.
+        removed: the directory has been deleted.
+        released: the lock has been dropped.
     """
 
     path: Path
@@ -87,6 +89,7 @@ class JournalDir:
     segments: deque[Segment] = field(default_factory=deque)
     next_number: int = 0
     removed: bool = False
+    released: bool = False
 
     @property
     def held_bytes(self) -> int:
@@ -137,7 +140,12 @@ class JournalDir:
         return freed
 
     def release(self, *, remove: bool) -> None:
-        """Drop the lock (blocking but fast); with ``remove``, delete the directory first if empty."""
+        """Drop the lock (blocking but fast); with ``remove``, delete the directory first if empty.
+
+        Idempotent: a second call does nothing (the descriptor number may belong to another file by then).
+        """
+        if self.released:
+            return
         if remove and not self.removed:
             try:
                 for leftover in self.path.glob(fmt.SEGMENT_GLOB):
@@ -147,6 +155,7 @@ class JournalDir:
                 self.removed = True
             except OSError as exc:
                 log.warning("journal_dir_not_removed", dir=self.path.name, error=repr(exc))
+        self.released = True
         with contextlib.suppress(OSError):
             os.close(self.lock_fd)
 
