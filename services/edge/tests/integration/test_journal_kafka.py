@@ -381,3 +381,24 @@ async def test_stop_twice_and_stop_before_start(
     assert await journal.stop(5.0) is True
     assert await journal.stop(0.1) is True
     assert journal_dirs(tmp_path / "twice") == []
+
+
+async def test_a_record_the_topic_refuses_is_counted_and_never_wedges_the_journal(
+    tmp_path: Path, kafka_bootstrap_servers: str, fresh_topic: object
+) -> None:
+    """Topic max.message.bytes 3000: batches of small records are split, one 5 KB record is given up."""
+    small_topic = await fresh_topic(partitions=1, config={"max.message.bytes": "3000"})  # type: ignore[operator]
+    journal, dropped = make_journal(tmp_path, kafka_bootstrap_servers, small_topic, max_record_bytes=8192)
+    await journal.start()
+    small = [event(i) for i in range(60)]  # ~150 B each: ~9 KB, more than one batch may hold
+    big = (b"big", b"x" * 5000)
+    for rec in small[:30]:
+        journal.append(*rec)
+    journal.append(*big)
+    for rec in small[30:]:
+        journal.append(*rec)
+    await wait_for(lambda: journal.stats().records == 0, 60, "every record acknowledged or given up")
+    assert dropped.labels("kafka_rejected")._value.get() == 1
+    consumed = await consume(kafka_bootstrap_servers, small_topic, 60)
+    assert sorted(consumed) == sorted(small)
+    assert await journal.stop(5.0) is True

@@ -20,10 +20,11 @@ import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from tollway_edge.journal import segments
+from tollway_edge.journal.batches import Shipment
 from tollway_edge.journal.metrics import JournalCollector, JournalStats
 from tollway_edge.journal.segments import JournalDir
 from tollway_edge.journal.settings import JournalSettings
-from tollway_edge.journal.shipper import Shipment, Shipper
+from tollway_edge.journal.shipper import Shipper
 from tollway_edge.journal.writer import JournalWriter
 
 log = structlog.get_logger("tollway_edge.journal")
@@ -76,6 +77,7 @@ class UsageJournal:
             topic,
             dirs=self._dirs,
             on_acked=self._acked,
+            on_rejected=self._rejected,
             max_record_bytes=settings.max_record_bytes,
             linger_ms=linger_ms,
             connect_backoff_max_seconds=connect_backoff_max_seconds,
@@ -281,6 +283,12 @@ class UsageJournal:
         for rec in records:
             rec.seg.acked += 1
         self._acked_total += len(records)
+        self._reclaim()
+
+    def _rejected(self, record: Shipment) -> None:
+        """A record Kafka refuses for itself: counted as dropped (``kafka_rejected``) so its segment can go."""
+        record.seg.acked += 1
+        self._drop("kafka_rejected", 1)
         self._reclaim()
 
     def _reclaim(self) -> None:

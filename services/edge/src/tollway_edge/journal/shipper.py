@@ -21,13 +21,13 @@ import contextlib
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaProducer
 
 from tollway_edge.journal import format as fmt
+from tollway_edge.journal.batches import RECORD_ERRORS, RESET_ERRORS, Shipment, pack_batches
 from tollway_edge.journal.partition import partition_for
 from tollway_edge.journal.segments import JournalDir, Segment
 
@@ -35,20 +35,6 @@ log = structlog.get_logger("tollway_edge.journal")
 
 READ_CHUNK_BYTES = 256 * 1024
 BATCH_BYTES = 512 * 1024  # below the broker's default message.max.bytes (1 MiB)
-
-
-@dataclass(slots=True)
-class Shipment:
-    """A record read from a segment and not yet acknowledged."""
-
-    seg: Segment
-    ts_us: int
-    key: bytes
-    value: bytes
-
-    @property
-    def size(self) -> int:
-        return fmt.FRAME_OVERHEAD + len(self.key) + len(self.value)
 
 
 class Shipper:
@@ -59,6 +45,8 @@ class Shipper:
         topic: the usage topic.
         dirs: returns the journal directories to ship from, in order.
         on_acked: called with the records of each acknowledged batch.
+        on_rejected: called with a record the broker refuses for itself (too
+            large for the topic, corrupt): it can never be delivered.
         max_record_bytes: the journal's bound on a record's payload.
         linger_ms: after being woken, wait this long so one pass ships more (ms).
         window_bytes: bound of records read and not yet acknowledged (bytes).
@@ -74,6 +62,7 @@ class Shipper:
         *,
         dirs: Callable[[], Sequence[JournalDir]],
         on_acked: Callable[[list[Shipment]], None],
+        on_rejected: Callable[[Shipment], None],
         max_record_bytes: int,
         linger_ms: int = 50,
         window_bytes: int = 8 * 1024 * 1024,
@@ -84,6 +73,7 @@ class Shipper:
         self._bootstrap = bootstrap_servers
         self._dirs = dirs
         self._on_acked = on_acked
+        self._on_rejected = on_rejected
         self._max_payload = max_record_bytes
         self._linger_s = linger_ms / 1000.0
         self._window = window_bytes
@@ -98,6 +88,8 @@ class Shipper:
         self._read_fd: tuple[Segment, int] | None = None
         self.producer: AIOKafkaProducer | None = None
         self.connected = False
+        self._reset = False
+        self._generation = 0
         self.sent_total = 0
         self.failed_total = 0
 
@@ -157,6 +149,8 @@ class Shipper:
         log.info("journal_kafka_connected", topic=self.topic)
         delay = 0.2
         while True:
+            if self._reset:
+                await self._renew_producer()
             if self._failed:
                 self._failed = False
                 await asyncio.sleep(delay)
@@ -167,6 +161,20 @@ class Shipper:
             except Exception as exc:  # noqa: BLE001 - e.g. a journal file gone: log, back off, go on
                 log.error("journal_shipper_error", error=repr(exc), exc_info=True)
                 self._failed = True
+
+    async def _renew_producer(self) -> None:
+        """Replace a producer whose idempotence state broke; batches still on the old one fail and retry."""
+        self._reset = False
+        self._generation += 1
+        old, self.producer = self.producer, None
+        self.connected = False
+        log.warning("journal_producer_renewed", generation=self._generation)
+        if old is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(5.0):
+                    await old.stop()
+        self.producer = await self._connect()
+        self.connected = True
 
     async def _pass(self) -> bool:
         """One pass: send retries or newly read records, else wait to be woken; False on a send failure."""
@@ -263,20 +271,14 @@ class Shipper:
         else:
             for r in records:
                 groups.setdefault(partition_for(r.key, partitions), []).append(r)
-        items = list(groups.items())
-        for i, (partition, recs) in enumerate(items):
-            batch = producer.create_batch()
-            first = 0  # index in recs of the batch's first record
-            for j, r in enumerate(recs):
-                if batch.append(key=r.key, value=r.value, timestamp=r.ts_us // 1000) is None:
-                    if not await self._submit(producer, batch, partition, recs[first:j]):
-                        self._requeue(recs[j:] + [x for _, rest in items[i + 1 :] for x in rest])
-                        return False
-                    batch = producer.create_batch()
-                    first = j
-                    batch.append(key=r.key, value=r.value, timestamp=r.ts_us // 1000)
-            if first < len(recs) and not await self._submit(producer, batch, partition, recs[first:]):
-                self._requeue([x for _, rest in items[i + 1 :] for x in rest])
+        batches = [
+            (p, batch, members)
+            for p, recs in groups.items()
+            for batch, members in pack_batches(producer, recs)
+        ]
+        for n, (partition, batch, members) in enumerate(batches):
+            if not await self._submit(producer, batch, partition, members):
+                self._requeue([r for _, _, rest in batches[n + 1 :] for r in rest])
                 return False
         return True
 
@@ -293,13 +295,34 @@ class Shipper:
         key = id(future)
         self._in_flight[key] = (nbytes, min(r.ts_us for r in members))
         self._in_flight_bytes += nbytes
-        future.add_done_callback(lambda f: self._delivered(f, key, members))
+        generation = self._generation
+        future.add_done_callback(lambda f: self._delivered(f, key, members, generation))
         return True
 
-    def _delivered(self, future: asyncio.Future[Any], key: int, members: list[Shipment]) -> None:
+    def _rejected(self, members: list[Shipment], exc: BaseException) -> None:
+        """The broker refused a batch for what it holds (never retriable as is): split, then give up per record."""
+        if len(members) > 1:
+            log.warning("journal_batch_rejected", records=len(members), error=repr(exc), action="split")
+            for r in members:
+                r.solo = True
+            self._requeue(members)
+            return
+        r = members[0]
+        log.error("journal_record_rejected", segment=r.seg.path.name, size=r.size, error=repr(exc))
+        self._on_rejected(r)
+        self._wake.set()
+
+    def _delivered(
+        self, future: asyncio.Future[Any], key: int, members: list[Shipment], generation: int
+    ) -> None:
         nbytes, _ = self._in_flight.pop(key, (0, 0))
         self._in_flight_bytes -= nbytes
         exc: BaseException | None = asyncio.CancelledError() if future.cancelled() else future.exception()
+        if isinstance(exc, RESET_ERRORS) and generation == self._generation:
+            self._reset = True
+        if isinstance(exc, RECORD_ERRORS):
+            self._rejected(members, exc)
+            return
         if exc is not None:
             self.failed_total += len(members)
             log.warning("journal_delivery_failed", records=len(members), error=repr(exc))
