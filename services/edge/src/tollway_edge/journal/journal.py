@@ -44,7 +44,8 @@ class UsageJournal:
         dropped_counter: a Counter with a ``reason`` label (the edge's
             ``tollway_usage_events_dropped_total``) to count records not
             journaled (``journal_full``, ``journal_write_error``,
-            ``too_large``, ``closing``); None counts only in :meth:`stats`.
+            ``too_large``, ``closing``) or refused by Kafka for themselves
+            (``kafka_rejected``); None counts only in :meth:`stats`.
         registry: where the journal's gauges are registered during its life
             (None: not registered).
         linger_ms: the shipper waits this long after being woken, ms.
