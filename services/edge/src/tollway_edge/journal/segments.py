@@ -31,6 +31,7 @@ log = structlog.get_logger("tollway_edge.journal")
 
 DIR_PREFIX = "w-"
 NEW_PREFIX = ".new-"
+PROBE_NAME = ".probe"
 
 
 @dataclass(eq=False)
@@ -151,6 +152,8 @@ class JournalDir:
                 for leftover in self.path.glob(fmt.SEGMENT_GLOB):
                     if not any(s.path == leftover for s in self.segments):
                         leftover.unlink()
+                with contextlib.suppress(FileNotFoundError):
+                    (self.path / PROBE_NAME).unlink()  # the writer's scratch file, if a kill left it
                 self.path.rmdir()
                 self.removed = True
             except OSError as exc:

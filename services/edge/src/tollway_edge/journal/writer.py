@@ -21,12 +21,13 @@ from pathlib import Path
 import structlog
 
 from tollway_edge.journal import format as fmt
-from tollway_edge.journal.segments import JournalDir, Segment, fsync_dir
+from tollway_edge.journal.segments import PROBE_NAME, JournalDir, Segment, fsync_dir
 from tollway_edge.journal.settings import JournalSettings
 
 log = structlog.get_logger("tollway_edge.journal")
 
 DropCallback = Callable[[str, int], None]
+PROBE_BYTES = 64 * 1024
 
 
 class JournalWriter:
@@ -222,6 +223,27 @@ class JournalWriter:
                 await self.sync()
             except OSError as exc:
                 log.error("journal_fsync_failed", error=repr(exc))
+            if self.write_failed:
+                self._probe()
+
+    def _probe(self) -> None:
+        """After a failed write, try a small write in a scratch file: the disk may have room again.
+
+        In ``refuse`` mode nothing else would clear the failure (no call is
+        admitted, so nothing is appended). The next real write confirms it.
+        """
+        probe = self.dir.path / PROBE_NAME
+        try:
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, bytes(PROBE_BYTES))
+            finally:
+                os.close(fd)
+                probe.unlink()
+        except OSError:
+            return
+        self.write_failed = False
+        log.info("journal_write_probe_succeeded")
 
     async def sync(self) -> None:
         """fsync every segment written since the last sync (in a thread), then close sealed ones."""
