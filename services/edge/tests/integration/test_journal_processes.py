@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tollway_edge.journal import UsageJournal
 from tollway_edge.journal import format as fmt
 
 from .test_journal_kafka import consume, free_port, journal_dirs, make_journal, wait_for
@@ -96,8 +97,10 @@ class Child:
         self.log.close()
 
 
-def third_dir(journal: object, root: Path) -> Path:
-    return root / journal._own.path.name  # type: ignore[attr-defined]  # the test peeks at the own dir
+def third_dir(journal: UsageJournal, root: Path) -> Path:
+    own = journal._own  # the test peeks at the journal's own directory
+    assert own is not None
+    return root / own.path.name
 
 
 def dir_b(dirs: list[Path], b: Child) -> Path:
