@@ -9,7 +9,11 @@ future carries the records it holds: on success each record's segment
 counts it acknowledged (the journal then deletes fully acknowledged
 segments, oldest first); on failure its records go back to a retry queue and
 are sent again — a record is never forgotten, only possibly sent twice
-(consumers dedupe by ``event_id``). At most ``window_bytes`` of records are
+(consumers dedupe by ``event_id``) — except a record the broker refuses for
+itself (too large for the topic, corrupt), which is split out of its batch,
+then given up and counted so it cannot wedge the journal. After an error
+that breaks the idempotent producer's sequence state the producer is
+replaced. At most ``window_bytes`` of records are
 read and unacknowledged at a time, so memory stays bounded however large the
 journal on disk is.
 """
@@ -81,7 +85,6 @@ class Shipper:
         self._request_timeout_ms = request_timeout_ms
         self._wake = asyncio.Event()
         self._retry: deque[Shipment] = deque()
-        self._retry_bytes = 0
         self._in_flight: dict[int, tuple[int, int]] = {}  # batch id -> (bytes, min ts_us)
         self._in_flight_bytes = 0
         self._failed = False
@@ -90,8 +93,6 @@ class Shipper:
         self.connected = False
         self._reset = False
         self._generation = 0
-        self.sent_total = 0
-        self.failed_total = 0
 
     def wake(self) -> None:
         """Tell the shipper there may be something to do (records written, acks, adoption)."""
@@ -198,12 +199,10 @@ class Shipper:
     def _take_retries(self) -> list[Shipment]:
         records = list(self._retry)
         self._retry.clear()
-        self._retry_bytes = 0
         return records
 
     def _requeue(self, records: list[Shipment]) -> None:
         self._retry.extend(records)
-        self._retry_bytes += sum(r.size for r in records)
         self._failed = True
         self._wake.set()
 
@@ -324,11 +323,9 @@ class Shipper:
             self._rejected(members, exc)
             return
         if exc is not None:
-            self.failed_total += len(members)
             log.warning("journal_delivery_failed", records=len(members), error=repr(exc))
             self._requeue(members)
             return
-        self.sent_total += len(members)
         self._on_acked(members)
         self._wake.set()
 
