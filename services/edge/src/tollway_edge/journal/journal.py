@@ -133,16 +133,15 @@ class UsageJournal:
         if self.settings.full_policy == "drop":
             return True
         writer = self._writer
+        if writer is None or self._closing:
+            return False
         room = (
-            writer is not None
-            and not self._closing
-            and not writer.write_failed
+            not writer.write_failed
             and writer.held_bytes <= self.settings.max_bytes - self.settings.reserve_bytes
         )
-        if room == self._was_full:
+        if room == self._was_full:  # a transition: one log line each way
             self._was_full = not room
-            if writer is not None:
-                log.warning("journal_full" if not room else "journal_has_room", own_bytes=writer.held_bytes)
+            log.warning("journal_full" if not room else "journal_has_room", own_bytes=writer.held_bytes)
         return room
 
     @property
