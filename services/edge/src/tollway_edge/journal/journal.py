@@ -200,12 +200,9 @@ class UsageJournal:
             await self._writer.close()  # seals the active segment: it may now be deleted
         self._reclaim()
         self._shipper.wake()
-        shipped = True
-        try:
+        with contextlib.suppress(TimeoutError):  # past the deadline: what is left stays on disk
             async with asyncio.timeout(max(0.0, deadline - loop.time())):
                 await self._drained.wait()
-        except TimeoutError:
-            shipped = False
         if self._ship_task is not None:
             self._ship_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
