@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from prometheus_client import Counter
+from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.parser import text_string_to_metric_families
 
 from tollway_runtime.metrics import (
@@ -93,3 +93,8 @@ def test_single_process_serves_the_global_registry(monkeypatch: pytest.MonkeyPat
     assert got[("tollway_runtime_test_single_total", ())] == 5
     assert any(name.startswith("process_") or name.startswith("python_") for name, _ in got)
     mark_worker_dead(12345)  # no-op without a directory
+    own = CollectorRegistry()
+    Counter("tollway_runtime_test_own_total", "a counter of a service registry", registry=own).inc(2)
+    got = _samples(collect(own))
+    assert got[("tollway_runtime_test_own_total", ())] == 2
+    assert ("tollway_runtime_test_single_total", ()) not in got  # that one is in the global registry

@@ -21,10 +21,15 @@ other scheme, ``protocol=3`` (RESP3) for the pipelined client, and a
 non-zero db on a cluster are refused at start with a ``ValueError`` that
 names the problem and shows the URL with its password masked.
 
-Cluster mode: scripts route by their keys' hash slot (every key of one
-script shares the ``{tenant}`` tag, DESIGN.md), through redis-py's asyncio
-``RedisCluster`` (slot map from ``CLUSTER SLOTS``, ``MOVED``/``ASK``
-redirections, reconnect after a failover). The one-connection
+Cluster mode: scripts route by their keys' hash slot, ``CRC16(tag) mod
+16384`` where the tag is the part between the first ``{`` and the next ``}``
+(Redis Cluster specification, "Key distribution model" and "Hash tags",
+https://redis.io/docs/latest/operate/oss_and_stack/reference/cluster-spec/).
+Every key of one script shares the ``{tenant}`` tag (DESIGN.md), so a script
+runs whole on one node. Routing is redis-py's asyncio ``RedisCluster`` (slot
+map from ``CLUSTER SLOTS``, ``MOVED``/``ASK`` redirections, reconnect after a
+failover); load the scripts (:meth:`~tollway_admission.Admission.load`)
+before traffic, which also loads the slot map (README, "Known limitation"). The one-connection
 :class:`~tollway_admission.pipelined.PipelinedClient` serves single nodes only.
 """
 

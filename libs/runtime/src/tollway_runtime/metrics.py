@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -58,6 +59,7 @@ __all__ = [
     "collect",
     "mark_worker_dead",
     "metrics_handler",
+    "metrics_handler_for",
     "multiprocess_dir",
     "start_multiprocess",
     "stop_multiprocess",
@@ -128,21 +130,36 @@ def stop_multiprocess(d: MultiprocessDir) -> None:
             del os.environ[MULTIPROC_ENV]
 
 
-def collect() -> bytes:
+def collect(registry: CollectorRegistry | None = None) -> bytes:
     """The text exposition of this service's metrics: every process's
-    (multiprocess mode) or this process's global registry."""
+    (multiprocess mode), or else ``registry`` (default: the global one).
+
+    In multiprocess mode ``registry`` is not read: every metric of every
+    process is in the directory's files, whichever registry it was created in.
+    """
     path = multiprocess_dir()
     if path is None:
-        return generate_latest(REGISTRY)
+        return generate_latest(registry if registry is not None else REGISTRY)
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]  # unannotated __init__
     return generate_latest(registry)
 
 
 async def metrics_handler(_: web.Request) -> web.Response:
-    """``GET /metrics``: :func:`collect` in Prometheus's text format (0.0.4).
+    """``GET /metrics``: :func:`collect` in Prometheus's text format (0.0.4),
+    global registry when single-process.
 
     In multiprocess mode this reads every process's files, a few ms for the
     edge's metrics; scrape it every few seconds, not per call.
     """
     return web.Response(body=collect(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+def metrics_handler_for(registry: CollectorRegistry) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """A ``GET /metrics`` handler like :func:`metrics_handler` for a service
+    that keeps its metrics in its own ``registry`` when single-process."""
+
+    async def handler(_: web.Request) -> web.Response:
+        return web.Response(body=collect(registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    return handler

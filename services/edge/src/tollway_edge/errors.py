@@ -95,6 +95,38 @@ def pii_detected(entity_types: str) -> EdgeError:
     )
 
 
+# --- 429: admission ------------------------------------------------------------
+
+
+def budget_exceeded(scope: str, limit_micro_usd: int, period: str, headers: dict[str, str]) -> EdgeError:
+    """429 ``insufficient_quota``/``budget_exceeded``: a budget (micro-USD per period) is spent."""
+    return EdgeError(
+        429,
+        f"Budget exceeded for {scope}: {limit_micro_usd} micro-USD per {period}.",
+        type="insufficient_quota",
+        code="budget_exceeded",
+        headers=headers,
+    )
+
+
+def rate_limited(
+    kind: str, scope: str, limit: int, used: int, requested: int, headers: dict[str, str]
+) -> EdgeError:
+    """429 ``rate_limit_exceeded`` for a requests/tokens per minute or concurrency limit."""
+    what = {
+        "requests": "requests per minute",
+        "tokens": "tokens per minute",
+        "concurrency": "concurrent calls",
+    }
+    return EdgeError(
+        429,
+        f"Rate limit reached for {what[kind]} on {scope}: limit {limit}, used {used}, requested {requested}.",
+        type=kind if kind != "concurrency" else "requests",
+        code="rate_limit_exceeded",
+        headers=headers,
+    )
+
+
 # --- 401: authentication -------------------------------------------------------
 
 
@@ -148,6 +180,11 @@ def upstream_unreachable(code: str) -> EdgeError:
     if not code.startswith("upstream_"):
         code = "upstream_unavailable"
     return EdgeError(502, "The provider could not be reached.", type="api_error", code=code)
+
+
+def upstream_error(status: int) -> EdgeError:
+    """The provider's error answered with a body that is not OpenAI-format (status passed through)."""
+    return EdgeError(status, f"The provider answered HTTP {status}.", type="api_error", code="upstream_error")
 
 
 def internal_error() -> EdgeError:

@@ -21,7 +21,7 @@ from aiohttp import web
 
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
-from tollway_edge.errors import EdgeError, model_not_allowed, model_not_found, too_large
+from tollway_edge.errors import EdgeError, model_not_allowed, model_not_found, too_large, upstream_error
 from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
@@ -180,9 +180,4 @@ def _provider_error_body(status: int, raw: bytes) -> tuple[bytes, str]:
             return raw, str(code) if code else "upstream_error"
     except orjson.JSONDecodeError:
         pass
-    return (
-        EdgeError(
-            status, f"The provider answered HTTP {status}.", type="api_error", code="upstream_error"
-        ).body(),
-        "upstream_error",
-    )
+    return upstream_error(status).body(), "upstream_error"

@@ -67,7 +67,7 @@ async def test_metrics_totals_equal_the_calls_made_whichever_worker_answers(
     edge = start_edge(port, env, log_path)
     try:
         await wait_http(f"http://127.0.0.1:{fake_port}/healthz", proc=fake)
-        await wait_http(f"http://127.0.0.1:{port}/readyz", timeout=60, proc=edge)
+        await wait_http(f"http://127.0.0.1:{port}/readyz", within_s=60, proc=edge)
         assert len(_worker_pids(edge.pid)) == 2
         url = f"http://127.0.0.1:{port}"
         body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}

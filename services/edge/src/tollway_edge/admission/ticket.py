@@ -9,7 +9,7 @@ from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 from tollway_edge.admission.local_limits import LocalReservation
-from tollway_edge.errors import EdgeError
+from tollway_edge.errors import EdgeError, budget_exceeded, rate_limited
 from tollway_edge.metrics import ADMISSION_REFUSED
 
 
@@ -70,22 +70,5 @@ def refusal(result: AdmitResult) -> EdgeError:
     ADMISSION_REFUSED.labels(c.kind).inc()
     scope = f"{c.limit.scope} {c.limit.scope_id}" + (f" (model {c.limit.model})" if c.limit.model else "")
     if c.kind == "budget":
-        return EdgeError(
-            429,
-            f"Budget exceeded for {scope}: {c.value} micro-USD per {c.limit.budget_period or 'month'}.",
-            type="insufficient_quota",
-            code="budget_exceeded",
-            headers=headers,
-        )
-    what = {
-        "requests": "requests per minute",
-        "tokens": "tokens per minute",
-        "concurrency": "concurrent calls",
-    }[c.kind]
-    return EdgeError(
-        429,
-        f"Rate limit reached for {what} on {scope}: limit {c.value}, used {c.used}, requested {c.requested}.",
-        type=c.kind if c.kind != "concurrency" else "requests",
-        code="rate_limit_exceeded",
-        headers=headers,
-    )
+        return budget_exceeded(scope, c.value, c.limit.budget_period or "month", headers)
+    return rate_limited(c.kind, scope, c.value, c.used, c.requested, headers)

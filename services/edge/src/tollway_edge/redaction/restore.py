@@ -72,14 +72,19 @@ def restore_response(body: Mapping[str, Any], mapping: Mapping[str, str]) -> dic
     """A copy of a non-streamed chat completion with placeholders restored in
     every choice's ``message.content`` (string or text parts), ``refusal``,
     ``tool_calls[].function.arguments`` and ``function_call.arguments``."""
-    out = copy.deepcopy(dict(body))
+    return restore_response_in_place(copy.deepcopy(dict(body)), mapping)
+
+
+def restore_response_in_place(body: dict[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
+    """As :func:`restore_response`, rewriting ``body`` itself (the edge's own
+    parse of the answer: no copy) and returning it."""
     if not mapping:
-        return out
-    for choice in out.get("choices") or []:
+        return body
+    for choice in body.get("choices") or []:
         msg = choice.get("message") if isinstance(choice, dict) else None
         if isinstance(msg, dict):
             _restore_message(msg, mapping)
-    return out
+    return body
 
 
 def _restore_message(msg: dict[str, Any], mapping: Mapping[str, str]) -> None:

@@ -31,7 +31,7 @@ from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactRe
 from tollway_edge.auth.principals import Principal
 from tollway_edge.errors import pii_detected, redaction_unavailable
 from tollway_edge.redaction.client import RedactorPool
-from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response
+from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
 
 log = structlog.get_logger("tollway_edge.redaction")
@@ -89,7 +89,7 @@ class RedactionOutcome:
         blocked: in ``block`` mode with detections, the 400 error body to
             return instead of forwarding; else None.
         mapping: placeholder -> original for reversible ``redact`` (empty
-            otherwise); use with :func:`restore_response` / :class:`SSERestorer`.
+            otherwise); use with ``restore.restore_response`` / :class:`SSERestorer`.
         summary: for the usage event; None when the policy is ``off``.
     """
 
@@ -221,7 +221,7 @@ class EdgeRedaction:
         the cache with the answer as the client receives it."""
         mapping = call.redaction_mapping
         if mapping:
-            obj = restore_response(obj, mapping)
+            obj = restore_response_in_place(obj, mapping)
             raw = orjson.dumps(obj)
         texts = []
         for choice in obj.get("choices") or []:

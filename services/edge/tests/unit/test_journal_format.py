@@ -1,0 +1,122 @@
+"""Journal framing, segment scan (torn tails), directory locks and settings: pure, over real files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from tollway_edge.journal import JournalSettings, segments
+from tollway_edge.journal import format as fmt
+
+pytestmark = pytest.mark.unit
+
+MAX = 1 << 20
+
+
+def records(n: int) -> list[tuple[bytes, bytes, int]]:
+    return [
+        (f"req-{i}".encode(), b'{"event_id": "%d"}' % i + b"x" * (i % 7), 1_700_000_000_000_000 + i)
+        for i in range(n)
+    ]
+
+
+def write_segment(path: Path, recs: list[tuple[bytes, bytes, int]]) -> list[int]:
+    """Write a segment; returns the file offset after each record."""
+    data = bytearray(fmt.MAGIC)
+    ends = []
+    for key, value, ts in recs:
+        data += fmt.encode(key, value, ts)
+        ends.append(len(data))
+    path.write_bytes(bytes(data))
+    return ends
+
+
+def test_roundtrip() -> None:
+    recs = records(5)
+    buf = b"".join(fmt.encode(k, v, ts) for k, v, ts in recs)
+    out = list(fmt.decode(buf, 0, MAX))
+    assert [(r.key, r.value, r.ts_us) for r in out] == recs
+    assert out[-1].end == len(buf)
+    assert out[0].size == fmt.FRAME_OVERHEAD + len(recs[0][0]) + len(recs[0][1])
+    assert fmt.peek_ts(buf) == recs[0][2]
+
+
+def test_every_cut_of_the_last_record_is_a_torn_tail(tmp_path: Path) -> None:
+    path = tmp_path / fmt.segment_name(0)
+    recs = records(3)
+    ends = write_segment(path, recs)
+    full = path.read_bytes()
+    for cut in range(ends[1] + 1, ends[2]):  # every length that cuts the third record
+        path.write_bytes(full[:cut])
+        result = fmt.scan(path, MAX)
+        assert (result.records, result.good_bytes, result.torn_bytes) == (2, ends[1], cut - ends[1])
+    path.write_bytes(full)
+    assert fmt.scan(path, MAX).records == 3 and fmt.scan(path, MAX).torn_bytes == 0
+
+
+def test_corrupt_or_zeroed_records_are_never_read(tmp_path: Path) -> None:
+    path = tmp_path / fmt.segment_name(0)
+    ends = write_segment(path, records(3))
+    data = bytearray(path.read_bytes())
+    data[ends[0] + 12] ^= 0xFF  # one bit flip inside the second record's payload
+    path.write_bytes(bytes(data))
+    assert fmt.scan(path, MAX).records == 1
+    # A crash after the file grew but before its data landed: zeros at the tail.
+    write_segment(path, records(2))
+    path.write_bytes(path.read_bytes() + b"\x00" * 64)
+    result = fmt.scan(path, MAX)
+    assert (result.records, result.torn_bytes) == (2, 64)
+    # A length beyond the bound is not trusted either.
+    path.write_bytes(fmt.MAGIC + (10**9).to_bytes(4, "big") + b"\x00" * 40)
+    assert fmt.scan(path, MAX).records == 0
+    path.write_bytes(b"TWJ")  # not even a header
+    assert fmt.scan(path, MAX).good_bytes == 0
+
+
+def test_adoption_truncates_a_torn_tail_and_keeps_the_good_records(tmp_path: Path) -> None:
+    jdir = tmp_path / "w-1-dead"
+    jdir.mkdir()
+    ends0 = write_segment(jdir / fmt.segment_name(0), records(4))
+    ends1 = write_segment(jdir / fmt.segment_name(1), records(3))
+    seg1 = jdir / fmt.segment_name(1)
+    os.truncate(seg1, ends1[2] - 5)
+    write_segment(jdir / fmt.segment_name(2), [])  # a header only: nothing to replay
+    adopted = segments.try_adopt(jdir, MAX)
+    assert adopted is not None
+    assert [(s.number, s.records, s.size) for s in adopted.segments] == [(0, 4, ends0[3]), (1, 2, ends1[1])]
+    assert seg1.stat().st_size == ends1[1]
+    assert not (jdir / fmt.segment_name(2)).exists()
+    adopted.release(remove=False)
+
+
+def test_a_live_journal_cannot_be_adopted(tmp_path: Path) -> None:
+    own = segments.create_own(tmp_path)
+    assert own.path.name.startswith(f"w-{os.getpid()}-")
+    assert segments.orphan_candidates(tmp_path, set()) == [own.path]
+    assert segments.try_adopt(own.path, MAX) is None  # another open file description: the flock conflicts
+    own.release(remove=False)
+    adopted = segments.try_adopt(own.path, MAX)
+    assert adopted is not None and not adopted.segments
+    adopted.release(remove=True)
+    assert not own.path.exists()
+
+
+def test_stale_new_directories_are_cleaned(tmp_path: Path) -> None:
+    (tmp_path / ".new-1-dead").mkdir()
+    assert segments.orphan_candidates(tmp_path, set()) == []
+    assert not (tmp_path / ".new-1-dead").exists()
+
+
+def test_settings_defaults_and_bounds(tmp_path: Path) -> None:
+    s = JournalSettings()
+    assert (s.segment_bytes, s.max_bytes, s.reserve_bytes) == (16 << 20, 1 << 30, 16 << 20)
+    assert (s.fsync_interval_ms, s.full_policy, s.max_record_bytes) == (200, "refuse", 256 << 10)
+    with pytest.raises(ValidationError):
+        JournalSettings(segment_bytes=2 << 20, max_bytes=1 << 20)
+    with pytest.raises(ValidationError):
+        JournalSettings(max_bytes=1 << 20, reserve_bytes=1 << 20)
+    with pytest.raises(ValidationError):
+        JournalSettings(full_policy="block")  # type: ignore[arg-type]
