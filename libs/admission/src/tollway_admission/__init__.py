@@ -20,6 +20,7 @@ from tollway_admission.admission import (
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
+from tollway_admission.registry import EdgeRegistry, Heartbeat
 from tollway_admission.urls import (
     VALKEY_UNAVAILABLE,
     ValkeyClient,
@@ -35,6 +36,8 @@ __all__ = [
     "Admission",
     "AdmitResult",
     "BudgetUsage",
+    "EdgeRegistry",
+    "Heartbeat",
     "CheckKind",
     "Clock",
     "ExpiredReservation",

@@ -87,8 +87,10 @@ class _Script:
         self.sha = hashlib.sha1(self.source.encode()).hexdigest()
 
 
-ADMIT, EXTEND, RELEASE, SETTLE, SEED = (_Script(n) for n in ("admit", "extend", "release", "settle", "seed"))
-SCRIPTS = (ADMIT, EXTEND, RELEASE, SETTLE, SEED)
+ADMIT, EXTEND, RELEASE, SETTLE, SEED, WRITEBACK = (
+    _Script(n) for n in ("admit", "extend", "release", "settle", "seed", "writeback")
+)
+SCRIPTS = (ADMIT, EXTEND, RELEASE, SETTLE, SEED, WRITEBACK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -615,6 +617,44 @@ class Admission:
         if not budgets:
             raise ValueError("the limit has no budget")
         return (await self.seed(tenant_id, [(budgets[0].key, spent_micro_usd, budgets[0].expire_at_ms)]))[0]
+
+    async def write_back(
+        self,
+        tenant_id: str,
+        writeback_id: str,
+        spent: Sequence[tuple[str, int]],
+        *,
+        valkey_kept_data: bool,
+    ) -> bool:
+        """Add budget spend made in local mode to the counters, once per
+        ``writeback_id`` (writeback.lua; the merge rule is in its header and
+        the README, "Local mode and write-back").
+
+        Args:
+            writeback_id: ``<process id>:<split id>:<seq>``; retrying with the
+                same id changes nothing.
+            spent: ``(budget counter key, micro-USD spent locally)``.
+            valkey_kept_data: the Valkey epoch is the one seen before the
+                split (:class:`tollway_admission.registry.EdgeRegistry`):
+                add to the counters that exist. False: add nothing (the
+                counters are seeded from the ledger, which has the calls).
+
+        Returns:
+            True if this call applied the id, False if it had been applied.
+
+        Raises:
+            ValueError: a key of another tenant, or a negative amount.
+            redis.exceptions.RedisError: transient; retry with the same id.
+        """
+        pfx = K.prefix(tenant_id)
+        for key, amount in spent:
+            if not key.startswith(pfx + "budget:") or amount < 0:
+                raise ValueError(f"not a budget counter of {tenant_id!r}, or negative spend: {key!r}")
+        ttl_ms = int(self._budget_grace.total_seconds() * 1000) + 31 * 86_400_000
+        keys = [K.writeback_key(tenant_id, writeback_id), *(k for k, _ in spent)]
+        args: list[Any] = [ttl_ms, "add" if valkey_kept_data else "skip", *(a for _, a in spent)]
+        raw = await self._eval(WRITEBACK, keys, args)
+        return _s(raw[0]) == "written"
 
     # -- extend / release / settle -------------------------------------------
 

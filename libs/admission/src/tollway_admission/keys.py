@@ -29,6 +29,10 @@ key                                                    type    content, expiry
 ``tw:{T}:settled:<request id>``                        string  ``"<tokens>:<cost>"`` settled; outlives the record
 ``tw:{T}:res-deadlines``                               zset    request id -> deadline (epoch ms) of unsettled
                                                                reservations, for reconciliation
+``tw:{T}:writeback:<write-back id>``                   string  a local-mode write-back applied ("add"/"skip");
+                                                               expires after the longest budget period + grace
+``tw:edges``, ``tw:epoch`` (not a tenant's)            zset,   edge processes alive (registry.py); Valkey's
+                                                       string  data epoch
 =====================================================  ======  ===============================================
 
 ``<scope>`` is ``<kind>=<id>`` (``key``, ``user``, ``team``, ``tenant``),
@@ -108,6 +112,11 @@ def settled_key(tenant_id: str, request_id: str) -> str:
 def deadlines_key(tenant_id: str) -> str:
     """Index of a tenant's unsettled reservations by deadline."""
     return f"{prefix(tenant_id)}res-deadlines"
+
+
+def writeback_key(tenant_id: str, writeback_id: str) -> str:
+    """Applied marker of one local-mode write-back (writeback.lua)."""
+    return f"{prefix(tenant_id)}writeback:{_q(writeback_id)}"
 
 
 DEADLINES_SCAN_PATTERN = "tw:{*}:res-deadlines"

@@ -42,6 +42,8 @@ import structlog
 from aiohttp import web
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tollway_admission import Admission, Window, period_window
 from tollway_contracts.errors import error_json
@@ -158,7 +160,12 @@ class BudgetSeeder:
         at = request.at or self._clock()
         window = period_window(limit.budget_period, limit.time_zone, at)  # type: ignore[arg-type]
         spent = await self._spend(request.tenant_id, limit, window)
-        created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
+        try:
+            created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
+        except (RedisConnectionError, RedisTimeoutError):
+            # A pooled connection from before a Valkey restart (exactly when
+            # edges come to reseed): one retry on a fresh connection.
+            created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
         log.info(
             "budget_seeded",
             tenant_id=request.tenant_id,

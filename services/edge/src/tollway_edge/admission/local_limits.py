@@ -1,14 +1,31 @@
-"""The conservative local bound used while Valkey is unreachable (pure, in memory).
+"""The local bound used while Valkey is unreachable (pure, in memory).
 
 ``TOLLWAY_EDGE_ADMISSION_FAILURE_MODE=local``: each process admits against a
-share of every limit, ``limit // expected_processes`` (rounded down, so the
-shares of all processes never add up to more than the limit), counted in this
-process's memory only. Same windows as the exact path (calendar minutes UTC,
-budget periods in the limit's time zone), same all-or-nothing rule, same
-OpenAI headers (the results are :class:`tollway_admission.AdmitResult`).
-Budget spend counted here starts at zero when the process enters local mode
-(the ledger is not queried on the request path); when Valkey is back, the
-exact path reseeds cold counters from the ledger.
+share of every limit, counted in this process's memory only. Same windows as
+the exact path (calendar minutes UTC, budget periods in the limit's time
+zone), same all-or-nothing rule, same OpenAI headers (the results are
+:class:`tollway_admission.AdmitResult`).
+
+The share (issue 10, "Counters that stay exact"; libs/admission/README.md,
+"Local mode and write-back"):
+
+- ``N`` is the number of edge processes alive before the split, as the last
+  heartbeat counted them (:meth:`LocalLimiter.begin_split`); until a
+  heartbeat has counted, the configured ``expected_processes``.
+- rpm, tpm, concurrency: ``limit // N`` (rounded down, so the shares of all
+  processes never add up to more than the limit).
+- budgets: ``(limit - U) // N`` where ``U`` is the counter's spent + reserved
+  micro-USD as this process last saw it (from its last successful admission
+  on that counter), or the ledger's spend when it saw none and the keeper
+  could fetch it from quota, else 0. With every process's ``U`` current,
+  the spend of the period never exceeds the limit; in general it exceeds it
+  by at most what other processes admitted between each process's last
+  observation and the split.
+
+Budget spend settled here for calls admitted here (not an exact call's local
+extension: quota settles that one from Valkey) is kept as *unwritten* until
+:class:`~tollway_edge.admission.continuity.SplitKeeper` writes it back to
+Valkey, once per write-back id (writeback.lua).
 """
 
 from __future__ import annotations
@@ -27,10 +44,17 @@ class LocalReservation:
     Attributes:
         amounts: counter key -> (kind, amount) reserved (calls, tokens, slots, micro-USD).
         released: the concurrency slots were given back.
+        tenant_id: the call's tenant (write-back is per tenant).
+        call: True when the call itself was admitted locally (its settled
+            budget spend is written back); False for an exact call's local
+            extension (quota settles the call from Valkey).
     """
 
     amounts: dict[str, tuple[str, int]]
     released: bool = False
+    tenant_id: str = ""
+    call: bool = True
+    settled: bool = False
 
 
 class LocalLimiter:
@@ -44,9 +68,52 @@ class LocalLimiter:
         self.share_of = max(1, expected_processes)
         self._used: dict[str, int] = {}
         self._windows: dict[str, float] = {}
+        self._base: dict[str, int] = {}
+        self._unwritten: dict[tuple[str, str], int] = {}
 
     def _share(self, value: int) -> int:
         return value // self.share_of
+
+    def begin_split(self, processes: int | None, known_used: dict[str, int]) -> None:
+        """Enter local mode: the share's ``N`` and the budgets' starting points.
+
+        Args:
+            processes: edge processes alive before the split (the last
+                heartbeat's count); None keeps the current ``N``.
+            known_used: budget counter key -> spent + reserved micro-USD last
+                seen (this process's last admissions, or the ledger's spend).
+        """
+        if processes is not None:
+            self.share_of = max(1, processes)
+        self._base = dict(known_used)
+
+    def set_baseline(self, key: str, used_micro_usd: int) -> None:
+        """Set a budget counter's starting point (e.g. the ledger's spend,
+        fetched after the split for a counter this process had not seen)."""
+        self._base[key] = max(0, used_micro_usd)
+
+    def has_baseline(self, key: str) -> bool:
+        """True when the budget counter has a starting point."""
+        return key in self._base
+
+    def unwritten(self) -> dict[str, list[tuple[str, int]]]:
+        """Budget spend settled locally and not yet written back: tenant ->
+        [(budget counter key, micro-USD)]."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for (tenant, key), amount in self._unwritten.items():
+            if amount > 0:
+                out.setdefault(tenant, []).append((key, amount))
+        return out
+
+    def written(self, tenant_id: str, items: list[tuple[str, int]]) -> None:
+        """Forget spend that was written back (or whose write-back id was
+        already applied)."""
+        for key, amount in items:
+            left = self._unwritten.get((tenant_id, key), 0) - amount
+            if left > 0:
+                self._unwritten[(tenant_id, key)] = left
+            else:
+                self._unwritten.pop((tenant_id, key), None)
 
     def _prune(self, now: datetime) -> None:
         ts = now.timestamp()
@@ -84,7 +151,10 @@ class LocalLimiter:
         for kind, lim, full, key, reset, window, _ in plan(tenant_id, limits, model, now):
             if not count_call and kind in ("requests", "concurrency"):
                 continue
-            value = self._share(full)
+            if kind == "budget":
+                value = max(0, full - self._base.get(key, 0)) // self.share_of
+            else:
+                value = self._share(full)
             end = window.end.timestamp() if window is not None else None
             req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost_micro_usd}[kind]
             used = self._used.get(key, 0)
@@ -104,7 +174,7 @@ class LocalLimiter:
                 amounts[key] = (kind, req)
         status = "admitted" if fits else "refused"
         result = AdmitResult(status, request_id, tuple(checks), None, (), now)  # type: ignore[arg-type]
-        return result, (LocalReservation(amounts) if fits else None)
+        return result, (LocalReservation(amounts, tenant_id=tenant_id, call=count_call) if fits else None)
 
     def release(self, res: LocalReservation) -> None:
         """Give back the concurrency slots (once)."""
@@ -119,12 +189,17 @@ class LocalLimiter:
         """Replace the reserved tokens and cost by the actuals (refund or extra),
         and release the slots."""
         self.release(res)
+        first = not res.settled
+        res.settled = True
         for key, (kind, amount) in list(res.amounts.items()):
             actual = tokens if kind == "tokens" else cost_micro_usd if kind == "budget" else None
             if actual is None or key not in self._used:
                 continue
             self._used[key] = max(0, self._used[key] - amount + actual)
             res.amounts[key] = (kind, actual)
+            if kind == "budget" and res.call and first and actual > 0:
+                # a call admitted here: its spend reaches Valkey only by write-back
+                self._unwritten[(res.tenant_id, key)] = self._unwritten.get((res.tenant_id, key), 0) + actual
 
     @staticmethod
     def merge(into: LocalReservation, extra: LocalReservation) -> None:
