@@ -164,6 +164,33 @@ async def test_valkey_restarted_empty_counters_equal_the_ledger(
                 )
             p.keeper.enter_local()
             assert p.limiter.share_of == 2  # the heartbeat's count, not the setting (7)
+        # A process that never saw the counter (started during the outage, no
+        # heartbeat: the configured 7) starts it from the ledger's spend, via quota.
+        c = Process(url, tenant, fresh_database)
+        c.keeper.enter_local()
+        first, _ = c.limiter.admit(
+            tenant_id=tenant,
+            request_id="c1",
+            limits=[LIMIT],
+            model="m",
+            tokens=1,
+            cost_micro_usd=0,
+            now=datetime.now(UTC),
+        )
+        assert first.checks[0].value == BUDGET // 7  # from 0 until the ledger's spend arrives
+        assert await c.keeper.fill_baselines(seed.spend) == 1
+        then, _ = c.limiter.admit(
+            tenant_id=tenant,
+            request_id="c2",
+            limits=[LIMIT],
+            model="m",
+            tokens=1,
+            cost_micro_usd=0,
+            now=datetime.now(UTC),
+        )
+        assert then.checks[0].value == (BUDGET - (PRE_SPENT + 10 * EXACT_COST)) // 7
+        await c.client.aclose()
+
         await asyncio.gather(a.local_calls(), b.local_calls())
         local = a.local_spent + b.local_spent
         assert local > 0

@@ -4,7 +4,8 @@ seeded by quota, never by the edge reading the ledger").
 An edge whose admit meets a cold budget counter asks quota, once per counter
 (coalesced at the edge), with ``POST /internal/v1/budget-seeds``:
 
-request  ``{"tenant_id": str, "limit": Limit, "at": datetime | null}`` —
+request  ``{"tenant_id": str, "limit": Limit, "at": datetime | null,
+         "dry_run": bool = false}`` —
          ``limit`` is the contract's :class:`tollway_contracts.limits.Limit`
          (the body the admin API already takes), ``at`` the edge's clock
          reading (the period is the one containing it; default: quota's now).
@@ -13,7 +14,8 @@ response ``{"created": bool, "spent_micro_usd": int, "period_start": datetime,
          for the scope (and model) in the period; ``created`` is True when this
          call created the counter (``seed.lua``, create-if-absent: a counter
          that exists is never overwritten, so any number of racing requests
-         write one value and nothing recorded since is lost).
+         write one value and nothing recorded since is lost). ``dry_run``:
+         the spend only, nothing written (works while Valkey is down).
 
 Auth: ``Authorization: Bearer <TOLLWAY_QUOTA_SEED_TOKEN>`` (or the admin
 token). Errors are OpenAI-format: 401 bad token, 400 bad body or a limit
@@ -57,11 +59,17 @@ _SCOPE_COLUMN = {"key": "key_id", "user": "user_id", "team": "team_id", "tenant"
 
 
 class SeedRequest(BaseModel):
-    """Body of ``POST /internal/v1/budget-seeds`` (module doc)."""
+    """Body of ``POST /internal/v1/budget-seeds`` (module doc).
+
+    ``dry_run``: only read the ledger's spend, write nothing (an edge in
+    local mode, Valkey unreachable, starting a counter it never saw from the
+    ledger); ``created`` is then False.
+    """
 
     tenant_id: str
     limit: Limit
     at: datetime | None = None
+    dry_run: bool = False
 
 
 class SeedResponse(BaseModel):
@@ -160,6 +168,10 @@ class BudgetSeeder:
         at = request.at or self._clock()
         window = period_window(limit.budget_period, limit.time_zone, at)  # type: ignore[arg-type]
         spent = await self._spend(request.tenant_id, limit, window)
+        if request.dry_run:
+            return SeedResponse(
+                created=False, spent_micro_usd=spent, period_start=window.start, period_end=window.end
+            )
         try:
             created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
         except (RedisConnectionError, RedisTimeoutError):

@@ -23,7 +23,8 @@ libs/admission/README.md, "Local mode and write-back").
 Hooks in ``EdgeAdmission`` (adapter.py): ``observe(result)`` after an exact
 admit, ``enter_local()`` in ``_degrade``, ``await write_back()`` in the probe
 before ``mode = "exact"``, ``run()`` as a task from ``start`` (cancelled in
-``stop``), and ``fill_baselines(seed)`` in local mode for counters never seen.
+``stop``), and ``fill_baselines(quota_client.spend)`` in local mode (after a
+local admit that met a counter never seen) for the ledger's spend.
 """
 
 from __future__ import annotations
@@ -134,17 +135,19 @@ class SplitKeeper:
             self.split_id = int(now * 1000)
         log.warning("admission_split", processes=self.limiter.share_of, known_counters=len(known))
 
-    async def fill_baselines(
-        self,
-        needed: list[tuple[str, str, Limit, Window]],
-        spend: Callable[[str, Limit, Window], Awaitable[int]],
-    ) -> None:
-        """Give counters this process never saw the ledger's spend as their
-        starting point (``spend``: quota's ledger read, e.g.
-        ``QuotaSeedClient``). ``needed``: (tenant, counter key, limit, window)."""
-        for tenant, key, limit, window in needed:
-            if not self.limiter.has_baseline(key):
-                self.limiter.set_baseline(key, await spend(tenant, limit, window))
+    async def fill_baselines(self, spend: Callable[[str, Limit, Window], Awaitable[int]]) -> int:
+        """Give the budget counters met in local mode that this process never
+        saw the ledger's spend as their starting point (``spend``: quota's
+        ledger read, ``QuotaSeedClient.spend``). Returns how many were set.
+
+        Raises:
+            SeedError (or the provider's error): quota unreachable; retry later.
+        """
+        n = 0
+        for tenant, key, limit, window in self.limiter.missing_baselines():
+            self.limiter.set_baseline(key, await spend(tenant, limit, window))
+            n += 1
+        return n
 
     async def write_back(self) -> None:
         """Write the spend made in local mode back to Valkey (module doc).

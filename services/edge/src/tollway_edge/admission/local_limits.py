@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from tollway_admission import AdmitResult, LimitCheck, plan
+from tollway_admission import AdmitResult, LimitCheck, Window, plan
 from tollway_contracts.limits import Limit
 
 
@@ -69,6 +69,7 @@ class LocalLimiter:
         self._used: dict[str, int] = {}
         self._windows: dict[str, float] = {}
         self._base: dict[str, int] = {}
+        self._missing: dict[str, tuple[str, Limit, Window]] = {}
         self._unwritten: dict[tuple[str, str], int] = {}
 
     def _share(self, value: int) -> int:
@@ -86,15 +87,23 @@ class LocalLimiter:
         if processes is not None:
             self.share_of = max(1, processes)
         self._base = dict(known_used)
+        self._missing.clear()
 
     def set_baseline(self, key: str, used_micro_usd: int) -> None:
         """Set a budget counter's starting point (e.g. the ledger's spend,
         fetched after the split for a counter this process had not seen)."""
         self._base[key] = max(0, used_micro_usd)
+        self._missing.pop(key, None)
 
     def has_baseline(self, key: str) -> bool:
         """True when the budget counter has a starting point."""
         return key in self._base
+
+    def missing_baselines(self) -> list[tuple[str, str, Limit, Window]]:
+        """Budget counters met in local mode without a starting point:
+        ``(tenant id, counter key, limit, period window)`` (until
+        :meth:`set_baseline`, their share starts from 0)."""
+        return [(t, k, lim, w) for k, (t, lim, w) in self._missing.items() if k not in self._base]
 
     def unwritten(self) -> dict[str, list[tuple[str, int]]]:
         """Budget spend settled locally and not yet written back: tenant ->
@@ -152,6 +161,8 @@ class LocalLimiter:
             if not count_call and kind in ("requests", "concurrency"):
                 continue
             if kind == "budget":
+                if key not in self._base and window is not None:
+                    self._missing[key] = (tenant_id, lim, window)
                 value = max(0, full - self._base.get(key, 0)) // self.share_of
             else:
                 value = self._share(full)

@@ -107,6 +107,16 @@ class QuotaSeedClient:
 
         return provide
 
+    async def spend(self, tenant_id: str, limit: Limit, window: Window) -> int:
+        """The ledger's spend for ``limit`` in ``window``, micro-USD, through
+        quota, writing nothing (``dry_run``; local mode's starting point for a
+        counter this process never saw). Not coalesced: off the call path.
+
+        Raises:
+            SeedError: quota unreachable, or it answered an error.
+        """
+        return await self._post(tenant_id, limit, window, dry_run=True)
+
     async def seed(self, tenant_id: str, limit: Limit, window: Window) -> int:
         """Have quota seed the counter of ``limit`` for ``window``; returns the
         ledger's spend, micro-USD.
@@ -135,13 +145,14 @@ class QuotaSeedClient:
         finally:
             self._inflight.pop(key, None)
 
-    async def _post(self, tenant_id: str, limit: Limit, window: Window) -> int:
+    async def _post(self, tenant_id: str, limit: Limit, window: Window, *, dry_run: bool = False) -> int:
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
         body = {
             "tenant_id": tenant_id,
             "limit": limit.model_dump(mode="json"),
             "at": window.start.isoformat(),
+            "dry_run": dry_run,
         }
         self.requests += 1
         try:
