@@ -9,7 +9,7 @@
 #   bash infra/deploy-check.sh images   a Debian base image made with debootstrap, every service image
 #                                       built with podman from the Dockerfile, each image's entrypoint
 #                                       started from its mounted root under chroot against the running
-#                                       local stack (tests/deploy/test_images.py) and the migrate commands
+#                                       local stack, after the images' migrate commands (test_images.py)
 #
 # Everything slow is cached outside the repository, under ~/.cache/tollway:
 #   go/bin/helm (+ go/, gocache/)  helm built from the Go module proxy (about 2.5-4.5 min cold)
@@ -158,8 +158,8 @@ images_step() {
 
   t=$SECONDS
   TOLLWAY_REQUIRE_HELM=1 TOLLWAY_IMAGE_SMOKE=1 \
-    bash infra/test.sh tests/deploy/test_images.py tests/deploy/test_migrate.py -q -p no:cacheprovider
-  step_time "image smoke tests + migrate commands" "$t"
+    bash infra/test.sh tests/deploy/test_images.py -q -p no:cacheprovider
+  step_time "image smoke tests (migrate commands, then each entrypoint)" "$t"
   step_time "images step" "$t0"
 }
 
