@@ -97,6 +97,7 @@ ensure_podman() {
   if ((${#missing[@]})); then
     [[ $EUID -eq 0 ]] || die "missing ${missing[*]} and not root"
     log "installing ${missing[*]} (Debian)"
+    apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
   fi
   mkdir -p "$PODMAN_DIR"
