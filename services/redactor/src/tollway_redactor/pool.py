@@ -92,7 +92,7 @@ class AnalyzerPool:
         self.model_version = versions[0]
         self._loaded.set()
 
-    async def wait_ready(self, timeout: float = 300.0) -> None:
+    async def wait_ready(self, timeout: float = 300.0) -> None:  # noqa: ASYNC109 - a plain bound for tests and benchmarks, applied with wait_for
         """Wait until :meth:`start` has finished (tests, benchmarks).
 
         Raises:
