@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see module doc
 
@@ -43,8 +43,11 @@ from presidio_analyzer import (  # noqa: E402
 )
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
 from presidio_analyzer.predefined_recognizers import IbanRecognizer, PhoneRecognizer  # noqa: E402
+from spacy.language import Language  # noqa: E402
+from spacy.tokens import Doc  # noqa: E402
+from spacy.tokens import Span as Span_  # noqa: E402
 
-from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
+from tollway_redactor.detection import Span, TextAnalysis, resolve_overlaps  # noqa: E402
 from tollway_redactor.languages import LanguageDetector, foreign_script_runs  # noqa: E402
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
@@ -196,9 +199,10 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         self.model_name = model_name
 
     def load(self) -> None:  # noqa: D102 - documented on the class
-        self.nlp = {}
-        for lang, name in self.model_names.items():
-            self.nlp[lang] = spacy.load(name, exclude=list(_EXCLUDED_PIPES))
+        self.pipelines: dict[str, Language] = {
+            lang: spacy.load(name, exclude=list(_EXCLUDED_PIPES)) for lang, name in self.model_names.items()
+        }
+        self.nlp = self.pipelines  # type: ignore[assignment]  # Presidio's __init__ sets None unannotated: mypy infers None
 
     def artifacts(
         self, texts: Sequence[str], ner: bool, prefilter: bool = True, lang: str = LANGUAGE
@@ -213,7 +217,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         capitalised word that is not a common sentence opener); the
         entities are mapped back onto a tokenizer-only Doc of the full text.
         """
-        nlp = self.nlp[lang]
+        nlp = self.pipelines[lang]
         if not ner:
             docs = [nlp.make_doc(t) for t in texts]
         elif not prefilter:
@@ -222,7 +226,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
             docs = [nlp.make_doc(t) for t in texts]
             jobs = [(i, start, end) for i, t in enumerate(texts) for start, end in ner_segments(t)]
             seg_docs = nlp.pipe((texts[i][a:b] for i, a, b in jobs), batch_size=64)
-            ents: dict[int, list] = {}
+            ents: dict[int, list[Span_]] = {}
             for (i, start, _), seg in zip(jobs, seg_docs, strict=True):
                 for ent in seg.ents:
                     span = docs[i].char_span(
@@ -237,7 +241,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
                 docs[i].ents = spacy.util.filter_spans(spans)
         return [self._doc_to_nlp_artifact(doc, LANGUAGE) for doc in docs]
 
-    def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:  # noqa: ANN001
+    def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
         entities, scores = self._get_updated_entities(
             self._get_entities(doc), self._get_scores_for_entities(doc)
         )
@@ -286,7 +290,9 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
     def __init__(self) -> None:
         super().__init__(context=self.CONTEXT)
 
-    def analyze(self, text: str, entities, nlp_artifacts=None):  # noqa: ANN001, ANN201, D102
+    def analyze(  # noqa: D102 - documented on the class
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
         results = []
         for m in _PHONE_CANDIDATE.finditer(text):
             if sum(c.isdigit() for c in m.group()) < 7:
@@ -295,7 +301,7 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
                 continue  # an order id, date, version or GUID part (issue 11)
             start = max(0, m.start() - _PHONE_MARGIN)
             end = min(len(text), m.end() + _PHONE_MARGIN)
-            for r in super().analyze(text[start:end], entities, None):
+            for r in super().analyze(text[start:end], entities, None):  # type: ignore[arg-type]  # Presidio's phone recognizer never reads nlp_artifacts
                 r.start += start
                 r.end += start
                 results.append(r)
@@ -322,7 +328,7 @@ class CardRecognizer(EntityRecognizer):
         return [RecognizerResult("CREDIT_CARD", m.start, m.end, 1.0) for m in find_cards(text)]
 
 
-def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
+def _pattern_recognizer(cfg: dict[str, Any]) -> PatternRecognizer:
     return PatternRecognizer(
         supported_entity=cfg["entity_type"],
         name=cfg["name"],
@@ -330,7 +336,7 @@ def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
         patterns=[
             Pattern(name=p["name"], regex=p["regex"], score=p["score"]) for p in cfg.get("patterns", [])
         ],
-        context=cfg.get("context") or None,
+        context=list(cfg.get("context") or []),
     )
 
 
@@ -345,7 +351,7 @@ class Detector:
         re.error: a custom recognizer's regex does not compile.
     """
 
-    def __init__(self, config: dict) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         self.ner_prefilter = bool(config.get("ner_prefilter", True))
         self.nlp_engine = LeanSpacyNlpEngine(config["spacy_model"], dict(config.get("language_models", {})))
         self.nlp_engine.load()
@@ -378,19 +384,19 @@ class Detector:
         self.analyzer = AnalyzerEngine(
             registry=registry, nlp_engine=self.nlp_engine, supported_languages=[LANGUAGE]
         )
-        nlp = self.nlp_engine.nlp[LANGUAGE]
+        nlp = self.nlp_engine.pipelines[LANGUAGE]
         fingerprint = hashlib.sha256(
             repr((sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS)).encode()
         ).hexdigest()[:12]
         langs = "+".join(
             f"{lang}:{m.meta.get('name', '?')}-{m.meta.get('version', '?')}"
-            for lang, m in sorted(self.nlp_engine.nlp.items())
+            for lang, m in sorted(self.nlp_engine.pipelines.items())
         )
         self.model_version = (
             f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
             f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}/{langs}"
         )
-        self.languages = sorted(self.nlp_engine.nlp)
+        self.languages = sorted(self.nlp_engine.pipelines)
         self.default_policy: LanguagePolicy = config.get("unsupported_language_policy", "patterns_only")
         self.window_chars = int(config.get("window_chars", 20_000))
         self.window_overlap = int(config.get("window_overlap_chars", 1_000))
@@ -466,9 +472,9 @@ class Detector:
             if rank[u.policy] > rank[res.language_policy]:
                 res.language_policy = u.policy
             weight[u.text_index][u.language] = weight[u.text_index].get(u.language, 0) + len(u.text)
-        for res, w in zip(out, weight, strict=True):
+        for res, weights in zip(out, weight, strict=True):
             res.spans = resolve_overlaps(res.spans)
-            known = {k: v for k, v in w.items() if k is not None}
+            known = {k: v for k, v in weights.items() if k is not None}
             res.language = max(sorted(known), key=lambda k: known[k]) if known else None
         return out
 
@@ -478,7 +484,7 @@ class Detector:
         piece = text[start:end]
         language = self.language_detector.detect(piece) if self.language_detector else None
         unit = _Unit(ti, piece, start, own_start, own_end, language=language)
-        if language is not None and language not in self.nlp_engine.nlp:
+        if language is not None and language not in self.nlp_engine.pipelines:
             # a language no configured model covers
             unit.policy = policy
             unit.model_lang = LANGUAGE
@@ -522,24 +528,6 @@ class Detector:
         if "PERSON" in wanted:
             spans = _person_rules(text, spans, score_threshold)
         return resolve_overlaps(spans)
-
-
-@dataclass
-class TextAnalysis:
-    """What the detector found in one text.
-
-    Attributes:
-        spans: non-overlapping detections sorted by start (code points).
-        language: detected ISO 639-1 code (lower case) of the text, None when
-            undetermined (short or mixed text: the default model was used).
-        language_policy: ``supported`` when a configured model covered all
-            of the text, else the policy applied (``block``,
-            ``patterns_only``, ``pass``).
-    """
-
-    spans: list[Span] = field(default_factory=list)
-    language: str | None = None
-    language_policy: str = "supported"
 
 
 @dataclass

@@ -7,7 +7,7 @@ List and dict fields are read as JSON from the environment, e.g.
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import SettingsConfigDict
@@ -120,7 +120,7 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
         """Worker processes to start: ``workers`` or the number of CPU cores."""
         return self.workers or (os.cpu_count() or 1)
 
-    def engine_config(self) -> dict:
+    def engine_config(self) -> dict[str, Any]:
         """The plain-data configuration handed to each worker process."""
         return {
             "spacy_model": self.spacy_model,
