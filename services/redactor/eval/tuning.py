@@ -63,6 +63,21 @@ CASES: list[tuple[str, list[tuple[str, str]]]] = [
     ("Please send the Tel. details to Jane Roe.", [("PERSON", "Jane Roe")]),
     ("Str. and Nr. are abbreviations.", []),
     ("Please ask Mr. Yamada about it.", [("PERSON", "Yamada")]),
+    # round 2 (after the first frozen measurement; see docs/redaction-eval.md)
+    (
+        "Escalate to ops@corp.internal and jane@acme.example today",
+        [("EMAIL_ADDRESS", "ops@corp.internal"), ("EMAIL_ADDRESS", "jane@acme.example")],
+    ),
+    ("Mobile: +61 412 345 678 (Sydney office)", [("PHONE_NUMBER", "+61 412 345 678")]),
+    (
+        "Llámame al 612 34 56 78 o al 91 123 45 67",
+        [("PHONE_NUMBER", "612 34 56 78"), ("PHONE_NUMBER", "91 123 45 67")],
+    ),
+    ("Chiamami al 347 123 4567 domani", [("PHONE_NUMBER", "347 123 4567")]),
+    (
+        "Bel me op 06 12345678 of 020 123 4567",
+        [("PHONE_NUMBER", "06 12345678"), ("PHONE_NUMBER", "020 123 4567")],
+    ),
 ]
 
 FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]
@@ -200,6 +215,43 @@ def _pii_free(rng: random.Random, n: int) -> list[dict]:
             f"build {rng.randint(2019, 2027)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}.{rng.randint(1, 9999)} failed at step {rng.randint(1, 40)}"
         ),
         lambda: f"Tel. and e-mail fields are optional in form v{rng.randint(1, 9)}.{rng.randint(0, 9)}",
+        # round 2: more kinds of technical text
+        lambda: (
+            f'{{"user_id": {_d(rng, 9)}, "amount": {rng.randint(1, 99999)}.{_d(rng, 2)}, "created": {rng.randint(1_600_000_000, 1_800_000_000)}}}'
+        ),
+        lambda: (
+            f'gateway - - [{rng.randint(1, 28):02d}/Nov/{rng.randint(2019, 2027)}:{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d} +0000] "GET /api/v{rng.randint(1, 3)}/items/{_d(rng, 7)} HTTP/1.1" 200 {rng.randint(100, 99999)} {rng.randint(1, 999)}ms'
+        ),
+        lambda: (
+            f"git describe: v{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}-{rng.randint(1, 300)}-g{''.join(rng.choice('0123456789abcdef') for _ in range(7))}"
+        ),
+        lambda: (
+            f"resize to {rng.choice([1920, 1280, 3840])}x{rng.choice([1080, 720, 2160])}, bitrate {rng.randint(1000, 99999)} kbps, {rng.randint(1, 9_999_999)} frames"
+        ),
+        lambda: (
+            f"coordinates {rng.uniform(-90, 90):.6f}, {rng.uniform(-180, 180):.6f} accuracy {rng.randint(1, 99)} m"
+        ),
+        lambda: (
+            f"Total: {rng.randint(1, 999)},{_d(rng, 3)},{_d(rng, 3)}.{_d(rng, 2)} across {rng.randint(2, 99)} accounts"
+        ),
+        lambda: (
+            f"  at com.example.Service.handle(Service.java:{rng.randint(10, 9999)})\n  at java.base/java.lang.Thread.run(Thread.java:{rng.randint(100, 999)})"
+        ),
+        lambda: (
+            f"cron: {rng.randint(0, 59)} {rng.randint(0, 23)} * * {rng.randint(0, 6)}  # job {_d(rng, 8)}"
+        ),
+        lambda: (
+            f"port range {rng.randint(1000, 30000)}-{rng.randint(30001, 65535)}, pids {_d(rng, 5)} {_d(rng, 5)} {_d(rng, 5)}"
+        ),
+        lambda: (
+            f"sha1 {''.join(rng.choice('0123456789abcdef') for _ in range(40))} size {_d(rng, 10)} mtime {rng.randint(1_600_000_000, 1_800_000_000)}"
+        ),
+        lambda: (
+            f"Invoice number {_d(rng, 10)} dated {rng.randint(1, 28):02d}.{rng.randint(1, 12):02d}.{rng.randint(2019, 2027)}"
+        ),
+        lambda: (
+            f"Model gpt-{rng.randint(3, 5)}o-{rng.randint(2023, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} used {rng.randint(100, 999999)} tokens"
+        ),
     ]
     return [
         {"id": f"tf{i + 1:04d}", "lang": "en", "text": makers[i % len(makers)](), "entities": []}
@@ -248,7 +300,7 @@ def main() -> None:
         "cards.jsonl": _cards(rng, 120),
         "samples-fr.jsonl": _lang_samples("fr", rng, 80),
         "samples-es.jsonl": _lang_samples("es", rng, 80),
-        "pii_free.jsonl": _pii_free(rng, 240),
+        "pii_free.jsonl": _pii_free(rng, 480),
     }
     for name, records in files.items():
         with (OUT / name).open("w", encoding="utf-8") as fh:

@@ -21,7 +21,7 @@ from tollway_contracts.errors import error_json
 from tollway_contracts.redaction import REDACT_PATH, REDACTION_TOO_LARGE_CODE, RedactRequest
 from tollway_redactor.cache import DetectionCache
 from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
-from tollway_redactor.service import Redactor
+from tollway_redactor.service import Redactor, UnknownEntityTypes
 from tollway_redactor.settings import RedactorSettings
 from tollway_runtime.health import add_health_routes
 
@@ -39,7 +39,9 @@ def _error(status: int, message: str, code: str, type_: str = "invalid_request_e
 
 
 async def redact_handler(request: web.Request) -> web.Response:
-    """``POST /v1/redact``: 200 ``RedactResponse``; 400 malformed body; 413
+    """``POST /v1/redact``: 200 ``RedactResponse``; 400 malformed body
+    (``invalid_redaction_request``) or an entity type no recognizer emits
+    (``unknown_entity_type``); 413
     ``redaction_request_too_large`` over the limits (texts, characters, body
     bytes; never retryable); 503 ``redactor_unavailable`` when the workers
     cannot answer."""
@@ -62,6 +64,9 @@ async def redact_handler(request: web.Request) -> web.Response:
         return _error(413, "too many texts or characters in one redaction request", REDACTION_TOO_LARGE_CODE)
     try:
         answer = await request.app[REDACTOR].redact(body)
+    except UnknownEntityTypes as exc:
+        log.info("redact", status=400, error="unknown_entity_type", entity_types=exc.entity_types)
+        return _error(400, str(exc), "unknown_entity_type")
     except AnalyzerUnavailable:
         log.error("redact", status=503, texts=len(body.texts), chars=total_chars)
         return _error(503, "redactor unavailable", "redactor_unavailable", "api_error")

@@ -42,7 +42,11 @@ from presidio_analyzer import (  # noqa: E402
     RecognizerResult,
 )
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
-from presidio_analyzer.predefined_recognizers import IbanRecognizer, PhoneRecognizer  # noqa: E402
+from presidio_analyzer.predefined_recognizers import (  # noqa: E402
+    EmailRecognizer,
+    IbanRecognizer,
+    PhoneRecognizer,
+)
 from spacy.language import Language  # noqa: E402
 from spacy.tokens import Doc  # noqa: E402
 from spacy.tokens import Span as Span_  # noqa: E402
@@ -71,6 +75,12 @@ UNSUPPORTED_ENTITY = "UNSUPPORTED_LANGUAGE"
 call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
+
+DETECTOR_REVISION = "2026-12-01.issue11"
+"""Bumped whenever recognizer *code* changes what is detected (the card, phone,
+e-mail and name rules here and in ``number_rules``/``names``): it is part of
+``model_version``, hence of the cache key, so a deploy never serves
+detections cached by the previous rules."""
 
 # Presidio's default mapping (conf/default.yaml), copied so a Presidio upgrade
 # cannot silently change what the small model's labels mean.
@@ -287,8 +297,13 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
         "llámame",
     ]
 
+    # Presidio's default regions plus the layouts of the supported and most
+    # common unsupported European languages and Australia; each region is
+    # one more matcher per digit-run window.
+    REGIONS = ("US", "GB", "DE", "FR", "IL", "IN", "CA", "BR", "ES", "IT", "NL", "AU")
+
     def __init__(self) -> None:
-        super().__init__(context=self.CONTEXT)
+        super().__init__(context=self.CONTEXT, supported_regions=self.REGIONS)
 
     def analyze(  # noqa: D102 - documented on the class
         self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
@@ -304,8 +319,24 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
             for r in super().analyze(text[start:end], entities, None):  # type: ignore[arg-type]  # Presidio's phone recognizer never reads nlp_artifacts
                 r.start += start
                 r.end += start
-                results.append(r)
+                # the matcher may take a part of the run ("041710" of "18.041710")
+                if (r.start, r.end) == (m.start(), m.end()) or phone_candidate_ok(text, r.start, r.end):
+                    results.append(r)
         return results
+
+
+class AnyDomainEmailRecognizer(EmailRecognizer):
+    """Presidio's e-mail recognizer without rejecting unknown top-level domains.
+
+    Presidio validates the domain against the Public Suffix List, so
+    ``jane@corp.internal`` or ``ops@northwind.example`` scored 0 and passed
+    unredacted; an address on an internal or reserved domain is personal
+    data all the same. A listed domain still scores 1.0, any other keeps
+    the pattern's score (0.5, above the default threshold 0.35).
+    """
+
+    def validate_result(self, pattern_text: str) -> bool | None:  # noqa: D102 - documented on the class
+        return True if super().validate_result(pattern_text) else None
 
 
 class CardRecognizer(EntityRecognizer):
@@ -367,6 +398,8 @@ class Detector:
         registry.add_recognizer(WindowedPhoneRecognizer())
         registry.remove_recognizer("CreditCardRecognizer")
         registry.add_recognizer(CardRecognizer())
+        registry.remove_recognizer("EmailRecognizer")
+        registry.add_recognizer(AnyDomainEmailRecognizer())
         customs = list(BUILTIN_RECOGNIZERS) if config.get("builtin_recognizers", True) else []
         customs += list(config.get("custom_recognizers", []))
         for cfg in customs:
@@ -386,7 +419,9 @@ class Detector:
         )
         nlp = self.nlp_engine.pipelines[LANGUAGE]
         fingerprint = hashlib.sha256(
-            repr((sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS)).encode()
+            repr(
+                (sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS, DETECTOR_REVISION)
+            ).encode()
         ).hexdigest()[:12]
         langs = "+".join(
             f"{lang}:{m.meta.get('name', '?')}-{m.meta.get('version', '?')}"
@@ -397,6 +432,8 @@ class Detector:
             f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}/{langs}"
         )
         self.languages = sorted(self.nlp_engine.pipelines)
+        self.entity_types = sorted(set(self.analyzer.get_supported_entities(LANGUAGE)) | {UNSUPPORTED_ENTITY})
+        self._known = frozenset(self.entity_types)
         self.default_policy: LanguagePolicy = config.get("unsupported_language_policy", "patterns_only")
         self.window_chars = int(config.get("window_chars", 20_000))
         self.window_overlap = int(config.get("window_overlap_chars", 1_000))
@@ -508,7 +545,8 @@ class Detector:
         self, text: str, art: NlpArtifacts, entity_types: list[str], score_threshold: float
     ) -> list[Span]:
         digits = len(_DIGIT.findall(text))
-        wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0)]
+        # a type no recognizer emits would make Presidio raise: never asked for
+        wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0) and e in self._known]
         if "@" not in text:
             wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
         if not wanted or not text.strip():

@@ -25,28 +25,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# (first digits low, high, min length, max length), inclusive; the prefix
-# length is the number of digits of ``low``. Sources: ISO/IEC 7812 IIN
+# (first digits low, high, lengths issued), inclusive; the prefix length is
+# the number of digits of ``low``. Sources: ISO/IEC 7812 IIN
 # assignments as published by each network (Visa, Mastercard incl. the
 # 2221-2720 series, American Express, Discover/Diners Club International,
 # JCB, UnionPay, Maestro, Mir, RuPay, Verve, Troy, UATP).
-CARD_RANGES: tuple[tuple[int, int, int, int], ...] = (
-    (1, 1, 15, 15),  # UATP (airlines)
-    (2200, 2204, 16, 19),  # Mir
-    (2221, 2720, 16, 16),  # Mastercard 2-series
-    (300, 305, 14, 19),  # Diners Club
-    (34, 34, 15, 15),  # American Express
-    (37, 37, 15, 15),  # American Express
-    (3528, 3589, 16, 19),  # JCB
-    (36, 36, 14, 19),  # Diners Club International
-    (38, 39, 16, 19),  # Diners Club / Discover network
-    (4, 4, 13, 19),  # Visa (13, 16 and 19 issued; Visa Electron)
-    (50, 50, 12, 19),  # Maestro
-    (51, 55, 16, 16),  # Mastercard
-    (56, 58, 12, 19),  # Maestro
-    (60, 69, 12, 19),  # Discover, UnionPay (62), RuPay (60, 65), Maestro (6xxx), Verve
-    (81, 82, 16, 16),  # RuPay / UnionPay 81
-    (9792, 9792, 16, 16),  # Troy
+CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
+    (1, 1, (15,)),  # UATP (airlines)
+    (2200, 2204, (16, 17, 18, 19)),  # Mir
+    (2221, 2720, (16,)),  # Mastercard 2-series
+    (300, 305, (14, 15, 16, 17, 18, 19)),  # Diners Club
+    (34, 34, (15,)),  # American Express
+    (37, 37, (15,)),  # American Express
+    (3528, 3589, (16, 17, 18, 19)),  # JCB
+    (36, 36, (14, 15, 16, 17, 18, 19)),  # Diners Club International
+    (38, 39, (16, 17, 18, 19)),  # Diners Club / Discover network
+    (4, 4, (13, 16, 19)),  # Visa (the lengths Visa issues)
+    (50, 50, tuple(range(12, 20))),  # Maestro
+    (51, 55, (16,)),  # Mastercard
+    (56, 58, tuple(range(12, 20))),  # Maestro
+    (60, 69, tuple(range(12, 20))),  # Discover, UnionPay (62), RuPay (60, 65), Maestro (6xxx), Verve
+    (81, 82, (16,)),  # RuPay / UnionPay 81
+    (9792, 9792, (16,)),  # Troy
 )
 
 _SPACE = " \u00a0\u202f\t"
@@ -84,9 +84,9 @@ def luhn_valid(digits: str) -> bool:
 def issuer_range(digits: str) -> bool:
     """True when the leading digits and the length of ``digits`` match :data:`CARD_RANGES`."""
     n = len(digits)
-    for low, high, min_len, max_len in CARD_RANGES:
+    for low, high, lengths in CARD_RANGES:
         width = len(str(low))
-        if min_len <= n <= max_len and low <= int(digits[:width]) <= high:
+        if n in lengths and low <= int(digits[:width]) <= high:
             return True
     return False
 
@@ -102,8 +102,10 @@ class CardMatch:
 def find_cards(text: str) -> list[CardMatch]:
     """Card numbers in ``text`` (Luhn + issuer range + 12-19 digits, any separators).
 
-    A candidate is a run of digit groups; every group but the last has at
-    least 3 digits (so lists of small numbers are no card). When the whole
+    A candidate is a run of digit groups; a grouped number starts with a
+    group of 4 digits (every card layout does: 4-4-4-4, 4-6-5, 4-6-4) and
+    every group but the last has at least 3 digits (so lists of small
+    numbers or pids are no card). When the whole
     run is no card, the longest valid run of whole groups inside it is
     taken (``4111 1111 1111 1111 2025``: the card, not the year). A
     candidate without separators directly after an identifier key
@@ -130,6 +132,7 @@ def _longest_card(text: str, groups: list[tuple[int, int]], i: int) -> tuple[int
     """The longest card made of ``groups[i..j]`` (whole groups), as ``(j, match)``."""
     best: tuple[int, CardMatch] | None = None
     digits = ""
+    first = groups[i][1] - groups[i][0]
     for j in range(i, len(groups)):
         a, b = groups[j]
         if j > i and groups[j - 1][1] - groups[j - 1][0] < 3:
@@ -138,6 +141,8 @@ def _longest_card(text: str, groups: list[tuple[int, int]], i: int) -> tuple[int
         if len(digits) > 19:
             break
         if len(digits) < 12 or not luhn_valid(digits) or not issuer_range(digits):
+            continue
+        if j > i and first != 4:
             continue
         start, end = groups[i][0], b
         if j == i:
@@ -176,7 +181,8 @@ _PHONE_KEYS = re.compile(
 _PHONE_ID_KEY = re.compile(
     r"(?i)\b(?:id|ids|uid|uuid|guid|offset|seq|sequence|ts|timestamp|epoch(?:_ms)?|order|tracking|"
     r"shipment|ref|reference|invoice|ticket|build|block|po|partition|checksum|crc|hash|isbn|ean|sku|"
-    r"serial|version|commit|pid|port|case|batch|job|run|request|transaction|txn)"
+    r"serial|version|commit|pid|pids|port|ports|range|case|batch|job|run|request|transaction|txn|size|bytes|"
+    r"mtime|ctime|atime|created|updated|amount|count|total)"
     r"(?:\s+(?:number|no\.?|nr\.?|id|#))?\s*[#:=]?\s*$"
 )
 
@@ -202,10 +208,15 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
         return False
     if left == "#":
         return False
-    if left == "=":
-        key = re.search(r"(\w+)\s*$", text[max(0, start - 30) : start - 1])
-        if key is None or not _PHONE_KEYS.search(key.group(1)):
-            return False
+    key_value = re.search(r"(\w+)[\"']?\s*[=:]\s*[\"']?$", text[max(0, start - 40) : start])
+    if (
+        key_value is not None
+        and not _PHONE_KEYS.search(key_value.group(1))
+        and (left in "=\"'" or "_" in key_value.group(1))
+    ):
+        return False  # key=value, "key": value, snake_case keys: an identifier unless the key says phone
+    if run.isdigit() and len(run) in (10, 13) and run[0] == "1" and run[1] in "56789":
+        return False  # Unix time in seconds or milliseconds (2017-2033)
     if _PHONE_ID_KEY.search(text[max(0, start - 30) : start]):
         return False
     if right and (right.isalnum() or right == "_"):
@@ -219,4 +230,6 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
         groups = core.split(".")
         if len(groups) >= 3 and any(len(g) == 1 for g in groups):
             return False  # a version such as 10.0.19045.3803
+        if len(groups) == 2:
+            return False  # a decimal number such as 169.831173
     return True

@@ -57,9 +57,9 @@ def _init_worker(config: dict[str, Any], barrier: Any) -> None:  # noqa: ANN401 
     barrier.wait(timeout=600)
 
 
-def _model_version() -> tuple[str, list[str]]:
+def _model_version() -> tuple[str, list[str], list[str]]:
     detector = _detector()
-    return detector.model_version, list(detector.languages)
+    return detector.model_version, list(detector.languages), list(detector.entity_types)
 
 
 def _analyze(
@@ -92,6 +92,7 @@ class AnalyzerPool:
         self._executor: ProcessPoolExecutor | None = None
         self.model_version: str | None = None
         self.languages: list[str] = []
+        self.entity_types: list[str] = []
         self.broken = False
         self._loaded = asyncio.Event()
 
@@ -114,7 +115,7 @@ class AnalyzerPool:
         versions = await asyncio.gather(
             *(loop.run_in_executor(self._executor, _model_version) for _ in range(self.workers))
         )
-        self.model_version, self.languages = versions[0]
+        self.model_version, self.languages, self.entity_types = versions[0]
         self._loaded.set()
 
     async def wait_ready(self, timeout: float = 300.0) -> None:  # noqa: ASYNC109 - a plain bound for tests and benchmarks, applied with wait_for

@@ -22,11 +22,24 @@ from tollway_redactor.cache import DetectionCache, cache_scope
 from tollway_redactor.detection import TextAnalysis, anonymise_all
 
 
+class UnknownEntityTypes(ValueError):
+    """The policy asks for entity types no recognizer of this redactor emits.
+
+    Attributes:
+        entity_types: the unknown types, sorted.
+    """
+
+    def __init__(self, entity_types: Sequence[str]) -> None:
+        self.entity_types = sorted(entity_types)
+        super().__init__(f"unknown entity types: {', '.join(self.entity_types)}")
+
+
 class Analyzer(Protocol):
     """What the use case needs from the detector (the worker pool, or a Detector in-process)."""
 
     model_version: str | None
     languages: list[str]
+    entity_types: list[str]
 
     async def analyze(
         self,
@@ -68,6 +81,8 @@ class Redactor:
 
         Raises:
             tollway_redactor.pool.AnalyzerUnavailable: the workers cannot answer.
+            UnknownEntityTypes: the policy names a type no recognizer emits
+                (a silent "nothing found" would let that data through).
         """
         started = time.perf_counter()
         policy = request.policy
@@ -77,6 +92,9 @@ class Redactor:
         threshold = (
             policy.score_threshold if policy.score_threshold is not None else self.default_score_threshold
         )
+        unknown = set(entity_types) - set(self.analyzer.entity_types)
+        if unknown and self.analyzer.entity_types:
+            raise UnknownEntityTypes(list(unknown))
         language_policy = policy.unsupported_language or self.default_language_policy
         texts = [t.text for t in request.texts]
         unique = list(dict.fromkeys(texts))  # repeated texts are looked up and analysed once

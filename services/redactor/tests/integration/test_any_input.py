@@ -147,12 +147,14 @@ async def test_arbitrary_requests_never_500(client):
         assert resp.status in (200, 400, 413), (resp.status, payload, raw[:2_000])
         if resp.status == 200:
             _check_answer(body, payload)
+        elif resp.status == 400:
+            assert payload["error"]["code"] == "unknown_entity_type" and "NOPE" in payload["error"]["message"]
         elif resp.status == 413:
             assert payload["error"]["code"] == REDACTION_TOO_LARGE_CODE
 
 
 async def test_odd_shapes_and_bytes_are_400_never_500(client):
-    bodies = [orjson.dumps(v) for v in examples(json_values, 40)]
+    bodies = [json.dumps(v).encode() for v in examples(json_values, 40)]  # stdlib: ints past 64 bits too
     bodies += examples(st.binary(max_size=200), 20)
     bodies += [
         b'{"policy": {"mode": "redact"}, "texts": [{"id": "a", "text": "lone \\ud800 surrogate"}]}',
@@ -167,6 +169,16 @@ async def test_odd_shapes_and_bytes_are_400_never_500(client):
         assert resp.status in (200, 400), (resp.status, raw[:500])
         if resp.status == 400:
             assert (await resp.json())["error"]["code"] == "invalid_redaction_request"
+
+
+async def test_unknown_entity_type_is_400_not_500(client):
+    body = {
+        "policy": {"mode": "redact", "entity_types": ["EMAIL_ADDRESS", "NOPE"]},
+        "texts": [{"id": "a", "text": "x"}],
+    }
+    resp = await client.post("/v1/redact", json=body)
+    assert resp.status == 400
+    assert (await resp.json())["error"]["code"] == "unknown_entity_type"
 
 
 async def test_past_the_limits_is_413_in_openai_format(client):

@@ -49,6 +49,8 @@ def test_cards_over_every_issuer_range_and_separator(number):
         "scores 4 5 3 4 5 3 4 5 3 4 5 3 4",
         "+44 20 7946 0958",
         "1234567890123456789012",  # too long a run
+        "pids 49313 11893 52161",  # Luhn-valid 15 digits starting with 4, but no card layout
+        "4000 0000 0000 00",  # Visa issues 13, 16 and 19 digits only
     ],
 )
 def test_not_cards(text):
@@ -93,6 +95,10 @@ def _ok(text: str, run: str) -> bool:
         ("Tracking number 021796984477 for", "021796984477"),
         ("Kafka offset 0918344916021 on", "0918344916021"),
         ("host 192.168.100.200 down", "192.168.100.200"),
+        ('{"user_id": 049892734, "x": 1}', "049892734"),
+        ("created 1607428079 by cron", "1607428079"),
+        ("coordinates 49.131570, 166.535680", "166.535680"),
+        ("port range 11428-49088, pids 49313", "11428-49088"),
     ],
 )
 def test_phone_candidates_that_are_ids(text, run):
