@@ -51,6 +51,10 @@ class QuotaSettings(
             left to its usage event before reconciliation (default 60).
         reconcile_lock_ttl_seconds: lifetime of the one-replica lock (default
             120; longer than a sweep).
+        migrate_on_start: apply the ``catalog`` migrations at start
+            (``TOLLWAY_QUOTA_MIGRATE_ON_START``, default true); false (the Helm
+            chart, whose hook Job runs ``python -m tollway_quota.migrate``)
+            only checks none is pending and refuses to start otherwise.
 
     Raises:
         pydantic.ValidationError: ``TOLLWAY_ADMIN_TOKEN`` or
@@ -77,6 +81,7 @@ class QuotaSettings(
     reconcile_interval_seconds: float = Field(default=30.0, gt=0)
     reconcile_grace_seconds: float = Field(default=60.0, ge=0)
     reconcile_lock_ttl_seconds: float = Field(default=120.0, gt=0)
+    migrate_on_start: bool = True
 
     @field_validator("admin_token", "key_pepper")
     @classmethod
