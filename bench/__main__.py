@@ -21,9 +21,9 @@ from pathlib import Path
 import orjson
 
 from . import report, targets
+from .edge_profile import profile_edge
 from .load import run_streams, run_wrk, wrk_version
 from .procs import Meter, ProcGroup, valkey_commands_processed
-from .profile import profile_edge
 
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT = "Email jane.doe@example.com or call +1 415 555 0100 about invoice 4411; summarise the thread for me."

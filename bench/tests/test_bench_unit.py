@@ -8,9 +8,9 @@ import os
 import pytest
 
 from bench import report
+from bench.edge_profile import summarise
 from bench.load import percentile, wrk_script
 from bench.procs import descendants, read_stat
-from bench.profile import summarise
 
 pytestmark = pytest.mark.unit
 

@@ -1,21 +1,33 @@
-"""Precision and recall per entity type of the redactor's detector on labelled samples.
+"""Precision and recall per entity type and language, and the false-positive rate on
+PII-free text, of the redactor's detector on labelled samples.
 
 Runs the same ``Detector`` the service runs (default settings: lean spaCy
-``en_core_web_sm``, Presidio recognizers, Tollway's street-address
-recognizer, threshold = the configured default), in-process.
+models per supported language, language detection, Presidio and Tollway
+recognizers, the configured default threshold and language policy), in-process,
+with the default entity types of the service.
 
-Matching: a gold entity is *found* when a detection of the same type
-overlaps it, and *fully covered* when detections of that type cover every
-character of it (what matters for redaction: nothing of the value leaks). A
-detection is a true positive when it overlaps a gold entity of its type.
+Matching: a gold entity is *found* when a detection of the same type overlaps
+it, and *fully covered* when detections of that type cover every character of
+it (what matters for redaction: nothing of the value leaks). A detection is a
+true positive when it overlaps a gold entity of its type. The false-positive
+rate counts the samples without gold entities that got *any* detection.
 
-Usage: ``python services/redactor/eval/evaluate.py [--samples PATH] [--threshold T] [--misses]``
+Usage::
+
+    python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
+    python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
+    python services/redactor/eval/evaluate.py --frozen           # eval/frozen/*.jsonl (report only)
+    python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
+
+``--misses`` (print every miss and false positive) is refused on the frozen
+held-out files: nobody tunes on them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,68 +35,122 @@ from pathlib import Path
 from tollway_redactor.engine import Detector
 from tollway_redactor.settings import RedactorSettings
 
+HERE = Path(__file__).parent
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--samples", type=Path, default=Path(__file__).with_name("samples.jsonl"))
+    parser.add_argument("--samples", type=Path, nargs="*", default=None)
+    parser.add_argument("--frozen", action="store_true", help="the frozen held-out set (eval/frozen)")
+    parser.add_argument("--tuning", action="store_true", help="the issue-11 tuning set (eval/tuning)")
     parser.add_argument("--threshold", type=float, default=None)
+    parser.add_argument("--policy", choices=["block", "patterns_only", "pass"], default=None)
     parser.add_argument(
-        "--misses", action="store_true", help="print missed and spurious spans (local debugging)"
+        "--misses", action="store_true", help="print misses and false positives (tuning only)"
     )
     args = parser.parse_args()
+    paths: list[Path] = list(args.samples or [])
+    if args.frozen:
+        paths += sorted((HERE / "frozen").glob("*.jsonl"))
+    if args.tuning:
+        paths += sorted((HERE / "tuning").glob("*.jsonl"))
+    if not paths:
+        paths = [HERE / "samples.jsonl"]
+    frozen_dir = (HERE / "frozen").resolve()
+    if args.misses and any(p.resolve().parent == frozen_dir for p in paths):
+        sys.exit("--misses is refused on the frozen held-out set: nobody tunes on it")
+
     settings = RedactorSettings()
     threshold = settings.default_score_threshold if args.threshold is None else args.threshold
-    samples = [
-        json.loads(line) for line in args.samples.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
+    samples = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                record.setdefault("lang", "en")
+                record["file"] = path.name
+                samples.append(record)
     detector = Detector(settings.engine_config())
 
     started = time.process_time()
-    predictions = detector.analyze([s["text"] for s in samples], TYPES, threshold)
+    analyses = detector.analyze_texts(
+        [s["text"] for s in samples], settings.default_entity_types, threshold, args.policy
+    )
     cpu_s = time.process_time() - started
 
-    gold_n = defaultdict(int)
-    found = defaultdict(int)
-    covered = defaultdict(int)
-    pred_n = defaultdict(int)
-    tp = defaultdict(int)
-    for sample, spans in zip(samples, predictions, strict=True):
-        text = sample["text"]
+    gold_n: dict[tuple[str, str], int] = defaultdict(int)
+    found: dict[tuple[str, str], int] = defaultdict(int)
+    covered: dict[tuple[str, str], int] = defaultdict(int)
+    pred_n: dict[tuple[str, str], int] = defaultdict(int)
+    tp: dict[tuple[str, str], int] = defaultdict(int)
+    free_n: dict[str, int] = defaultdict(int)
+    free_hit: dict[str, int] = defaultdict(int)
+    detected_lang: dict[tuple[str, str], int] = defaultdict(int)
+    policies: dict[tuple[str, str], int] = defaultdict(int)
+    for sample, analysis in zip(samples, analyses, strict=True):
+        text, lang, spans = sample["text"], sample["lang"], analysis.spans
+        detected_lang[(lang, str(analysis.language))] += 1
+        policies[(lang, analysis.language_policy)] += 1
+        if not sample["entities"]:
+            free_n[sample["file"]] += 1
+            if spans:
+                free_hit[sample["file"]] += 1
         for g in sample["entities"]:
-            t = g["type"]
-            gold_n[t] += 1
-            same = [s for s in spans if s.entity_type == t]
+            key = (lang, g["type"])
+            gold_n[key] += 1
+            same = [s for s in spans if s.entity_type == g["type"]]
             if any(s.start < g["end"] and g["start"] < s.end for s in same):
-                found[t] += 1
-            else:
-                if args.misses:
-                    print(f"MISS {t:15} {g['value']!r:40} in {text!r}")
+                found[key] += 1
+            elif args.misses:
+                print(f"MISS {lang} {g['type']:15} {g['value']!r:40} in {text!r}")
             if all(any(s.start <= i < s.end for s in same) for i in range(g["start"], g["end"])):
-                covered[t] += 1
+                covered[key] += 1
             elif args.misses and any(s.start < g["end"] and g["start"] < s.end for s in same):
                 part = [text[s.start : s.end] for s in same if s.start < g["end"] and g["start"] < s.end]
-                print(f"PART {t:15} {g['value']!r:40} got {part}")
+                print(f"PART {lang} {g['type']:15} {g['value']!r:40} got {part}")
         for s in spans:
-            pred_n[s.entity_type] += 1
+            key = (lang, s.entity_type)
+            pred_n[key] += 1
             if any(
                 g["type"] == s.entity_type and s.start < g["end"] and g["start"] < s.end
                 for g in sample["entities"]
             ):
-                tp[s.entity_type] += 1
+                tp[key] += 1
             elif args.misses:
-                print(f"FP   {s.entity_type:15} {text[s.start : s.end]!r:40} in {text!r}")
+                print(f"FP   {lang} {s.entity_type:15} {text[s.start : s.end]!r:40} in {text!r}")
 
-    print(f"samples: {len(samples)}, threshold {threshold}, model {detector.model_version}")
-    print(f"CPU for all samples: {cpu_s * 1000:.0f} ms ({cpu_s * 1000 / len(samples):.2f} ms/sample)\n")
-    print("| entity type | gold | detected | precision | recall (overlap) | recall (full span) |")
-    print("|---|---|---|---|---|---|")
-    for t in TYPES:
-        p = tp[t] / pred_n[t] if pred_n[t] else float("nan")
-        r = found[t] / gold_n[t] if gold_n[t] else float("nan")
-        f = covered[t] / gold_n[t] if gold_n[t] else float("nan")
-        print(f"| {t} | {gold_n[t]} | {pred_n[t]} | {p:.3f} | {r:.3f} | {f:.3f} |")
+    print(f"files: {', '.join(p.name for p in paths)}")
+    print(f"samples: {len(samples)}, threshold {threshold}, policy {args.policy or detector.default_policy}")
+    print(f"model: {detector.model_version}")
+    print(
+        f"CPU for all samples: {cpu_s * 1000:.0f} ms ({cpu_s * 1000 / max(1, len(samples)):.2f} ms/sample)\n"
+    )
+    langs = sorted({lang for lang, _ in gold_n})
+    if langs:
+        print(
+            "| language | entity type | gold | detected | precision | recall (overlap) | recall (full span) |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        for lang in langs:
+            for t in TYPES:
+                k = (lang, t)
+                if not gold_n[k] and not pred_n[k]:
+                    continue
+                p = f"{tp[k] / pred_n[k]:.3f}" if pred_n[k] else "–"
+                r = f"{found[k] / gold_n[k]:.3f}" if gold_n[k] else "–"
+                f = f"{covered[k] / gold_n[k]:.3f}" if gold_n[k] else "–"
+                print(f"| {lang} | {t} | {gold_n[k]} | {pred_n[k]} | {p} | {r} | {f} |")
+            others = sorted(t for (lg, t) in pred_n if lg == lang and t not in TYPES)
+            for t in others:
+                print(f"| {lang} | {t} (not in gold) | 0 | {pred_n[(lang, t)]} | – | – | – |")
+    if free_n:
+        print("\n| PII-free file | texts | texts with any detection | false-positive rate |")
+        print("|---|---|---|---|")
+        for name in sorted(free_n):
+            print(f"| {name} | {free_n[name]} | {free_hit[name]} | {free_hit[name] / free_n[name]:.2%} |")
+    print("\nlanguage detected (gold -> detected: samples):", dict(sorted(detected_lang.items())))
+    print("language policy applied (gold -> policy: samples):", dict(sorted(policies.items())))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,33 @@ from pydantic import BaseModel, ConfigDict, Field
 
 RedactionMode = Literal["off", "detect", "redact", "block"]
 
+UnsupportedLanguagePolicy = Literal["block", "patterns_only", "pass"]
+"""What the redactor does with text that no configured language model covers
+(a language it has no model for, or a run of a non-Latin script such as
+山田太郎 inside an English prompt):
+
+- ``block``: the uncovered text becomes one detection of entity type
+  :data:`UNSUPPORTED_LANGUAGE_ENTITY` (score 1.0), so it is refused in
+  ``block`` mode and replaced (``<UNSUPPORTED_LANGUAGE_1>``) in ``redact``
+  mode. The edge should refuse the whole call when any text reports
+  ``language_policy == "block"``.
+- ``patterns_only``: pattern recognizers (e-mail, phone, card, IBAN, SSN,
+  IP, address, custom patterns) run over it; no name recognition.
+- ``pass``: an unsupported-language text is not analysed; a foreign-script
+  run inside a supported text is left as it is. Recorded, never silent.
+"""
+
+AppliedLanguagePolicy = Literal["supported", "block", "patterns_only", "pass"]
+"""Per text: ``supported`` when a configured model covered all of it, else the
+:data:`UnsupportedLanguagePolicy` that was applied."""
+
+UNSUPPORTED_LANGUAGE_ENTITY = "UNSUPPORTED_LANGUAGE"
+"""Entity type of text covered by no model under the ``block`` language policy."""
+
+REDACTION_TOO_LARGE_CODE = "redaction_request_too_large"
+"""``error.code`` of the redactor's 413: more texts, characters or bytes than
+its configured maximum. Not retryable: the same request always fails."""
+
 
 class RedactionPolicy(BaseModel):
     """What the edge does with personal data in a call's texts.
@@ -28,6 +55,9 @@ class RedactionPolicy(BaseModel):
             redactor's configured default.
         reversible: in ``redact`` mode, restore the original values in the
             answer (the mapping stays in the edge's memory for the call).
+        unsupported_language: the :data:`UnsupportedLanguagePolicy` for
+            text no configured model covers; null = the redactor's
+            configured default (``patterns_only`` unless configured).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -36,6 +66,7 @@ class RedactionPolicy(BaseModel):
     entity_types: list[str] | None = None
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     reversible: bool = False
+    unsupported_language: UnsupportedLanguagePolicy | None = None
 
 
 # --- Edge -> redactor HTTP contract: POST /v1/redact ------------------------
@@ -105,6 +136,13 @@ class RedactedText(BaseModel):
         anonymized_text: the text with each detection replaced by its
             placeholder; text between detections is untouched.
         cached: True when the detections came from the shared cache.
+        language: ISO 639-1 code (lower case) detected for the text; null
+            when undetermined (too short or no words: analysed as English)
+            or not analysed (no entity types asked).
+        language_policy: ``supported`` when a configured model covered the
+            whole text, else the :data:`UnsupportedLanguagePolicy` applied
+            to it; null when the text was not analysed (no entity types
+            asked). For the usage event's ``redaction_language_policy``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -113,6 +151,8 @@ class RedactedText(BaseModel):
     detections: list[Detection] = Field(default_factory=list)
     anonymized_text: str
     cached: bool = False
+    language: str | None = None
+    language_policy: AppliedLanguagePolicy | None = None
 
 
 class RedactionCacheStats(BaseModel):
@@ -142,6 +182,8 @@ class RedactResponse(BaseModel):
         model_version: identifies the detector (spaCy model, Presidio
             version, recognizer configuration); part of the cache key.
         analysis_ms: wall time the redactor spent on the request, ms.
+        supported_languages: ISO 639-1 codes that have a model (NER) in
+            this redactor, e.g. ``["en", "fr"]``; empty from older redactors.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -150,3 +192,4 @@ class RedactResponse(BaseModel):
     cache: RedactionCacheStats
     model_version: str
     analysis_ms: float = Field(default=0.0, ge=0.0)
+    supported_languages: list[str] = Field(default_factory=list)

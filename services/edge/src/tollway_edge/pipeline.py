@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import orjson
 from aiohttp import web
 
+from tollway_contracts.catalogue import Prices
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
 from tollway_edge.errors import EdgeError, model_not_allowed, model_not_found, too_large, upstream_error
@@ -148,7 +149,13 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
 
 
 def _answer(
-    state: EdgeState, call: Call, endpoint: Endpoint, status: int, raw: bytes, content_type: str, prices: Any
+    state: EdgeState,
+    call: Call,
+    endpoint: Endpoint,
+    status: int,
+    raw: bytes,
+    content_type: str,
+    prices: Prices,
 ) -> web.Response:
     """A non-streamed answer: parsed once for its usage (and restoration)."""
     if status == 200:

@@ -1,7 +1,8 @@
 """The ledger's composition root: ``create_app(settings)`` builds every adapter.
 
 Resources, in acquire order (released in reverse by aiohttp's cleanup_ctx):
-1. Postgres: migrations (schema ``ledger``), asyncpg pool, partitions for the
+1. Postgres: migrations (schema ``ledger``; with ``migrate_on_start`` off, a
+   check that none is pending), asyncpg pool, partitions for the
    current UTC month and the next ``partition_months_ahead``, and the
    maintenance tasks (partitions ahead, retention, orphan reconciliation; see
    :mod:`tollway_ledger.maintenance`).
@@ -27,7 +28,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tollway_runtime.health import add_health_routes
-from tollway_runtime.migrations import apply_migrations
+from tollway_runtime.migrations import migrate_or_check
 
 from .consumer import LedgerConsumer
 from .handler import DlqLimit
@@ -55,7 +56,9 @@ async def _metrics(request: web.Request) -> web.Response:
 
 async def _postgres(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
-    applied = await asyncio.to_thread(apply_migrations, settings.postgres_dsn, MIGRATIONS_DIR)
+    applied = await asyncio.to_thread(
+        migrate_or_check, settings.postgres_dsn, MIGRATIONS_DIR, migrate=settings.migrate_on_start
+    )
     log.info("migrations_applied", applied=applied)
     pool = await asyncpg.create_pool(
         settings.postgres_dsn, min_size=1, max_size=settings.pool_size, command_timeout=60

@@ -52,6 +52,10 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
         orphan_after_seconds: a call still in flight this long after its
             ``ts_start`` is marked ``orphaned`` (900 s = 15 min).
         orphan_check_interval_seconds: how often orphans are looked for (60 s).
+        migrate_on_start: apply the ``ledger`` migrations at start (default
+            true); false (the Helm chart, whose hook Job runs
+            ``python -m tollway_ledger.migrate``) only checks none is pending
+            and refuses to start otherwise.
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_LEDGER_", extra="ignore", populate_by_name=True)
@@ -81,6 +85,7 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
     retention_interval_seconds: float = Field(default=3600.0, gt=0)
     orphan_after_seconds: float = Field(default=900.0, gt=0)
     orphan_check_interval_seconds: float = Field(default=60.0, gt=0)
+    migrate_on_start: bool = True
 
     @model_validator(mode="after")
     def _rollups_outlive_rows(self) -> LedgerSettings:

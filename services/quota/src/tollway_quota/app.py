@@ -1,7 +1,8 @@
 """The composition root: :func:`create_app` builds every adapter (tests call it too).
 
 Start order (one ``cleanup_ctx``, released in reverse): apply the ``catalog``
-migrations (yoyo, in a thread; a failure stops the start), open the Postgres
+migrations (yoyo, in a thread; a failure stops the start; with
+``migrate_on_start`` off, only check none is pending), open the Postgres
 pool, connect Valkey. ``/readyz`` checks Postgres, Valkey and that the
 migrations were applied.
 
@@ -44,7 +45,7 @@ from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
 from tollway_quota.webhooks import WebhookNotifier
 from tollway_runtime.health import add_health_routes
-from tollway_runtime.migrations import apply_migrations
+from tollway_runtime.migrations import migrate_or_check
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
@@ -77,7 +78,9 @@ def create_app(settings: QuotaSettings) -> web.Application:
     migrated = {"done": False}
 
     async def resources(app: web.Application) -> AsyncIterator[None]:
-        applied = await asyncio.to_thread(apply_migrations, settings.postgres_dsn, MIGRATIONS_DIR)
+        applied = await asyncio.to_thread(
+            migrate_or_check, settings.postgres_dsn, MIGRATIONS_DIR, migrate=settings.migrate_on_start
+        )
         migrated["done"] = True
         log.info("migrations_applied", applied=applied)
         pool = AsyncConnectionPool(

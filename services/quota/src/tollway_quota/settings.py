@@ -55,6 +55,10 @@ class QuotaSettings(
             ``POST /internal/v1/budget-seeds`` (``TOLLWAY_QUOTA_SEED_TOKEN``);
             unset, only the admin token is accepted there. It can only seed
             counters (create-if-absent from the ledger), nothing else.
+        migrate_on_start: apply the ``catalog`` migrations at start
+            (``TOLLWAY_QUOTA_MIGRATE_ON_START``, default true); false (the Helm
+            chart, whose hook Job runs ``python -m tollway_quota.migrate``)
+            only checks none is pending and refuses to start otherwise.
 
     Raises:
         pydantic.ValidationError: ``TOLLWAY_ADMIN_TOKEN`` or
@@ -82,6 +86,7 @@ class QuotaSettings(
     reconcile_grace_seconds: float = Field(default=60.0, ge=0)
     reconcile_lock_ttl_seconds: float = Field(default=120.0, gt=0)
     seed_token: SecretStr | None = None
+    migrate_on_start: bool = True
 
     @field_validator("admin_token", "key_pepper")
     @classmethod

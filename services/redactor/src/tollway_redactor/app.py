@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import orjson
 import redis.asyncio as aioredis
@@ -18,10 +18,10 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from tollway_contracts.errors import error_json
-from tollway_contracts.redaction import REDACT_PATH, RedactRequest
+from tollway_contracts.redaction import REDACT_PATH, REDACTION_TOO_LARGE_CODE, RedactRequest
 from tollway_redactor.cache import DetectionCache
 from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
-from tollway_redactor.service import Redactor
+from tollway_redactor.service import Redactor, UnknownEntityTypes
 from tollway_redactor.settings import RedactorSettings
 from tollway_runtime.health import add_health_routes
 
@@ -39,23 +39,34 @@ def _error(status: int, message: str, code: str, type_: str = "invalid_request_e
 
 
 async def redact_handler(request: web.Request) -> web.Response:
-    """``POST /v1/redact``: 200 ``RedactResponse``; 400 malformed body; 413 over
-    the limits; 503 ``redactor_unavailable`` when the workers cannot answer."""
+    """``POST /v1/redact``: 200 ``RedactResponse``; 400 malformed body
+    (``invalid_redaction_request``) or an entity type no recognizer emits
+    (``unknown_entity_type``); 413
+    ``redaction_request_too_large`` over the limits (texts, characters, body
+    bytes; never retryable); 503 ``redactor_unavailable`` when the workers
+    cannot answer."""
     started = time.perf_counter()
     settings = request.app[SETTINGS]
     try:
-        body = RedactRequest.model_validate(orjson.loads(await request.read()))
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        log.info("redact", status=413, error="body_too_large")
+        return _error(413, "redaction request body too large", REDACTION_TOO_LARGE_CODE)
+    try:
+        body = RedactRequest.model_validate(orjson.loads(raw))
     except (orjson.JSONDecodeError, ValidationError) as exc:
+        # not UTF-8, not JSON (a lone surrogate escape too), wrong shape
         log.info("redact", status=400, error=type(exc).__name__)
         return _error(400, "malformed redaction request", "invalid_redaction_request")
     total_chars = sum(len(t.text) for t in body.texts)
     if len(body.texts) > settings.max_texts or total_chars > settings.max_total_chars:
         log.info("redact", status=413, texts=len(body.texts), chars=total_chars)
-        return _error(
-            413, "too many texts or characters in one redaction request", "redaction_request_too_large"
-        )
+        return _error(413, "too many texts or characters in one redaction request", REDACTION_TOO_LARGE_CODE)
     try:
         answer = await request.app[REDACTOR].redact(body)
+    except UnknownEntityTypes as exc:
+        log.info("redact", status=400, error="unknown_entity_type", entity_types=exc.entity_types)
+        return _error(400, str(exc), "unknown_entity_type")
     except AnalyzerUnavailable:
         log.error("redact", status=503, texts=len(body.texts), chars=total_chars)
         return _error(503, "redactor unavailable", "redactor_unavailable", "api_error")
@@ -72,8 +83,8 @@ async def redact_handler(request: web.Request) -> web.Response:
     return web.Response(body=answer.__pydantic_serializer__.to_json(answer), content_type="application/json")
 
 
-def _log_loaded(pool: AnalyzerPool):  # noqa: ANN202
-    def done(task: asyncio.Task) -> None:
+def _log_loaded(pool: AnalyzerPool) -> Callable[[asyncio.Task[None]], None]:
+    def done(task: asyncio.Task[None]) -> None:
         if task.cancelled():
             return
         if task.exception() is not None:
@@ -107,7 +118,13 @@ def create_app(settings: RedactorSettings) -> web.Application:
                 settings.valkey_url, socket_connect_timeout=0.5, socket_timeout=0.5, health_check_interval=30
             )
             cache = DetectionCache(client, settings.cache_prefix, settings.cache_ttl_seconds)
-        app[REDACTOR] = Redactor(pool, cache, settings.default_entity_types, settings.default_score_threshold)
+        app[REDACTOR] = Redactor(
+            pool,
+            cache,
+            settings.default_entity_types,
+            settings.default_score_threshold,
+            settings.unsupported_language_policy,
+        )
         # Load in the background: /healthz answers at once, /readyz says
         # "model" until every worker has loaded it, /v1/redact answers 503.
         loading = asyncio.create_task(pool.start())

@@ -37,6 +37,24 @@ class Span:
         return self.end - self.start
 
 
+@dataclass
+class TextAnalysis:
+    """What the detector found in one text.
+
+    Attributes:
+        spans: non-overlapping detections sorted by start (code points).
+        language: detected ISO 639-1 code (lower case) of the text, None when
+            undetermined (short or mixed text: the default model was used).
+        language_policy: ``supported`` when a configured model covered all
+            of the text, else the policy applied (``block``,
+            ``patterns_only``, ``pass``).
+    """
+
+    spans: list[Span] = field(default_factory=list)
+    language: str | None = None
+    language_policy: str = "supported"
+
+
 def resolve_overlaps(spans: Iterable[Span]) -> list[Span]:
     """Keep a non-overlapping subset of ``spans``, sorted by start.
 

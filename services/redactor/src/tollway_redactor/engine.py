@@ -27,18 +27,60 @@ import importlib.metadata
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see module doc
 
 import spacy  # noqa: E402
-from presidio_analyzer import AnalyzerEngine, Pattern, PatternRecognizer, RecognizerRegistry  # noqa: E402
+from presidio_analyzer import (  # noqa: E402
+    AnalyzerEngine,
+    EntityRecognizer,
+    Pattern,
+    PatternRecognizer,
+    RecognizerRegistry,
+    RecognizerResult,
+)
 from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, SpacyNlpEngine  # noqa: E402
-from presidio_analyzer.predefined_recognizers import IbanRecognizer, PhoneRecognizer  # noqa: E402
+from presidio_analyzer.predefined_recognizers import (  # noqa: E402
+    EmailRecognizer,
+    IbanRecognizer,
+    PhoneRecognizer,
+)
+from spacy.language import Language  # noqa: E402
+from spacy.tokens import Doc  # noqa: E402
+from spacy.tokens import Span as Span_  # noqa: E402
 
-from tollway_redactor.detection import Span, resolve_overlaps  # noqa: E402
-from tollway_redactor.names import CUE_SCORE, cue_names, extend_person, ner_segments, plausible_person  # noqa: E402
+from tollway_redactor.detection import Span, TextAnalysis, resolve_overlaps  # noqa: E402
+from tollway_redactor.languages import LanguageDetector, foreign_script_runs  # noqa: E402
+from tollway_redactor.names import (  # noqa: E402
+    CUE_SCORE,
+    cue_names,
+    extend_person,
+    ner_segments,
+    plausible_person,
+    trim_labels,
+)
+from tollway_redactor.number_rules import find_cards, phone_candidate_ok  # noqa: E402
+from tollway_redactor.windows import plan_windows  # noqa: E402
 
 LANGUAGE = "en"
+"""Presidio's recognizers are registered once, for ``en``; every text is
+analysed through them whatever its language (patterns do not depend on it),
+with NLP artifacts from the model of the text's own language."""
+
+UNSUPPORTED_ENTITY = "UNSUPPORTED_LANGUAGE"
+"""Entity type covering text that no configured model covers, under the
+``block`` language policy: an edge that blocks on any detection refuses the
+call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
+
+LanguagePolicy = Literal["block", "patterns_only", "pass"]
+
+DETECTOR_REVISION = "2026-12-01.issue11"
+"""Bumped whenever recognizer *code* changes what is detected (the card, phone,
+e-mail and name rules here and in ``number_rules``/``names``): it is part of
+``model_version``, hence of the cache key, so a deploy never serves
+detections cached by the previous rules."""
 
 # Presidio's default mapping (conf/default.yaml), copied so a Presidio upgrade
 # cannot silently change what the small model's labels mean.
@@ -69,7 +111,7 @@ NER_LABELS_TO_IGNORE = [
     "WORK_OF_ART",
 ]
 NER_ENTITY_TYPES = frozenset({"PERSON", "LOCATION", "NRP", "DATE_TIME"})
-_EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter")
+_EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
 
 # Fewest digits a text must hold for a type's recognizers to be able to match
 # (the phone recognizer, the slowest, runs one matcher per region).
@@ -103,6 +145,17 @@ _UK_POSTCODE = rf"(?:,\s*{_CITY},?\s+(?-i:[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}})
 _US_TAIL = rf"{_DIRECTION}{_UNIT}(?:{_US_ZIP}|{_UK_POSTCODE})?"
 _STREET_US = rf"\b\d{{1,5}}[A-Za-z]?\s+(?:{_NAME_WORD}\s+){{0,4}}{_SUFFIX}\b\.?{_US_TAIL}"
 _STREET_EU = r"\b(?-i:[A-Z][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein))\s+\d{1,4}[a-z]?\b(?:,\s*\d{4,5}\s+(?-i:[A-Z][a-zäöüß]+))?"
+_CAP = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]+)"
+_FR_TYPE = r"(?:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|square|passage)"
+_FR_LINK = r"(?:(?:de\s+la|de\s+l['’]|du|des|de|d['’])\s*)?"
+_FR_CITY = rf"(?:,?\s*\d{{5}}\s+{_CAP}(?:[\s\-]{_CAP}){{0,2}})?"
+_STREET_FR = rf"\b\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?-i:{_FR_TYPE})\s+{_FR_LINK}{_CAP}(?:\s+{_FR_LINK}{_CAP}){{0,3}}{_FR_CITY}"
+_ES_TYPE = r"(?:Calle|C/|Avenida|Avda\.?|Av\.|Plaza|Pza\.|Paseo|Camino|Carretera|Ronda|Travesía|Rambla|Vía)"
+_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|del|de)\s+)?"
+_STREET_ES = (
+    rf"(?-i:{_ES_TYPE})\s+{_ES_LINK}{_CAP}(?:\s+{_ES_LINK}{_CAP}){{0,3}},?\s*(?:n\.?º\s*)?\d{{1,4}}(?-i:[A-Z])?\b"
+    rf"(?:,\s*\d{{5}}\s+{_CAP}(?:\s{_CAP})?)?"
+)
 
 BUILTIN_RECOGNIZERS = [
     {
@@ -113,6 +166,8 @@ BUILTIN_RECOGNIZERS = [
             # address) wins over a city or street name tagged PERSON.
             {"name": "street_number_first", "regex": _STREET_US, "score": 0.85},
             {"name": "street_number_last", "regex": _STREET_EU, "score": 0.85},
+            {"name": "street_fr", "regex": _STREET_FR, "score": 0.85},
+            {"name": "street_es", "regex": _STREET_ES, "score": 0.85},
         ],
         "context": [
             "address",
@@ -125,6 +180,10 @@ BUILTIN_RECOGNIZERS = [
             "send",
             "located",
             "home",
+            "adresse",
+            "livraison",
+            "dirección",
+            "domicilio",
         ],
     }
 ]
@@ -137,9 +196,10 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         OSError: the model package is not installed (never downloads).
     """
 
-    def __init__(self, model_name: str) -> None:
+    def __init__(self, model_name: str, extra_models: dict[str, str] | None = None) -> None:
+        self.model_names = {LANGUAGE: model_name, **(extra_models or {})}
         super().__init__(
-            models=[{"lang_code": LANGUAGE, "model_name": model_name}],
+            models=[{"lang_code": lang, "model_name": name} for lang, name in self.model_names.items()],
             ner_model_configuration=NerModelConfiguration(
                 model_to_presidio_entity_mapping=dict(NER_MAPPING),
                 labels_to_ignore=list(NER_LABELS_TO_IGNORE),
@@ -149,18 +209,25 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         self.model_name = model_name
 
     def load(self) -> None:  # noqa: D102 - documented on the class
-        nlp = spacy.load(self.model_name, exclude=list(_EXCLUDED_PIPES))
-        self.nlp = {LANGUAGE: nlp}
+        self.pipelines: dict[str, Language] = {
+            lang: spacy.load(name, exclude=list(_EXCLUDED_PIPES)) for lang, name in self.model_names.items()
+        }
+        self.nlp = self.pipelines  # type: ignore[assignment]  # Presidio's __init__ sets None unannotated: mypy infers None
 
-    def artifacts(self, texts: Sequence[str], ner: bool, prefilter: bool = True) -> list[NlpArtifacts]:
-        """NLP artifacts per text; with ``ner=False`` only the tokenizer runs.
+    def artifacts(
+        self, texts: Sequence[str], ner: bool, prefilter: bool = True, lang: str = LANGUAGE
+    ) -> list[NlpArtifacts]:
+        """NLP artifacts per text from ``lang``'s model; with ``ner=False`` only the tokenizer runs.
+
+        Texts must be shorter than the model's ``max_length`` (the detector
+        windows long text first).
 
         With ``prefilter``, NER runs only on the sentences that
         :func:`tollway_redactor.names.ner_segments` selects (those with a
         capitalised word that is not a common sentence opener); the
         entities are mapped back onto a tokenizer-only Doc of the full text.
         """
-        nlp = self.nlp[LANGUAGE]
+        nlp = self.pipelines[lang]
         if not ner:
             docs = [nlp.make_doc(t) for t in texts]
         elif not prefilter:
@@ -169,7 +236,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
             docs = [nlp.make_doc(t) for t in texts]
             jobs = [(i, start, end) for i, t in enumerate(texts) for start, end in ner_segments(t)]
             seg_docs = nlp.pipe((texts[i][a:b] for i, a, b in jobs), batch_size=64)
-            ents: dict[int, list] = {}
+            ents: dict[int, list[Span_]] = {}
             for (i, start, _), seg in zip(jobs, seg_docs, strict=True):
                 for ent in seg.ents:
                     span = docs[i].char_span(
@@ -184,7 +251,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
                 docs[i].ents = spacy.util.filter_spans(spans)
         return [self._doc_to_nlp_artifact(doc, LANGUAGE) for doc in docs]
 
-    def _doc_to_nlp_artifact(self, doc, language: str) -> NlpArtifacts:  # noqa: ANN001
+    def _doc_to_nlp_artifact(self, doc: Doc, language: str) -> NlpArtifacts:
         entities, scores = self._get_updated_entities(
             self._get_entities(doc), self._get_scores_for_entities(doc)
         )
@@ -212,24 +279,87 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
     matcher can only match inside a run of digits and separators, so it is
     run on each run of at least 7 digits (plus 2 characters either side);
     results are shifted back to text offsets. Context words still raise the
-    score: the analyzer's context enhancer works on the full text.
+    score: the analyzer's context enhancer works on the full text. Runs that
+    are part of an identifier, a date, a version or a GUID are skipped
+    (:func:`tollway_redactor.number_rules.phone_candidate_ok`).
     """
 
-    def analyze(self, text: str, entities, nlp_artifacts=None):  # noqa: ANN001, ANN201, D102
+    CONTEXT = [
+        *PhoneRecognizer.CONTEXT,
+        "tel",
+        "tél",
+        "téléphone",
+        "portable",
+        "appeler",
+        "teléfono",
+        "móvil",
+        "llamar",
+        "llámame",
+    ]
+
+    # Presidio's default regions plus the layouts of the supported and most
+    # common unsupported European languages and Australia; each region is
+    # one more matcher per digit-run window.
+    REGIONS = ("US", "GB", "DE", "FR", "IL", "IN", "CA", "BR", "ES", "IT", "NL", "AU")
+
+    def __init__(self) -> None:
+        super().__init__(context=self.CONTEXT, supported_regions=self.REGIONS)
+
+    def analyze(  # noqa: D102 - documented on the class
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:
         results = []
         for m in _PHONE_CANDIDATE.finditer(text):
             if sum(c.isdigit() for c in m.group()) < 7:
                 continue
+            if not phone_candidate_ok(text, m.start(), m.end()):
+                continue  # an order id, date, version or GUID part (issue 11)
             start = max(0, m.start() - _PHONE_MARGIN)
             end = min(len(text), m.end() + _PHONE_MARGIN)
-            for r in super().analyze(text[start:end], entities, None):
+            for r in super().analyze(text[start:end], entities, None):  # type: ignore[arg-type]  # Presidio's phone recognizer never reads nlp_artifacts
                 r.start += start
                 r.end += start
-                results.append(r)
+                # the matcher may take a part of the run ("041710" of "18.041710")
+                if (r.start, r.end) == (m.start(), m.end()) or phone_candidate_ok(text, r.start, r.end):
+                    results.append(r)
         return results
 
 
-def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
+class AnyDomainEmailRecognizer(EmailRecognizer):
+    """Presidio's e-mail recognizer without rejecting unknown top-level domains.
+
+    Presidio validates the domain against the Public Suffix List, so
+    ``jane@corp.internal`` or ``ops@northwind.example`` scored 0 and passed
+    unredacted; an address on an internal or reserved domain is personal
+    data all the same. A listed domain still scores 1.0, any other keeps
+    the pattern's score (0.5, above the default threshold 0.35).
+    """
+
+    def validate_result(self, pattern_text: str) -> bool | None:  # noqa: D102 - documented on the class
+        return True if super().validate_result(pattern_text) else None
+
+
+class CardRecognizer(EntityRecognizer):
+    """``CREDIT_CARD`` by Luhn over every payment-network issuer range, 12-19 digits,
+    any separators (:func:`tollway_redactor.number_rules.find_cards`); score 1.0.
+
+    Replaces Presidio's ``CreditCardRecognizer`` (13-16 digits, five
+    networks' prefixes: it missed Mastercard's 2-series and 19-digit cards).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["CREDIT_CARD"], name="tollway_card", supported_language=LANGUAGE)
+
+    def load(self) -> None:  # noqa: D102 - nothing to load
+        return None
+
+    def analyze(
+        self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+    ) -> list[RecognizerResult]:  # noqa: D102
+        return [RecognizerResult("CREDIT_CARD", m.start, m.end, 1.0) for m in find_cards(text)]
+
+
+def _pattern_recognizer(cfg: dict[str, Any]) -> PatternRecognizer:
     return PatternRecognizer(
         supported_entity=cfg["entity_type"],
         name=cfg["name"],
@@ -237,7 +367,7 @@ def _pattern_recognizer(cfg: dict) -> PatternRecognizer:
         patterns=[
             Pattern(name=p["name"], regex=p["regex"], score=p["score"]) for p in cfg.get("patterns", [])
         ],
-        context=cfg.get("context") or None,
+        context=list(cfg.get("context") or []),
     )
 
 
@@ -252,9 +382,9 @@ class Detector:
         re.error: a custom recognizer's regex does not compile.
     """
 
-    def __init__(self, config: dict) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         self.ner_prefilter = bool(config.get("ner_prefilter", True))
-        self.nlp_engine = LeanSpacyNlpEngine(config["spacy_model"])
+        self.nlp_engine = LeanSpacyNlpEngine(config["spacy_model"], dict(config.get("language_models", {})))
         self.nlp_engine.load()
         registry = RecognizerRegistry(supported_languages=[LANGUAGE])
         registry.load_predefined_recognizers(languages=[LANGUAGE], nlp_engine=self.nlp_engine)
@@ -266,6 +396,10 @@ class Detector:
         registry.add_recognizer(IbanRecognizer(regex_flags=re.DOTALL | re.MULTILINE))
         registry.remove_recognizer("PhoneRecognizer")
         registry.add_recognizer(WindowedPhoneRecognizer())
+        registry.remove_recognizer("CreditCardRecognizer")
+        registry.add_recognizer(CardRecognizer())
+        registry.remove_recognizer("EmailRecognizer")
+        registry.add_recognizer(AnyDomainEmailRecognizer())
         customs = list(BUILTIN_RECOGNIZERS) if config.get("builtin_recognizers", True) else []
         customs += list(config.get("custom_recognizers", []))
         for cfg in customs:
@@ -283,51 +417,172 @@ class Detector:
         self.analyzer = AnalyzerEngine(
             registry=registry, nlp_engine=self.nlp_engine, supported_languages=[LANGUAGE]
         )
-        nlp = self.nlp_engine.nlp[LANGUAGE]
+        nlp = self.nlp_engine.pipelines[LANGUAGE]
         fingerprint = hashlib.sha256(
-            repr((sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS)).encode()
+            repr(
+                (sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS, DETECTOR_REVISION)
+            ).encode()
         ).hexdigest()[:12]
+        langs = "+".join(
+            f"{lang}:{m.meta.get('name', '?')}-{m.meta.get('version', '?')}"
+            for lang, m in sorted(self.nlp_engine.pipelines.items())
+        )
         self.model_version = (
             f"{nlp.meta.get('name', '?')}-{nlp.meta.get('version', '?')}"
-            f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}"
+            f"/presidio-{importlib.metadata.version('presidio-analyzer')}/cfg-{fingerprint}/{langs}"
         )
+        self.languages = sorted(self.nlp_engine.pipelines)
+        self.entity_types = sorted(set(self.analyzer.get_supported_entities(LANGUAGE)) | {UNSUPPORTED_ENTITY})
+        self._known = frozenset(self.entity_types)
+        self.default_policy: LanguagePolicy = config.get("unsupported_language_policy", "patterns_only")
+        self.window_chars = int(config.get("window_chars", 20_000))
+        self.window_overlap = int(config.get("window_overlap_chars", 1_000))
+        self.language_detector = LanguageDetector() if config.get("detect_language", True) else None
 
     def analyze(
         self, texts: Sequence[str], entity_types: Sequence[str], score_threshold: float
     ) -> list[list[Span]]:
         """Detect ``entity_types`` at or above ``score_threshold`` in each text.
 
+        Same as :meth:`analyze_texts` with the configured language policy,
+        spans only.
+
         Returns:
             Per text, non-overlapping spans sorted by start (code point offsets).
         """
+        return [a.spans for a in self.analyze_texts(texts, entity_types, score_threshold)]
+
+    def analyze_texts(
+        self,
+        texts: Sequence[str],
+        entity_types: Sequence[str],
+        score_threshold: float,
+        language_policy: LanguagePolicy | None = None,
+    ) -> list[TextAnalysis]:
+        """Detections, language and applied language policy for each text.
+
+        Each text is cut into overlapping windows of at most ``window_chars``
+        (:mod:`tollway_redactor.windows`); each window's language is
+        detected and it is analysed with its language's model. Text no model
+        covers (an unsupported language, or a run of a non-Latin script)
+        is handled per ``language_policy`` (None = the configured default):
+
+        - ``patterns_only``: pattern recognizers only (no NER) for an
+          unsupported language; a foreign-script run inside supported text
+          gets the pattern recognizers like the rest, and no NER.
+        - ``block``: the uncovered text is one :data:`UNSUPPORTED_ENTITY`
+          detection (score 1.0) — the whole window for an unsupported
+          language, each run for foreign-script runs.
+        - ``pass``: an unsupported-language window is not analysed at all;
+          foreign-script runs in supported text are left as they are.
+
+        Returns:
+            One :class:`TextAnalysis` per text, in order.
+        """
+        policy: LanguagePolicy = language_policy or self.default_policy
         entity_types = sorted(set(entity_types))
+        units: list[_Unit] = []
+        for ti, text in enumerate(texts):
+            for w in plan_windows(len(text), self.window_chars, self.window_overlap, text):
+                units.append(self._plan_unit(ti, text, w.start, w.end, w.own_start, w.own_end, policy))
+        # one nlp.pipe batch per (model language, NER on/off)
         run_ner = any(e in NER_ENTITY_TYPES for e in entity_types)
-        artifacts = self.nlp_engine.artifacts(texts, ner=run_ner, prefilter=self.ner_prefilter)
-        out: list[list[Span]] = []
-        for text, art in zip(texts, artifacts, strict=True):
-            digits = len(_DIGIT.findall(text))
-            wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0)]
-            if "@" not in text:
-                wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
-            if not wanted or not text.strip():
-                out.append([])
-                continue
-            results = self.analyzer.analyze(
-                text=text,
-                language=LANGUAGE,
-                entities=wanted,
-                score_threshold=score_threshold,
-                nlp_artifacts=art,
+        groups: dict[tuple[str, bool], list[_Unit]] = {}
+        for u in units:
+            if u.analyse:
+                groups.setdefault((u.model_lang, run_ner and u.ner), []).append(u)
+        for (lang, ner), members in groups.items():
+            arts = self.nlp_engine.artifacts(
+                [u.text for u in members], ner=ner, prefilter=self.ner_prefilter, lang=lang
             )
-            spans = [
-                Span(r.entity_type, r.start, r.end, round(float(r.score), 4))
-                for r in results
-                if r.entity_type in wanted
-            ]
-            if "PERSON" in wanted:
-                spans = _person_rules(text, spans, score_threshold)
-            out.append(resolve_overlaps(spans))
+            for u, art in zip(members, arts, strict=True):
+                u.spans.extend(self._analyze_one(u.text, art, entity_types, score_threshold))
+        out = [TextAnalysis() for _ in texts]
+        rank = {"supported": 0, "pass": 1, "patterns_only": 2, "block": 3}
+        weight: list[dict[str | None, int]] = [{} for _ in texts]
+        for u in units:
+            res = out[u.text_index]
+            for sp in u.spans:
+                start = sp.start + u.offset
+                if u.own_start <= start < u.own_end:
+                    res.spans.append(Span(sp.entity_type, start, sp.end + u.offset, sp.score))
+            if rank[u.policy] > rank[res.language_policy]:
+                res.language_policy = u.policy
+            weight[u.text_index][u.language] = weight[u.text_index].get(u.language, 0) + len(u.text)
+        for res, weights in zip(out, weight, strict=True):
+            res.spans = resolve_overlaps(res.spans)
+            known = {k: v for k, v in weights.items() if k is not None}
+            res.language = max(sorted(known), key=lambda k: known[k]) if known else None
         return out
+
+    def _plan_unit(
+        self, ti: int, text: str, start: int, end: int, own_start: int, own_end: int, policy: LanguagePolicy
+    ) -> _Unit:
+        piece = text[start:end]
+        language = self.language_detector.detect(piece) if self.language_detector else None
+        unit = _Unit(ti, piece, start, own_start, own_end, language=language)
+        if language is not None and language not in self.nlp_engine.pipelines:
+            # a language no configured model covers
+            unit.policy = policy
+            unit.model_lang = LANGUAGE
+            unit.ner = False
+            if policy == "block":
+                unit.analyse = False
+                if piece.strip():
+                    unit.spans.append(Span(UNSUPPORTED_ENTITY, 0, len(piece), 1.0))
+            elif policy == "pass":
+                unit.analyse = False
+            return unit
+        unit.model_lang = language or LANGUAGE
+        runs = foreign_script_runs(piece)
+        if runs:
+            unit.policy = policy
+            if policy == "block":
+                unit.spans.extend(Span(UNSUPPORTED_ENTITY, r.start, r.end, 1.0) for r in runs)
+        return unit
+
+    def _analyze_one(
+        self, text: str, art: NlpArtifacts, entity_types: list[str], score_threshold: float
+    ) -> list[Span]:
+        digits = len(_DIGIT.findall(text))
+        # a type no recognizer emits would make Presidio raise: never asked for
+        wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0) and e in self._known]
+        if "@" not in text:
+            wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
+        if not wanted or not text.strip():
+            return []
+        results = self.analyzer.analyze(
+            text=text,
+            language=LANGUAGE,
+            entities=wanted,
+            score_threshold=score_threshold,
+            nlp_artifacts=art,
+        )
+        spans = [
+            Span(r.entity_type, r.start, r.end, round(float(r.score), 4))
+            for r in results
+            if r.entity_type in wanted
+        ]
+        if "PERSON" in wanted:
+            spans = _person_rules(text, spans, score_threshold)
+        return resolve_overlaps(spans)
+
+
+@dataclass
+class _Unit:
+    """One window of one text, and how it is analysed."""
+
+    text_index: int
+    text: str
+    offset: int
+    own_start: int
+    own_end: int
+    language: str | None = None
+    model_lang: str = LANGUAGE
+    ner: bool = True
+    analyse: bool = True
+    policy: str = "supported"
+    spans: list[Span] = field(default_factory=list)
 
 
 def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[Span]:
@@ -335,9 +590,10 @@ def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
-            if not plausible_person(text, s):
+            trimmed = trim_labels(text, s)
+            if trimmed is None or not plausible_person(text, trimmed):
                 continue
-            s = extend_person(text, s)
+            s = extend_person(text, trimmed)
         out.append(s)
     if score_threshold <= CUE_SCORE:
         out.extend(cue_names(text))

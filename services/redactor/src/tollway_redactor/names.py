@@ -25,7 +25,7 @@ from tollway_redactor.detection import Span
 
 CUE_SCORE = 0.6
 
-_NAME_WORD = r"[A-Z][a-zà-ÿß]+(?:[-'’][A-Z]?[a-zà-ÿß]+)*"
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zà-ÿß]+(?:[-'’][A-ZÀ-ÖØ-Þ]?[a-zà-ÿß]+)*"
 STOP_WORDS = frozenset(
     """
     A An The And Or But If So Of In On At To For From With By About As Into Is Are Was Were Be
@@ -38,11 +38,46 @@ STOP_WORDS = frozenset(
     July August September October November December Street Road Avenue Lane Drive Court Way Place
     """.split()
 )
+# Abbreviations and field labels the small model tags as PERSON ("Tel.",
+# "Fax", "Nr.") in letterheads and forms: never a name on their own, and
+# never part of one (issue 11).
+LABEL_WORDS = frozenset(
+    """
+    Tel Tél Tlf Telf Fax Mob Mobile Cell Phone Nr No Nº Str Ext Ref Attn Iban Bic Swift Email E-mail
+    Mail Web Www Url Fon Telefon Teléfono Téléphone Tfno Móvil Portable Handy Bank Account Acct
+    """.split()
+)
+# Imperatives that open a prompt and that the small models tag as PERSON
+# ("Summarise", French "Résume"): never a name on their own.
+COMMAND_WORDS = frozenset(
+    """
+    Summarise Summarize Translate Draft Write Rewrite Explain Résume Résumez Rédige Rédigez Écris
+    Écrivez Envoie Envoyez Traduis Traduisez Corrige Corrigez Explique Expliquez Resume Resuma Redacta
+    Escribe Envía Traduce Explica Corrige Reescribe Appelez Appelle Appelle-moi Appelez-moi Llama Llámame
+    Llámeme Peux Pouvez Puedes
+    """.split()
+)
+# Software a technical text names at a sentence start ("Kafka offset ..."):
+# on their own never a person in a prompt (as part of a longer name they
+# still are: "Mary Jenkins").
+TECH_WORDS = frozenset(
+    """
+    Kafka Redis Valkey Postgres PostgreSQL MySQL SQLite MongoDB Mongo Cassandra Elastic Elasticsearch
+    Kibana Grafana Prometheus Jenkins Ansible Terraform Docker Kubernetes Helm Nginx Apache Linux
+    Ubuntu Debian Windows GitHub GitLab Jira Slack Python Django Flask Spark Hadoop Airflow React
+    Angular Vue Node Rust Java Kotlin Scala Ruby Rails Perl Tollway Presidio Lingua Celery Gunicorn
+    Uvicorn Pandas Numpy NumPy Spacy Tiktoken OpenAI Anthropic Claude Gemini Llama Mistral Copilot
+    """.split()
+)
+STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS
+NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS
 
 _CUE = re.compile(
     r"(?:(?<=\W)|^)(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
     r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|mr\.?|mrs\.?|ms\.?|dr\.?|prof\.?|"
-    r"love|regards|cheers|best|sincerely)[,:]?\s+"
+    r"love|regards|cheers|best|sincerely|"
+    r"bonjour|bonsoir|salut|cher|chère|merci|je\s+m['’]appelle|je\s+suis|"
+    r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy)[,:]?\s+"
     rf"(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})"
 )
 _LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD})\s+$")
@@ -84,6 +119,33 @@ def plausible_person(text: str, span: Span) -> bool:
     return not _NOT_NAME.search(text[span.start : span.end])
 
 
+_WORD = re.compile(r"[^\s.,:;]+[.]?")
+
+
+def trim_labels(text: str, span: Span) -> Span | None:
+    """``span`` without leading/trailing :data:`NOT_NAME_WORDS` ("Tel. Jane Roe" -> "Jane Roe").
+
+    Returns None when nothing but label words (and punctuation) is left.
+    """
+    words = [
+        (m.start() + span.start, m.end() + span.start) for m in _WORD.finditer(text[span.start : span.end])
+    ]
+
+    def is_label(w: tuple[int, int]) -> bool:
+        return text[w[0] : w[1]].rstrip(".").strip("'’") in NOT_NAME_WORDS
+
+    while words and is_label(words[0]):
+        words.pop(0)
+    while words and is_label(words[-1]):
+        words.pop()
+    if not words:
+        return None
+    start, end = words[0][0], words[-1][1]
+    if (start, end) == (span.start, span.end):
+        return span
+    return Span(span.entity_type, start, end, span.score)
+
+
 # Words that commonly open a sentence and are not names: a sentence whose only
 # capitalised word is one of these (or "I") does not need NER.
 OPENERS = STOP_WORDS | frozenset(
@@ -97,7 +159,7 @@ OPENERS = STOP_WORDS | frozenset(
     """.split()
 )
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s|$)|\n|$)")  # a dot inside an e-mail does not end it
-_CAP_WORD = re.compile(r"(?<![\w@.])[A-Z][a-zà-ÿß'’]+")
+_CAP_WORD = re.compile(r"(?<![\w@.])[A-ZÀ-ÖØ-Þ][a-zà-ÿß'’]+")
 
 
 def ner_segments(text: str) -> list[tuple[int, int]]:

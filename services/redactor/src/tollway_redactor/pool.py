@@ -19,35 +19,59 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any, cast
 
-from tollway_redactor.detection import Span
+from tollway_redactor.detection import Span, TextAnalysis
 
-_DETECTOR = None  # the worker's Detector, set by _init_worker
+if TYPE_CHECKING:
+    from tollway_redactor.engine import Detector, LanguagePolicy
+
+_DETECTOR: Detector | None = None  # the worker's Detector, set by _init_worker
+
+_Wire = tuple[list[tuple[str, int, int, float]], str | None, str]
+"""A TextAnalysis as plain data between processes: (spans, language, policy)."""
 
 
-def _init_worker(config: dict, barrier) -> None:  # noqa: ANN001 - multiprocessing Barrier proxy
+def _detector() -> Detector:
+    if _DETECTOR is None:
+        raise RuntimeError("worker not initialised")
+    return _DETECTOR
+
+
+def _init_worker(config: dict[str, Any], barrier: Any) -> None:  # noqa: ANN401 - a multiprocessing Barrier proxy
     global _DETECTOR
     # One thread per worker process: the pool already uses every core.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from tollway_redactor.engine import Detector
+    from tollway_redactor import engine
 
-    _DETECTOR = Detector(config)
+    _DETECTOR = engine.Detector(config)
     _DETECTOR.analyze(
-        ["warm up: Jane Doe, jane@example.com, +1 415 555 0134"],
+        [
+            "warm up: Jane Doe, jane@example.com, +1 415 555 0134",
+            "Bonjour, je m'appelle Camille Martin et voici mon numéro : 06 12 34 56 78.",
+        ],
         ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"],
         0.5,
     )
     barrier.wait(timeout=600)
 
 
-def _model_version() -> str:
-    return _DETECTOR.model_version
+def _model_version() -> tuple[str, list[str], list[str]]:
+    detector = _detector()
+    return detector.model_version, list(detector.languages), list(detector.entity_types)
 
 
-def _analyze(texts: list[str], entity_types: list[str], threshold: float) -> list[list[tuple]]:
-    spans = _DETECTOR.analyze(texts, entity_types, threshold)
-    return [[(s.entity_type, s.start, s.end, s.score) for s in per_text] for per_text in spans]
+def _analyze(
+    texts: list[str], entity_types: list[str], threshold: float, language_policy: str | None
+) -> list[_Wire]:
+    # the policy was validated against the contract's Literal by the handler
+    policy = cast("LanguagePolicy | None", language_policy)
+    analyses = _detector().analyze_texts(texts, entity_types, threshold, policy)
+    return [
+        ([(s.entity_type, s.start, s.end, s.score) for s in a.spans], a.language, a.language_policy)
+        for a in analyses
+    ]
 
 
 class AnalyzerUnavailable(RuntimeError):
@@ -62,11 +86,13 @@ class AnalyzerPool:
         workers: number of processes (>= 1).
     """
 
-    def __init__(self, config: dict, workers: int) -> None:
+    def __init__(self, config: dict[str, Any], workers: int) -> None:
         self._config = config
         self.workers = max(1, workers)
         self._executor: ProcessPoolExecutor | None = None
         self.model_version: str | None = None
+        self.languages: list[str] = []
+        self.entity_types: list[str] = []
         self.broken = False
         self._loaded = asyncio.Event()
 
@@ -89,10 +115,10 @@ class AnalyzerPool:
         versions = await asyncio.gather(
             *(loop.run_in_executor(self._executor, _model_version) for _ in range(self.workers))
         )
-        self.model_version = versions[0]
+        self.model_version, self.languages, self.entity_types = versions[0]
         self._loaded.set()
 
-    async def wait_ready(self, timeout: float = 300.0) -> None:
+    async def wait_ready(self, timeout: float = 300.0) -> None:  # noqa: ASYNC109 - a plain bound for tests and benchmarks, applied with wait_for
         """Wait until :meth:`start` has finished (tests, benchmarks).
 
         Raises:
@@ -106,9 +132,13 @@ class AnalyzerPool:
         return self.model_version is not None and not self.broken
 
     async def analyze(
-        self, texts: Sequence[str], entity_types: Sequence[str], threshold: float
-    ) -> list[list[Span]]:
-        """Detections per text, computed in the workers.
+        self,
+        texts: Sequence[str],
+        entity_types: Sequence[str],
+        threshold: float,
+        language_policy: str | None = None,
+    ) -> list[TextAnalysis]:
+        """Detections, language and applied language policy per text, computed in the workers.
 
         Large batches are split into up to ``workers`` chunks of similar
         character counts so one big request uses every core.
@@ -125,14 +155,20 @@ class AnalyzerPool:
         try:
             parts = await asyncio.gather(
                 *(
-                    loop.run_in_executor(self._executor, _analyze, chunk, list(entity_types), threshold)
+                    loop.run_in_executor(
+                        self._executor, _analyze, chunk, list(entity_types), threshold, language_policy
+                    )
                     for chunk in chunks
                 )
             )
         except BrokenProcessPool as exc:
             self.broken = True
             raise AnalyzerUnavailable("an analyzer worker died") from exc
-        return [[Span(*t) for t in per_text] for part in parts for per_text in part]
+        return [
+            TextAnalysis([Span(*t) for t in spans], language, policy)
+            for part in parts
+            for spans, language, policy in part
+        ]
 
     async def close(self) -> None:
         """Stop the workers (waits for running analyses)."""

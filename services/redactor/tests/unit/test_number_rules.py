@@ -1,0 +1,119 @@
+"""Cards by Luhn over every issuer range; phone candidates that are not ids (issue 11)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tollway_redactor.number_rules import find_cards, issuer_range, luhn_valid, phone_candidate_ok
+
+pytestmark = pytest.mark.unit
+
+
+def cards(text: str) -> list[str]:
+    return [text[m.start : m.end] for m in find_cards(text)]
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        "2221 0000 0000 0009",  # Mastercard 2-series
+        "2221000000000009",
+        "4000000000000000006",  # 19-digit Visa
+        "6200000000000000000",  # 19-digit UnionPay
+        "4111-1111-1111-1111",
+        "4111.1111.1111.1111",
+        "4111\u00a01111\u00a01111\u00a01111",
+        "3782 822463 10005",  # Amex 4-6-5
+        "3056 930902 5904",  # Diners 14
+        "6759 6498 2643 8453",  # Maestro
+        "501800000009",  # Maestro, 12 digits
+        "3530 1113 3330 0000",  # JCB
+        "6011 1111 1111 1117",  # Discover
+        "2200 0000 0000 0004",  # Mir
+    ],
+)
+def test_cards_over_every_issuer_range_and_separator(number):
+    assert cards(f"my card is {number}, thanks") == [number]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4111 1111 1111 1112",  # Luhn fails
+        "9111 1111 1111 1116",  # no payment network starts with 9 (except Troy 9792)
+        "order id=4111111111111111",  # an id, no card word
+        "41111 11111",  # too short
+        "4111 1111-1111.1111",  # mixed separators
+        "scores 4 5 3 4 5 3 4 5 3 4 5 3 4",
+        "+44 20 7946 0958",
+        "1234567890123456789012",  # too long a run
+        "pids 49313 11893 52161",  # Luhn-valid 15 digits starting with 4, but no card layout
+        "4000 0000 0000 00",  # Visa issues 13, 16 and 19 digits only
+    ],
+)
+def test_not_cards(text):
+    assert cards(text) == []
+
+
+def test_card_followed_by_more_digits_keeps_the_card():
+    assert cards("4111 1111 1111 1111 2025") == ["4111 1111 1111 1111"]
+    assert cards("card id=4111111111111111") == ["4111111111111111"]
+
+
+def test_luhn_and_ranges():
+    assert luhn_valid("79927398713") and not luhn_valid("79927398710")
+    assert issuer_range("2221000000000009") and issuer_range("2720990000000007")
+    assert not issuer_range("2220990000000000") and not issuer_range("2721000000000000")
+    assert issuer_range("4000000000000000006") and not issuer_range("400000000000")
+
+
+@given(st.text(alphabet="0123456789 -./\u00a0abc#=", max_size=80))
+def test_find_cards_spans_are_luhn_valid_digit_runs(text):
+    for m in find_cards(text):
+        digits = "".join(c for c in text[m.start : m.end] if c.isdigit())
+        assert 12 <= len(digits) <= 19 and luhn_valid(digits) and issuer_range(digits)
+        assert text[m.start].isdigit() and text[m.end - 1].isdigit()
+
+
+def _ok(text: str, run: str) -> bool:
+    i = text.index(run)
+    return phone_candidate_ok(text, i, i + len(run))
+
+
+@pytest.mark.parametrize(
+    ("text", "run"),
+    [
+        ("Your order ORD-2024-000123 has shipped", "2024-000123"),
+        ("guid 123e4567-e89b-12d3-a456-426614174000", "426614174000"),
+        ("Order #2024-000123-77 split", "2024-000123-77"),
+        ("released 2024-05-03 12:30", "2024-05-03"),
+        ("build 20240503.1230", "20240503.1230"),
+        ("Windows 10.0.19045.3803", "10.0.19045.3803"),
+        ("seq=631521654 offset", "631521654"),
+        ("Tracking number 021796984477 for", "021796984477"),
+        ("Kafka offset 0918344916021 on", "0918344916021"),
+        ("host 192.168.100.200 down", "192.168.100.200"),
+        ('{"user_id": 049892734, "x": 1}', "049892734"),
+        ("created 1607428079 by cron", "1607428079"),
+        ("coordinates 49.131570, 166.535680", "166.535680"),
+        ("port range 11428-49088, pids 49313", "11428-49088"),
+    ],
+)
+def test_phone_candidates_that_are_ids(text, run):
+    assert not _ok(text, run)
+
+
+@pytest.mark.parametrize(
+    ("text", "run"),
+    [
+        ("Tel. +44 20 7946 0958", "+44 20 7946 0958"),
+        ("call (212) 555-0199 now", "(212) 555-0199"),
+        ("phone=4155550134", "4155550134"),
+        ("Mon numéro : 06.12.34.56.78", "06.12.34.56.78"),
+        ("ring 415.555.0134", "415.555.0134"),
+    ],
+)
+def test_phone_candidates_that_stand_alone(text, run):
+    assert _ok(text, run)
