@@ -74,9 +74,9 @@ def machine_facts() -> dict:
     os_name = ""
     try:
         os_name = next(
-            l.split("=", 1)[1].strip('"')
-            for l in Path("/etc/os-release").read_text().splitlines()
-            if l.startswith("PRETTY_NAME=")
+            ln.split("=", 1)[1].strip('"')
+            for ln in Path("/etc/os-release").read_text().splitlines()
+            if ln.startswith("PRETTY_NAME=")
         )
     except (OSError, StopIteration):
         pass

@@ -124,7 +124,7 @@ def run_wrk(
             proc.returncode = os.waitstatus_to_exitcode(status)
         text = out_path.read_text(errors="replace")
     res.loadgen_cpu_s = rusage_cpu_s(ru)
-    line = next((l for l in text.splitlines() if l.startswith("BENCHJSON ")), None)
+    line = next((ln for ln in text.splitlines() if ln.startswith("BENCHJSON ")), None)
     if line is None:
         res.failure = f"wrk exited {proc.returncode}: {text.strip()[-400:]}"
         return res

@@ -541,7 +541,9 @@ def render(results: dict) -> str:
                 f"({_f(prof.get('load_rps'))} req/s); {prof['samples']} samples; raw stacks in `{prof['file']}`.\n"
             )
             w("| self: function | share | inclusive: function | share |\n|---|---|---|---|")
-            for a, b in zip(prof["self"], prof["inclusive"]):
+            for a, b in zip(
+                prof["self"], prof["inclusive"], strict=False
+            ):  # the two top lists may differ in length
                 w(
                     f"| `{a['function']}` | {a['share'] * 100:.1f}% | `{b['function']}` | {b['share'] * 100:.1f}% |"
                 )

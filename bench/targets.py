@@ -539,7 +539,7 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
         "--num_workers",
         str(workers),
     ]
-    t.command = "litellm --config litellm.yaml --host 127.0.0.1 --port %d --num_workers %d" % (port, workers)
+    t.command = f"litellm --config litellm.yaml --host 127.0.0.1 --port {port} --num_workers {workers}"
     log = logdir / "litellm.log"
     t.proc = subprocess.Popen(
         argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=logdir

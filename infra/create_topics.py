@@ -20,9 +20,9 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from tollway_contracts.topics import ALL_TOPICS
 
 
-async def _connect(servers: str, timeout: float) -> AIOKafkaAdminClient:
+async def _connect(servers: str, wait_s: float) -> AIOKafkaAdminClient:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + wait_s
     while True:
         admin = AIOKafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10_000)
         try:
@@ -32,14 +32,14 @@ async def _connect(servers: str, timeout: float) -> AIOKafkaAdminClient:
         except (KafkaError, OSError) as exc:
             await admin.close()
             if loop.time() > deadline:
-                raise SystemExit(f"Kafka at {servers} not answering after {timeout:.0f}s: {exc!r}") from exc
+                raise SystemExit(f"Kafka at {servers} not answering after {wait_s:.0f}s: {exc!r}") from exc
             await asyncio.sleep(0.5)
 
 
-async def _wait_described(admin: AIOKafkaAdminClient, names: list[str], timeout: float) -> dict[str, dict]:
+async def _wait_described(admin: AIOKafkaAdminClient, names: list[str], wait_s: float) -> dict[str, dict]:
     """Describe the topics until every partition has a leader (new topics take a moment)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + wait_s
     while True:
         by_name = {d["topic"]: d for d in await admin.describe_topics(names)}
         ready = all(
@@ -54,8 +54,8 @@ async def _wait_described(admin: AIOKafkaAdminClient, names: list[str], timeout:
         await asyncio.sleep(0.2)
 
 
-async def create_topics(servers: str, timeout: float) -> int:
-    admin = await _connect(servers, timeout)
+async def create_topics(servers: str, wait_s: float) -> int:
+    admin = await _connect(servers, wait_s)
     try:
         existing = set(await admin.list_topics())
         wanted = [t for t in ALL_TOPICS if t.name not in existing]
@@ -74,7 +74,7 @@ async def create_topics(servers: str, timeout: float) -> int:
                 print(f"created {topic.name} ({topic.partitions} partitions)")
             except TopicAlreadyExistsError:
                 pass
-        by_name = await _wait_described(admin, [t.name for t in ALL_TOPICS], timeout)
+        by_name = await _wait_described(admin, [t.name for t in ALL_TOPICS], wait_s)
         problems = 0
         for topic in ALL_TOPICS:
             d = by_name.get(topic.name)

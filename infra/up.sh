@@ -114,6 +114,9 @@ BEGIN
     CREATE ROLE tollway_token_verifier NOLOGIN;
   END IF;
 END $$;
+-- Tests drop their fresh databases WITH (FORCE); under load an autovacuum
+-- worker may be in one, and terminating it needs pg_signal_backend.
+GRANT pg_signal_backend TO tollway;
 SELECT 'CREATE DATABASE tollway OWNER tollway'
  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'tollway') \gexec
 SQL

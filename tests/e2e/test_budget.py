@@ -24,11 +24,11 @@ BUDGET_MICRO_USD = 180
 
 
 async def _ledger_rows(
-    db: asyncpg.Connection, request_ids: list[str], timeout: float = 30.0
+    db: asyncpg.Connection, request_ids: list[str], within_s: float = 30.0
 ) -> list[asyncpg.Record]:
     """Wait until every call has a terminal row; return the rows."""
     ids = [uuid.UUID(r) for r in request_ids]
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     while True:
         rows = await db.fetch(
             "SELECT request_id, status, status_code, cost_micro_usd FROM ledger.usage_records"

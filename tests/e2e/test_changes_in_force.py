@@ -55,18 +55,18 @@ async def _chat(edge: httpx.AsyncClient, key: str, model: str) -> httpx.Response
 
 
 async def _first(
-    edge: httpx.AsyncClient, key: str, model: str, want: int, *, timeout: float = 5.0
+    edge: httpx.AsyncClient, key: str, model: str, want: int, *, within_s: float = 5.0
 ) -> tuple[float, list[int]]:
     """Call until the edge answers ``want``; return (seconds since now, statuses seen)."""
     t0 = time.monotonic()
     seen: list[int] = []
-    while time.monotonic() - t0 < timeout:
+    while time.monotonic() - t0 < within_s:
         r = await _chat(edge, key, model)
         seen.append(r.status_code)
         if r.status_code == want:
             return time.monotonic() - t0, seen
         await asyncio.sleep(0.02)
-    pytest.fail(f"no {want} within {timeout} s; statuses {seen}")
+    pytest.fail(f"no {want} within {within_s} s; statuses {seen}")
 
 
 async def _revoke(admin: httpx.AsyncClient, key_id: str) -> None:

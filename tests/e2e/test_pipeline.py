@@ -28,10 +28,10 @@ LEDGER_COLUMNS = (
 
 
 async def _ledger_row(
-    db: asyncpg.Connection, request_id: str, *, status: str = "completed", timeout: float = 20.0
+    db: asyncpg.Connection, request_id: str, *, status: str = "completed", within_s: float = 20.0
 ) -> asyncpg.Record:
     """Wait until the ledger holds the call with ``status``; return its row."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     while True:
         row = await db.fetchrow(
             f"SELECT {LEDGER_COLUMNS} FROM ledger.usage_records WHERE request_id = $1",

@@ -7,12 +7,20 @@ import uuid
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import msgspec
 import pytest
 from pydantic import ValidationError
 
 from tollway_contracts import keys
 from tollway_contracts.catalogue import Catalogue, Prices, load_catalogue
-from tollway_contracts.events import UsageEvent, format_ts, parse_usage_event
+from tollway_contracts.events import (
+    UsageEvent,
+    decode_usage_event,
+    encode_usage_event,
+    format_ts,
+    parse_usage_event,
+    validate_produced,
+)
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_contracts.schema_export import SCHEMA_DIR, render, schemas
 
@@ -26,10 +34,15 @@ REPO = ROOT.parents[1]
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_is_a_valid_strict_event(path: Path) -> None:
     data = json.loads(path.read_text())
-    event = UsageEvent.model_validate(data)
+    event = validate_produced(data)
     # Round trip through the wire format keeps every field.
     again = parse_usage_event(event.to_json())
-    assert again.model_dump() == event.model_dump()
+    assert msgspec.structs.asdict(again) == msgspec.structs.asdict(event)
+    # ... and writes every field with the meaning of the example's.
+    wire = json.loads(encode_usage_event(event))
+    assert list(wire) == list(UsageEvent.__struct_fields__)
+    assert {k: v for k, v in wire.items() if k in data} == data
+    assert all(wire[k] in (None, 0, False) for k in wire.keys() - data.keys())
 
 
 def test_examples_exist_for_each_type() -> None:
@@ -44,7 +57,7 @@ def test_committed_schemas_match_models() -> None:
         )
 
 
-def _event(**over):
+def _event(**over: object) -> UsageEvent:
     base = dict(
         type="completed",
         request_id=uuid.uuid4(),
@@ -57,18 +70,39 @@ def _event(**over):
         completion_tokens=2,
     )
     base.update(over)
-    return UsageEvent(**base)
+    return UsageEvent(**base)  # type: ignore[arg-type]  # test helper: keyword overrides of any field
+
+
+def _produce(**over: object) -> bytes:
+    return encode_usage_event(_event(**over))
 
 
 def test_producer_is_strict_about_unknown_fields_and_types() -> None:
-    with pytest.raises(ValidationError):
-        _event(surprise=1)
-    with pytest.raises(ValidationError):
-        _event(prompt_tokens=-1)
-    with pytest.raises(ValidationError):
-        _event(ts_start=datetime(2026, 1, 1))  # naive
-    with pytest.raises(ValidationError):
-        _event(type="started")  # tokens on started
+    # The Struct refuses unknown fields and shapes on construction (TypeError,
+    # ValueError); the strict encoder refuses wrong types and bounds
+    # (msgspec.ValidationError, a ValueError).
+    with pytest.raises(TypeError):
+        _produce(surprise=1)
+    with pytest.raises(msgspec.ValidationError):
+        _produce(prompt_tokens=-1)
+    with pytest.raises(msgspec.ValidationError):
+        _produce(prompt_tokens="1")
+    with pytest.raises(ValueError):
+        _produce(ts_start=datetime(2026, 1, 1))  # naive
+    with pytest.raises(ValueError):
+        _produce(type="started")  # tokens on started
+    # The same checks on what a producer emitted as JSON.
+    raw = json.loads(_produce())
+    for bad in (
+        {"surprise": 1},
+        {"prompt_tokens": -1},
+        {"prompt_tokens": "1"},
+        {"ts_start": "2026-01-01T00:00:00"},
+    ):
+        with pytest.raises(msgspec.ValidationError):
+            validate_produced({**raw, **bad})
+    with pytest.raises(msgspec.ValidationError):
+        validate_produced({**raw, "reservation": {"key:k": {"tokens": 1, "surprise": 2}}})
 
 
 def test_consumer_is_tolerant_of_unknown_fields() -> None:
@@ -94,6 +128,44 @@ def test_timestamps_are_utc_rfc3339_with_microseconds() -> None:
     wire = json.loads(event.to_json())
     assert wire["ts_start"] == "2026-11-30T23:00:00.000005Z"
     assert format_ts(datetime(2026, 1, 1, tzinfo=UTC)) == "2026-01-01T00:00:00.000000Z"
+    # Whole seconds still carry six digits on the wire (msgspec alone omits them).
+    whole = _event(
+        ts_start=datetime(2026, 12, 1, tzinfo=UTC), ts_end=datetime(2026, 12, 1, 0, 0, 1, tzinfo=plus2)
+    )
+    wire = json.loads(whole.to_json())
+    assert (wire["ts_start"], wire["ts_end"]) == (
+        "2026-12-01T00:00:00.000000Z",
+        "2026-11-30T22:00:01.000000Z",
+    )
+    assert decode_usage_event(whole.to_json()) == whole
+
+
+def test_consumer_reads_every_field_and_coerces_like_before() -> None:
+    event = _event(
+        team_id="tm",
+        user_id="us",
+        provider="p",
+        upstream_model="u",
+        stream=True,
+        status_code=200,
+        error_type="x",
+        attempts=2,
+        cached_tokens=1,
+        reasoning_tokens=0,
+        total_tokens=3,
+        cost_micro_usd=9,
+        latency_ms=1.5,
+        ttft_ms=0.5,
+        overhead_ms=0.25,
+        trace_id="tr",
+    )
+    assert decode_usage_event(event.to_json()) == event
+    raw = json.loads(event.to_json())
+    raw["status_code"] = 200.0  # lax, as the pydantic consumer was
+    assert decode_usage_event(json.dumps(raw)).status_code == 200
+    raw["status_code"] = 200.5
+    with pytest.raises(msgspec.ValidationError):
+        decode_usage_event(json.dumps(raw))
 
 
 def test_cost_rounds_up_once_per_call_in_integers() -> None:

@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 from aiohttp import web
 
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import RedactionSummary, ScopeReservation, UsageEvent
 
 BASE_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
 KAFKA = "127.0.0.1:9092"
@@ -131,7 +131,9 @@ def make_call(
         stream=bool(i % 2),
         trace_id=f"trace-{i}",
     )
-    started = UsageEvent(type="started", reservation={"key": {"tokens": 100, "cost_micro_usd": 50}}, **common)
+    started = UsageEvent(
+        type="started", reservation={"key": ScopeReservation(tokens=100, cost_micro_usd=50)}, **common
+    )
     if failed:
         terminal = UsageEvent(
             type="failed",
@@ -158,27 +160,27 @@ def make_call(
             latency_ms=40.0 * i + 10,
             ttft_ms=5.0,
             overhead_ms=1.0,
-            redaction={
-                "mode": "redact",
-                "entities": {"PERSON": 1},
-                "cache_hit": False,
-                "cached_texts": 0,
-                "total_texts": 1,
-                "duration_ms": 2.0,
-            },
+            redaction=RedactionSummary(
+                mode="redact",
+                entities={"PERSON": 1},
+                cache_hit=False,
+                cached_texts=0,
+                total_texts=1,
+                duration_ms=2.0,
+            ),
             **common,
         )
     return started, terminal
 
 
-async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.1) -> None:
-    """Poll an async predicate until true; fail the test after ``timeout`` seconds."""
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_until(predicate, within: float = 30.0, interval: float = 0.1) -> None:
+    """Poll an async predicate until true; fail the test after ``within`` seconds."""
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         if await predicate():
             return
         if asyncio.get_running_loop().time() > deadline:
-            pytest.fail(f"condition not met within {timeout} s")
+            pytest.fail(f"condition not met within {within} s")
         await asyncio.sleep(interval)
 
 

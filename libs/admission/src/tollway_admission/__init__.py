@@ -15,29 +15,50 @@ from tollway_admission.admission import (
     SeedProvider,
     SeedRequest,
     SettleResult,
-    applicable,
     openai_duration,
 )
 from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
+from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
+from tollway_admission.urls import (
+    VALKEY_UNAVAILABLE,
+    ValkeyClient,
+    ValkeyTarget,
+    drop_idle_connections,
+    mask_url,
+    node_url,
+    parse_valkey_url,
+    valkey_client,
+)
 
 __all__ = [
     "Admission",
     "AdmitResult",
     "BudgetUsage",
+    "CheckKind",
     "Clock",
     "ExpiredReservation",
     "ExtendResult",
     "LimitCheck",
     "PipelinedClient",
+    "PlannedCheck",
     "Reservation",
     "SeedProvider",
     "SeedRequest",
     "SettleResult",
+    "VALKEY_UNAVAILABLE",
+    "ValkeyClient",
+    "ValkeyTarget",
     "Window",
     "applicable",
+    "drop_idle_connections",
+    "mask_url",
     "minute_window",
+    "node_url",
     "openai_duration",
+    "parse_valkey_url",
     "period_window",
+    "plan",
     "utc_now",
+    "valkey_client",
 ]

@@ -1,8 +1,8 @@
 """The Python face of the admission scripts (``lua/*.lua``).
 
-:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node,
-or anything that routes a one-slot script correctly). Scripts are loaded once
-(``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
+:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node)
+or ``RedisCluster`` (a cluster: each script touches one tenant's hash slot).
+Scripts are loaded once (``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
 ``EVALSHA``; a ``NOSCRIPT`` reply (Valkey restarted or failed over) reloads
 the script and retries once.
 
@@ -43,23 +43,25 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import orjson
-from redis.asyncio import Redis
+from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
-from tollway_admission.periods import Clock, Window, minute_window, period_window, utc_now
+from tollway_admission.periods import Clock, Window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient
+from tollway_admission.plan import CheckKind, plan
+from tollway_admission.plan import applicable as applicable  # re-exported: its old home
+from tollway_admission.urls import ValkeyClient
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 
-CheckKind = Literal["requests", "tokens", "concurrency", "budget"]
 Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
 SeedProvider = Callable[[Limit, Window], Awaitable[int]]
 """``async (limit, period window) -> spent micro-USD`` for that scope and period."""
@@ -71,7 +73,6 @@ _LUA_KIND: dict[CheckKind, str] = {
     "budget": "budget",
 }
 _OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
-_WINDOW_GRACE = timedelta(seconds=60)
 _SEED_MEMORY_SECONDS = 1.0
 
 
@@ -243,9 +244,13 @@ class AdmitResult:
             name = f"{c.limit.scope}:{c.limit.scope_id}"
             prev = out.get(name, ScopeReservation())
             if c.kind == "tokens":
-                prev = prev.model_copy(update={"tokens": max(prev.tokens, c.requested)})
+                prev = ScopeReservation(
+                    tokens=max(prev.tokens, c.requested), cost_micro_usd=prev.cost_micro_usd
+                )
             else:
-                prev = prev.model_copy(update={"cost_micro_usd": max(prev.cost_micro_usd, c.requested)})
+                prev = ScopeReservation(
+                    tokens=prev.tokens, cost_micro_usd=max(prev.cost_micro_usd, c.requested)
+                )
             out[name] = prev
         return out
 
@@ -341,17 +346,14 @@ def openai_duration(seconds: float) -> str:
     return f"{s}s"
 
 
-def applicable(limits: Iterable[Limit], model: str | None) -> list[Limit]:
-    """The limits that apply to a call of ``model``: unnarrowed ones and those
-    narrowed to exactly that model."""
-    return [lim for lim in limits if lim.model is None or lim.model == model]
-
-
 class Admission:
     """Admission, extension, release, settlement and seeding of reservations.
 
     Args:
-        client: ``redis.asyncio.Redis`` (bytes or decoded responses).
+        client: ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes or decoded
+            responses; :func:`tollway_admission.valkey_client` builds the right
+            one from a URL). On a cluster every script's keys share the
+            tenant's hash slot, so redis-py routes each call to one node.
         clock: returns the current aware datetime; minute windows, budget
             periods and deadlines all derive from it.
         reservation_ttl: default time a reservation holds before it expires
@@ -380,7 +382,7 @@ class Admission:
 
     def __init__(
         self,
-        client: Redis,
+        client: ValkeyClient,
         *,
         clock: Clock = utc_now,
         reservation_ttl: timedelta = timedelta(minutes=10),
@@ -429,62 +431,6 @@ class Admission:
             return await self._r.evalsha(script.sha, len(keys), *keys, *args)
 
     # -- admit -------------------------------------------------------------
-
-    def _plan(
-        self, tenant_id: str, limits: Sequence[Limit], model: str | None, now: datetime
-    ) -> list[tuple[CheckKind, Limit, int, str, float, int, Window | None]]:
-        """(kind, limit, value, key, reset_seconds, counter expiry ms, period) per check."""
-        minute = minute_window(now)
-        minute_s = int(minute.start.timestamp())
-        minute_reset = (minute.end - now).total_seconds()
-        minute_expire = _ms(minute.end + _WINDOW_GRACE)
-        plan: list[tuple[CheckKind, Limit, int, str, float, int, Window | None]] = []
-        for lim in applicable(limits, model):
-            if lim.requests_per_minute is not None:
-                plan.append(
-                    (
-                        "requests",
-                        lim,
-                        lim.requests_per_minute,
-                        K.rpm_key(tenant_id, lim, minute_s),
-                        minute_reset,
-                        minute_expire,
-                        None,
-                    )
-                )
-            if lim.tokens_per_minute is not None:
-                plan.append(
-                    (
-                        "tokens",
-                        lim,
-                        lim.tokens_per_minute,
-                        K.tpm_key(tenant_id, lim, minute_s),
-                        minute_reset,
-                        minute_expire,
-                        None,
-                    )
-                )
-            if lim.max_concurrent is not None:
-                plan.append(
-                    ("concurrency", lim, lim.max_concurrent, K.conc_key(tenant_id, lim), 1.0, 0, None)
-                )
-            if lim.budget_micro_usd is not None:
-                # A budget without a period is read as monthly (the common case).
-                if lim.budget_period is None:
-                    lim = lim.model_copy(update={"budget_period": "month"})
-                w = period_window(lim.budget_period, lim.time_zone, now)  # type: ignore[arg-type]
-                plan.append(
-                    (
-                        "budget",
-                        lim,
-                        lim.budget_micro_usd,
-                        K.budget_key(tenant_id, lim, int(w.start.timestamp())),
-                        (w.end - now).total_seconds(),
-                        _ms(w.end + self._budget_grace),
-                        w,
-                    )
-                )
-        return plan
 
     async def admit(
         self,
@@ -545,7 +491,7 @@ class Admission:
         ttl: timedelta | None,
     ) -> AdmitResult:
         now = self._clock()
-        plan = self._plan(tenant_id, limits, model, now)
+        checks_planned = plan(tenant_id, limits, model, now, budget_grace=self._budget_grace)
         deadline = now + (ttl if ttl is not None else self._ttl)
         keys = [
             K.record_key(tenant_id, request_id),
@@ -559,9 +505,9 @@ class Admission:
             _ms(deadline + self._retention),
             tokens,
             cost,
-            len(plan),
+            len(checks_planned),
         ]
-        for kind, lim, value, key, _reset, expire, _w in plan:
+        for kind, lim, value, key, _reset, _w, expire in checks_planned:
             keys.append(key)
             args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
         raw = await self._eval(ADMIT, keys, args)
@@ -573,7 +519,7 @@ class Admission:
         admitted = status == "admitted"
         checks: list[LimitCheck] = []
         seeds: list[SeedRequest] = []
-        for (kind, lim, value, key, reset, expire, w), u, f in zip(plan, used, flags, strict=True):
+        for (kind, lim, value, key, reset, w, expire), u, f in zip(checks_planned, used, flags, strict=True):
             req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}[kind]
             remaining = max(0, value - u - (req if admitted else 0))
             checks.append(LimitCheck(lim, kind, key, value, u, req, remaining, reset, _OUTCOMES[f]))
@@ -650,11 +596,14 @@ class Admission:
         """Create the current period's counter for a budget limit if missing
         (quota may pre-warm counters). Returns True if this call created it."""
         now = self._clock()
-        plan = [p for p in self._plan(tenant_id, [limit], limit.model, now) if p[0] == "budget"]
-        if not plan:
+        budgets = [
+            c
+            for c in plan(tenant_id, [limit], limit.model, now, budget_grace=self._budget_grace)
+            if c.kind == "budget"
+        ]
+        if not budgets:
             raise ValueError("the limit has no budget")
-        _, _, _, key, _, expire, _ = plan[0]
-        return (await self.seed(tenant_id, [(key, spent_micro_usd, expire)]))[0]
+        return (await self.seed(tenant_id, [(budgets[0].key, spent_micro_usd, budgets[0].expire_at_ms)]))[0]
 
     # -- extend / release / settle -------------------------------------------
 
@@ -733,8 +682,10 @@ class Admission:
             if flags
             else []
         )
-        refused = tuple(k for k, f in zip(counters, flags) if f == 1)
-        would = tuple(k for k, f in zip(counters, flags) if f == 2)
+        # Not strict: a record deleted between the script and the read of
+        # its counters yields no keys to name (the status already says so).
+        refused = tuple(k for k, f in zip(counters, flags, strict=False) if f == 1)
+        would = tuple(k for k, f in zip(counters, flags, strict=False) if f == 2)
         return ExtendResult(status, int(raw[2]), int(raw[3]), refused, would)  # type: ignore[arg-type]
 
     async def release(
@@ -792,7 +743,7 @@ class Admission:
 
         Round 1 reads every record's counter list (``HGET c``, pipelined);
         round 2 runs one ``EVALSHA settle`` per item (a non-transactional
-        pipeline: each script is atomic and idempotent on its own, so a batch
+        pipeline; on a cluster, concurrent calls routed per tenant: each script is atomic and idempotent on its own, so a batch
         interrupted half-way and run again settles each id once). An item
         whose record changed between the two rounds (``stale``) falls back to
         :meth:`settle`.
@@ -845,7 +796,23 @@ class Admission:
         self, script: _Script, calls: Sequence[tuple[int, Sequence[str], Sequence[Any]]]
     ) -> list[Any]:
         """One pipeline of ``EVALSHA`` calls; on ``NOSCRIPT`` the script is
-        loaded and the whole pipeline sent again (it had run nothing)."""
+        loaded and the whole pipeline sent again (it had run nothing).
+
+        On a cluster (redis-py's ``ClusterPipeline`` refuses scripts) the calls
+        run concurrently instead, each routed to its tenant's node; each is
+        atomic and idempotent on its own, so the result is the same.
+        """
+        if isinstance(self._r, RedisCluster):
+            cluster = self._r
+
+            async def one(keys: Sequence[str], args: Sequence[Any]) -> Any:
+                try:
+                    return await cluster.evalsha(script.sha, len(keys), *keys, *args)
+                except NoScriptError:
+                    await cluster.script_load(script.source)
+                    return await cluster.evalsha(script.sha, len(keys), *keys, *args)
+
+            return list(await asyncio.gather(*(one(keys, args) for _, keys, args in calls)))
         for attempt in range(2):
             async with self._r.pipeline(transaction=False) as p:
                 for _, keys, args in calls:
@@ -899,7 +866,11 @@ class Admission:
         """
         idx = K.deadlines_key(tenant_id)
         now_ms = _ms(self._clock())
-        rows = await self._r.zrangebyscore(idx, "-inf", now_ms, start=0, num=limit, withscores=True)
+        # withscores=True: (member, score) pairs (redis-py types the union of every form).
+        rows = cast(
+            "list[tuple[bytes | str, float]]",
+            await self._r.zrangebyscore(idx, "-inf", now_ms, start=0, num=limit, withscores=True),
+        )
         if not rows:
             return []
         async with self._r.pipeline(transaction=False) as p:

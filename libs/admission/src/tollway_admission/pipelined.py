@@ -16,6 +16,16 @@ pending command fails), ``redis.exceptions.TimeoutError`` (no reply within
 ``timeout`` s; the connection stays usable, the late reply is discarded in
 order), ``redis.exceptions.NoScriptError`` / ``ResponseError`` (error replies).
 The connection is (re)opened lazily by the next command after a loss.
+
+URLs (:mod:`tollway_admission.urls`): ``redis://`` (TCP), ``rediss://`` (TLS,
+with redis-py's ``ssl_*`` options and its defaults: certificate and host name
+verified), ``unix://`` (a unix socket); a password is sent with ``AUTH``
+(``AUTH user password`` with a user), a db with ``SELECT``, ``client_name``
+with ``CLIENT SETNAME`` — all in the connection's first write, before any
+command. Refused at construction (``ValueError``): any other scheme,
+``*+cluster://`` (a cluster goes through redis-py's ``RedisCluster``, see
+:func:`tollway_admission.urls.valkey_client`), and ``protocol=3`` (this client
+parses RESP2 replies).
 """
 
 from __future__ import annotations
@@ -23,13 +33,14 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import hiredis
-from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from tollway_admission.urls import parse_valkey_url
 
 
 def pack(args: Sequence[Any]) -> bytes:
@@ -66,7 +77,7 @@ class _Protocol(asyncio.Protocol):
             self.transport.write(data)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = cast(asyncio.Transport, transport)  # a stream connection's transport
 
     def data_received(self, data: bytes) -> None:
         reader = self.reader
@@ -99,49 +110,79 @@ class PipelinedClient:
     """One pipelined connection to Valkey for ``execute`` / ``evalsha``.
 
     Args:
-        url: ``redis://[user:password@]host:port/db`` (as redis-py parses it).
+        url: a single-node Valkey URL: ``redis://``, ``rediss://`` or
+            ``unix://`` (module doc).
         timeout: reply timeout per command and connect timeout, s.
+
+    Raises:
+        ValueError: a URL this client cannot serve (unknown scheme, an
+            option redis-py refuses, a cluster URL, RESP3); the message
+            names it, with the password masked.
     """
 
     def __init__(self, url: str, *, timeout: float = 5.0) -> None:
-        opts = parse_url(url)
-        self._host = opts.get("host", "127.0.0.1")
-        self._port = int(opts.get("port", 6379))
-        self._db = int(opts.get("db", 0) or 0)
-        self._username = opts.get("username")
-        self._password = opts.get("password")
+        target = parse_valkey_url(url)
+        if target.cluster:
+            raise ValueError(
+                f"PipelinedClient talks to one node; {target.masked} is a cluster URL "
+                "(use tollway_admission.valkey_client, which routes scripts by hash slot)"
+            )
+        if target.protocol not in (None, 2):
+            raise ValueError(
+                f"PipelinedClient speaks RESP2; remove protocol={target.protocol} from {target.masked}"
+            )
+        self._target = target
+        self._where = target.path or f"{target.host}:{target.port}"
         self._timeout = timeout
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Future[_Protocol] | None = None
 
+    def _hello(self) -> list[bytes]:
+        """The commands every new connection sends first: AUTH, SELECT, CLIENT SETNAME."""
+        t = self._target
+        out: list[bytes] = []
+        if t.password:
+            out.append(pack(["AUTH", t.username, t.password] if t.username else ["AUTH", t.password]))
+        if t.db:
+            out.append(pack(["SELECT", t.db]))
+        if t.client_name:
+            out.append(pack(["CLIENT", "SETNAME", t.client_name]))
+        return out
+
     async def _connect(self) -> _Protocol:
         loop = asyncio.get_running_loop()
+        t = self._target
         try:
             async with asyncio.timeout(self._timeout):
-                _, proto = await loop.create_connection(_Protocol, self._host, self._port)
-                hello: list[bytes] = []
-                if self._password:
-                    hello.append(
-                        pack(
-                            ["AUTH", self._username, self._password]
-                            if self._username
-                            else ["AUTH", self._password]
-                        )
+                if t.path is not None:
+                    _, proto = await loop.create_unix_connection(_Protocol, t.path)
+                elif t.ssl_context is not None:
+                    _, proto = await loop.create_connection(
+                        _Protocol,
+                        t.host,
+                        t.port,
+                        ssl=t.ssl_context,
+                        server_hostname=t.host,
                     )
-                if self._db:
-                    hello.append(pack(["SELECT", self._db]))
+                else:
+                    _, proto = await loop.create_connection(_Protocol, t.host, t.port)
                 futs = []
-                for cmd in hello:
+                for cmd in self._hello():
                     fut = loop.create_future()
                     proto.pending.append(fut)
                     futs.append(fut)
-                    proto.transport.write(cmd)  # type: ignore[union-attr]
-                for fut in futs:
-                    await fut
+                    cast(asyncio.Transport, proto.transport).write(cmd)  # set by connection_made
+                try:
+                    for fut in futs:
+                        await fut
+                except BaseException:
+                    if proto.transport is not None:
+                        proto.transport.close()
+                    raise
         except TimeoutError:
-            raise RedisTimeoutError(f"connecting to Valkey {self._host}:{self._port} timed out") from None
-        except OSError as exc:
-            raise RedisConnectionError(f"cannot connect to Valkey {self._host}:{self._port}: {exc}") from exc
+            raise RedisTimeoutError(f"connecting to Valkey {self._where} timed out") from None
+        except OSError as exc:  # includes ssl.SSLError (certificate refused, handshake failed)
+            raise RedisConnectionError(f"cannot connect to Valkey {self._where}: {exc}") from exc
         return proto
 
     async def _protocol(self) -> _Protocol:

@@ -16,15 +16,16 @@ with :func:`parse_alert`, which ignores fields they do not know.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from tollway_contracts.events import NonNegInt, UtcDatetime
+from tollway_contracts.events import PydanticNonNegInt as NonNegInt
+from tollway_contracts.events import UtcDatetime
 from tollway_contracts.limits import ScopeKind
 
-ALERT_SCHEMA_VERSION = 1
+ALERT_SCHEMA_VERSION: Final = 1
 
 AlertMetric = Literal["budget", "tokens", "requests"]
 AlertKind = Literal["threshold", "limit"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 
 
 class DlqLimitExceeded(RuntimeError):
@@ -37,7 +38,7 @@ class DlqLimit:
         window_seconds: float = 60.0,
         max_batch_fraction: float = 0.5,
         min_batch: int = 20,
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_per_window = max_per_window
         self.window_seconds = window_seconds

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 import structlog
@@ -27,13 +29,15 @@ def configure_logging(level: str = "INFO", fmt: str = "auto", service: str | Non
     if not isinstance(numeric, int):
         numeric = logging.INFO
     pretty = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
-    processors: list = [
+    processors: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),
         structlog.processors.format_exc_info,
     ]
+    renderer: structlog.typing.Processor
+    factory: Callable[..., Any]
     if pretty:
         renderer = structlog.dev.ConsoleRenderer()
         factory = structlog.PrintLoggerFactory(sys.stderr)

@@ -17,15 +17,19 @@ No module outside a service's ``settings.py`` reads ``os.environ``.
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-def shared(name: str, **kwargs):  # noqa: ANN003, ANN201 - thin Field wrapper
-    """A field read from the un-prefixed ``TOLLWAY_<NAME>`` variable."""
+def shared(name: str, **kwargs: Any) -> Any:
+    """A field read from the un-prefixed ``TOLLWAY_<NAME>`` variable.
+
+    ``kwargs`` go to ``pydantic.Field`` (``default``, ``ge``, ...). Returns
+    ``Any`` as ``Field`` does, so it types as the annotated attribute.
+    """
     env = f"TOLLWAY_{name.upper()}"
     return Field(validation_alias=AliasChoices(env, name), **kwargs)
 

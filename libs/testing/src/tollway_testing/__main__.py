@@ -1,3 +1,3 @@
-from tollway_testing.fake_provider import main
+from tollway_testing.fake_provider.app import main
 
 main()

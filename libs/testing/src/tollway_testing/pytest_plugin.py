@@ -41,7 +41,15 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tollway_testing.fake_provider import RECORDER, FakeProviderConfig, RequestLog, create_app
+from tollway_testing.fake_provider import (
+    FAULTS,
+    RECORDER,
+    FakeProviderConfig,
+    Fault,
+    FaultTable,
+    RequestLog,
+    create_app,
+)
 
 DEFAULT_POSTGRES_DSN = "postgresql://tollway:tollway@127.0.0.1:5432/tollway"
 DEFAULT_VALKEY_URL = "redis://127.0.0.1:6379/0"
@@ -270,9 +278,9 @@ async def fresh_topic(kafka_bootstrap_servers: str) -> AsyncIterator[FreshTopic]
             await admin.close()
 
 
-async def _wait_topic_ready(admin: Any, name: str, partitions: int, timeout: float = 15.0) -> None:
+async def _wait_topic_ready(admin: Any, name: str, partitions: int, wait_seconds: float = 15.0) -> None:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + wait_seconds
     while True:
         try:
             desc = await admin.describe_topics([name])
@@ -288,7 +296,8 @@ async def _wait_topic_ready(admin: Any, name: str, partitions: int, timeout: flo
             pass
         if loop.time() > deadline:
             pytest.fail(
-                f"topic {name} has no leader for all {partitions} partitions after {timeout}s", pytrace=False
+                f"topic {name} has no leader for all {partitions} partitions after {wait_seconds}s",
+                pytrace=False,
             )
         await asyncio.sleep(0.1)
 
@@ -305,11 +314,13 @@ class FakeProvider:
         base_url: ``url + "/v1"`` — what an OpenAI client's ``base_url`` takes.
         config: the :class:`FakeProviderConfig` it runs with.
         recorder: every request received (see :meth:`requests`).
+        faults: the run-time fault table (see :meth:`set_faults`).
     """
 
     url: str
     config: FakeProviderConfig
     recorder: RequestLog
+    faults: FaultTable
     _stop: Callable[[], None] = field(repr=False)
 
     @property
@@ -320,12 +331,30 @@ class FakeProvider:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
-    def requests(self, request_id: str | None = None) -> list[dict[str, Any]]:
-        """Records of received requests, oldest first (optionally only one request id)."""
-        return self.recorder.all(request_id)
+    def deployment_url(self, deployment: str) -> str:
+        """``url + "/d/<deployment>/v1"``: an OpenAI base URL served as that deployment."""
+        return f"{self.url}/d/{deployment}/v1"
+
+    def requests(self, request_id: str | None = None, **match: Any) -> list[dict[str, Any]]:
+        """Records of received requests, oldest first (optionally only one request id, and/or
+        records whose fields equal ``match``: ``deployment="east"``, ``billable=True``)."""
+        return self.recorder.all(request_id, **match)
+
+    def set_faults(self, faults: dict[str, Fault | dict[str, Any] | None]) -> None:
+        """Merge faults into the table: key (deployment, ``model:<name>`` or ``*``) → a
+        :class:`Fault`, its JSON form, or None to remove it (as ``POST /_fake/faults``)."""
+        self.faults.set(
+            {k: v if v is None or isinstance(v, Fault) else Fault.from_json(v) for k, v in faults.items()}
+        )
+
+    def clear_faults(self) -> None:
+        """Remove every fault (as ``DELETE /_fake/faults``)."""
+        self.faults.clear()
 
     def clear(self) -> None:
+        """Forget the received requests and every fault."""
         self.recorder.clear()
+        self.faults.clear()
 
     def stop(self) -> None:
         self._stop()
@@ -374,7 +403,11 @@ def start_fake_provider(config: FakeProviderConfig | None = None) -> FakeProvide
         thread.join(10)
 
     return FakeProvider(
-        url=f"http://127.0.0.1:{state['port']}", config=config, recorder=app[RECORDER], _stop=stop
+        url=f"http://127.0.0.1:{state['port']}",
+        config=config,
+        recorder=app[RECORDER],
+        faults=app[FAULTS],
+        _stop=stop,
     )
 
 
@@ -389,10 +422,12 @@ def _fake_provider_session() -> Iterator[FakeProvider]:
 
 @pytest.fixture
 def fake_provider(_fake_provider_session: FakeProvider) -> FakeProvider:
-    """The session's fake provider (default config), with its request record cleared for this test.
+    """The session's fake provider (default config), its request record and faults cleared for this test.
 
     ``fake_provider.base_url`` for OpenAI clients; ``fake_provider.requests()``
-    for what it received. Per-request behaviour via ``x-fake-*`` headers.
+    for what it received. Per-request behaviour via ``x-fake-*`` headers;
+    per-deployment faults via ``fake_provider.set_faults(...)`` and
+    ``fake_provider.deployment_url(name)`` (libs/testing/README.md).
     """
     _fake_provider_session.clear()
     return _fake_provider_session

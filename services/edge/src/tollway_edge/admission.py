@@ -33,18 +33,20 @@ from typing import Any
 import asyncpg
 import structlog
 from pydantic import TypeAdapter
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tollway_admission import (
+    VALKEY_UNAVAILABLE,
     Admission,
     AdmitResult,
     Clock,
     PipelinedClient,
     Reservation,
+    ValkeyClient,
     Window,
+    drop_idle_connections,
+    parse_valkey_url,
     utc_now,
+    valkey_client,
 )
 from tollway_contracts.catalogue import Model, Prices
 from tollway_contracts.limits import Limit
@@ -57,7 +59,7 @@ from tollway_edge.principals import Principal
 
 log = structlog.get_logger("tollway_edge.admission")
 
-UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError)
+UNREACHABLE = VALKEY_UNAVAILABLE  # one node or a cluster
 MODES = ("exact", "local", "refuse")
 _LIMITS = TypeAdapter(list[Limit])
 STREAM_TTL = timedelta(minutes=10)
@@ -205,7 +207,7 @@ class EdgeAdmission:
         self.clock = clock
         self.enabled = enabled
         self.local = LocalLimiter(expected_processes)
-        self.client: Redis | None = None
+        self.client: ValkeyClient | None = None
         self.fast: PipelinedClient | None = None
         self.adm: Admission | None = None
         self.mode = "exact"
@@ -219,17 +221,11 @@ class EdgeAdmission:
         """Connect and load the scripts; an unreachable Valkey starts the process degraded."""
         if not self.enabled:
             return
-        pool = BlockingConnectionPool.from_url(
-            self._url,
-            max_connections=self._max_connections,
-            timeout=max(self._timeout, 2.0),
-            socket_timeout=self._timeout,
-            socket_connect_timeout=self._timeout,
-        )
-        self.client = Redis(connection_pool=pool)
+        self.client = valkey_client(self._url, max_connections=self._max_connections, timeout=self._timeout)
         # Scripts (admit, extend, release) go over one pipelined connection:
-        # far less CPU per call than the pool, and no pool to exhaust.
-        self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined else None
+        # far less CPU per call than the pool, and no pool to exhaust (one node; a cluster routes per slot).
+        single = not parse_valkey_url(self._url).cluster
+        self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined and single else None
         self.adm = Admission(self.client, clock=self.clock, seed_provider=self._seed, pipelined=self.fast)
         try:
             await self.adm.load()
@@ -268,7 +264,7 @@ class EdgeAdmission:
             try:
                 # Idle connections from before the outage are dead: drop them
                 # all so none fails the first calls once exact again.
-                await self.client.connection_pool.disconnect(inuse_connections=False)
+                await drop_idle_connections(self.client)
                 if self.fast is not None:
                     self.fast.disconnect()
                 await self.client.ping()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tollway_admission import Clock, utc_now
 from tollway_contracts.catalogue import load_catalogue
@@ -25,12 +24,7 @@ from tollway_edge.redaction_step import EdgeRedaction
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.upstream import close_upstreams, open_upstreams
 from tollway_runtime.health import READINESS_DETAILS, add_health_routes
-
-
-async def _metrics(_: web.Request) -> web.Response:
-    resp = web.Response(body=generate_latest())
-    resp.headers["Content-Type"] = CONTENT_TYPE_LATEST
-    return resp
+from tollway_runtime.metrics import metrics_handler
 
 
 def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
@@ -126,5 +120,5 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", list_models)
-    app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/metrics", metrics_handler)  # every worker's metrics (tollway_runtime.metrics)
     return app

@@ -15,16 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from tollway_admission import (
-    AdmitResult,
-    LimitCheck,
-    applicable,
-    minute_window,
-    period_window,
-)
-from tollway_admission import keys as K
+from tollway_admission import AdmitResult, LimitCheck, plan
 from tollway_contracts.limits import Limit
 
 
@@ -55,59 +47,6 @@ class LocalLimiter:
 
     def _share(self, value: int) -> int:
         return value // self.share_of
-
-    def _plan(self, tenant_id: str, limits: list[Limit], model: str, now: datetime) -> list[tuple[Any, ...]]:
-        minute = minute_window(now)
-        m_s = int(minute.start.timestamp())
-        m_reset = (minute.end - now).total_seconds()
-        plan: list[tuple[Any, ...]] = []
-        for lim in applicable(limits, model):
-            if lim.requests_per_minute is not None:
-                plan.append(
-                    (
-                        "requests",
-                        lim,
-                        self._share(lim.requests_per_minute),
-                        K.rpm_key(tenant_id, lim, m_s),
-                        m_reset,
-                        minute.end.timestamp(),
-                    )
-                )
-            if lim.tokens_per_minute is not None:
-                plan.append(
-                    (
-                        "tokens",
-                        lim,
-                        self._share(lim.tokens_per_minute),
-                        K.tpm_key(tenant_id, lim, m_s),
-                        m_reset,
-                        minute.end.timestamp(),
-                    )
-                )
-            if lim.max_concurrent is not None:
-                plan.append(
-                    (
-                        "concurrency",
-                        lim,
-                        self._share(lim.max_concurrent),
-                        K.conc_key(tenant_id, lim),
-                        1.0,
-                        None,
-                    )
-                )
-            if lim.budget_micro_usd is not None:
-                w = period_window(lim.budget_period or "month", lim.time_zone, now)
-                plan.append(
-                    (
-                        "budget",
-                        lim,
-                        self._share(lim.budget_micro_usd),
-                        K.budget_key(tenant_id, lim, int(w.start.timestamp())),
-                        (w.end - now).total_seconds(),
-                        w.end.timestamp(),
-                    )
-                )
-        return plan
 
     def _prune(self, now: datetime) -> None:
         ts = now.timestamp()
@@ -142,9 +81,11 @@ class LocalLimiter:
         checks: list[LimitCheck] = []
         fits = True
         rows = []
-        for kind, lim, value, key, reset, end in self._plan(tenant_id, limits, model, now):
+        for kind, lim, full, key, reset, window, _ in plan(tenant_id, limits, model, now):
             if not count_call and kind in ("requests", "concurrency"):
                 continue
+            value = self._share(full)
+            end = window.end.timestamp() if window is not None else None
             req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost_micro_usd}[kind]
             used = self._used.get(key, 0)
             if end is not None and key not in self._windows:

@@ -1,4 +1,9 @@
-"""Prometheus metrics of the edge (process-global, as prometheus-client registers them)."""
+"""Prometheus metrics of the edge (process-global, as prometheus-client registers them).
+
+With several workers they are collected over every process
+(``tollway_runtime.metrics``): counters and histograms are summed; each gauge
+says how in its ``multiprocess_mode``.
+"""
 
 from __future__ import annotations
 
@@ -19,14 +24,19 @@ EVENTS_DROPPED = Counter(
     "Usage events not delivered to Kafka (queue full, producer error, shutdown), by reason.",
     ["reason"],
 )
-IN_FLIGHT = Gauge("tollway_in_flight_calls", "Calls in flight in this process.")
+IN_FLIGHT = Gauge(
+    "tollway_in_flight_calls",
+    "Calls in flight (summed over live worker processes).",
+    multiprocess_mode="livesum",
+)
 SHED = Counter(
     "tollway_requests_shed_total", "Calls refused with 503 because the process was at max_in_flight."
 )
 ADMISSION_MODE = Gauge(
     "tollway_admission_mode",
-    "Admission mode of this process: 1 for the current one (exact = Valkey; local = per-process share; refuse = 503).",
+    "Admission mode: worker processes in each mode (one process: 1 for its current mode) (exact = Valkey; local = per-process share; refuse = 503).",
     ["mode"],
+    multiprocess_mode="livesum",
 )
 ADMISSION_REFUSED = Counter(
     "tollway_admission_refused_total",

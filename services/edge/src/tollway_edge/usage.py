@@ -1,21 +1,18 @@
-"""Usage extraction and usage-event building (pure), following
-tollway_contracts.events (schema v1).
-
-Events are built as plain dicts and serialised with orjson (no pydantic on
-the hot path); ``tests/unit/test_usage.py`` checks that what is built is
-accepted by the strict producer model ``UsageEvent``.
+"""Usage extraction and usage-event building (pure), with the contract's one
+definition of usage event v1 (``tollway_contracts.events.UsageEvent``, a
+msgspec Struct) and its strict encoder.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-import orjson
-
 from tollway_contracts.catalogue import Prices
+from tollway_contracts.events import ScopeReservation, UsageEvent, encode_usage_event
 from tollway_contracts.pricing import cost_micro_usd
-from tollway_edge.ids import uuid4_str
 
 
 @dataclass(slots=True)
@@ -107,42 +104,44 @@ def build_event(
         reservation: per ``<scope>:<id>``, ``{"tokens", "cost_micro_usd"}``
             reserved by admission (None when no limit applied).
         redaction: the call's ``RedactionSummary`` (None when redaction is off).
+
+    Raises:
+        msgspec.ValidationError: a value breaks the contract (a bug here).
     """
-    event: dict[str, Any] = {
-        "schema_version": 1,
-        "type": type_,
-        "event_id": uuid4_str(),
-        "request_id": request_id,
-        "tenant_id": tenant_id,
-        "team_id": team_id,
-        "user_id": user_id,
-        "key_id": key_id,
-        "ts_start": ts_start,
-        "ts_end": ts_end,
-        "model": model,
-        "provider": provider,
-        "upstream_model": upstream_model,
-        "stream": stream,
-        "status_code": status_code,
-        "error_type": error_type,
-        "attempts": attempts,
-        "prompt_tokens": None,
-        "completion_tokens": None,
-        "cached_tokens": None,
-        "reasoning_tokens": None,
-        "total_tokens": None,
-        "cost_micro_usd": cost,
-        "reservation": reservation or None,
-        "latency_ms": None if latency_ms is None else round(max(latency_ms, 0.0), 3),
-        "ttft_ms": None if ttft_ms is None else round(max(ttft_ms, 0.0), 3),
-        "overhead_ms": None if overhead_ms is None else round(max(overhead_ms, 0.0), 3),
-        "redaction": None if redaction is None else redaction.model_dump(mode="json"),
-        "trace_id": None,
-    }
-    if tokens is not None:
-        event["prompt_tokens"] = tokens.prompt_tokens
-        event["completion_tokens"] = tokens.completion_tokens
-        event["cached_tokens"] = tokens.cached_tokens
-        event["reasoning_tokens"] = tokens.reasoning_tokens
-        event["total_tokens"] = tokens.total_tokens
-    return orjson.dumps(event)
+    return encode_usage_event(
+        UsageEvent(
+            type=type_,  # type: ignore[arg-type]  # the caller passes one of the EventType literals
+            request_id=uuid.UUID(request_id),
+            tenant_id=tenant_id,
+            team_id=team_id,
+            user_id=user_id,
+            key_id=key_id,
+            ts_start=datetime.fromisoformat(ts_start),
+            ts_end=None if ts_end is None else datetime.fromisoformat(ts_end),
+            model=model,
+            provider=provider,
+            upstream_model=upstream_model,
+            stream=stream,
+            status_code=status_code,
+            error_type=error_type,
+            attempts=attempts,
+            prompt_tokens=None if tokens is None else tokens.prompt_tokens,
+            completion_tokens=None if tokens is None else tokens.completion_tokens,
+            cached_tokens=None if tokens is None else tokens.cached_tokens,
+            reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
+            total_tokens=None if tokens is None else tokens.total_tokens,
+            cost_micro_usd=cost,
+            reservation=(
+                {
+                    name: ScopeReservation(tokens=r["tokens"], cost_micro_usd=r["cost_micro_usd"])
+                    for name, r in reservation.items()
+                }
+                if reservation
+                else None
+            ),
+            latency_ms=None if latency_ms is None else round(max(latency_ms, 0.0), 3),
+            ttft_ms=None if ttft_ms is None else round(max(ttft_ms, 0.0), 3),
+            overhead_ms=None if overhead_ms is None else round(max(overhead_ms, 0.0), 3),
+            redaction=redaction,
+        )
+    )

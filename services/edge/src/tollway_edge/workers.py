@@ -21,6 +21,7 @@ from aiohttp import web
 
 from tollway_edge.settings import EdgeSettings
 from tollway_runtime.logging import configure_logging
+from tollway_runtime.metrics import mark_worker_dead, start_multiprocess, stop_multiprocess
 from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 
@@ -55,6 +56,7 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
     import structlog
 
     log = structlog.get_logger("tollway_edge.supervisor")
+    metrics_dir = start_multiprocess("edge")  # before the workers start: they inherit it
     ctx = multiprocessing.get_context("spawn")
     procs = [
         ctx.Process(target=_worker, args=(settings, i), name=f"tollway-edge-{i}") for i in range(workers)
@@ -77,6 +79,7 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
     while any(p.is_alive() for p in procs):
         for proc in procs:
             if not stopping and not proc.is_alive():
+                mark_worker_dead(proc.pid)
                 log.error("worker_died", pid=proc.pid, exit_code=proc.exitcode)
                 code = 1
                 _forward(signal.SIGTERM, None)
@@ -88,5 +91,7 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive():
             proc.kill()
+        mark_worker_dead(proc.pid)
+    stop_multiprocess(metrics_dir)
     log.info("workers_stopped", exit_code=code)
     return code

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import validate_produced
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.bounds import prompt_token_bound
 from tollway_edge.handlers import STATE
@@ -85,7 +85,7 @@ async def test_budget_refusal_is_openai_429_with_headers_and_one_failed_event(
 
     events = await edge.events({refused_id, *ok_ids}, 5)
     for e in events:
-        UsageEvent.model_validate(e)
+        validate_produced(e)
     refused = [e for e in events if e["request_id"] == refused_id]
     assert [(e["type"], e["status_code"]) for e in refused] == [("failed", 429)]
     done = [e for e in events if e["type"] == "completed"]
@@ -132,7 +132,7 @@ async def test_stream_cut_when_extension_refused_bills_what_was_sent(
         assert all(c["choices"] for c in chunks) and all(c.get("usage") is None for c in chunks)
 
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
-    UsageEvent.model_validate(done)
+    validate_produced(done)
     assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
     assert done["completion_tokens"] == 12 and done["prompt_tokens"] == prompt
     assert done["cost_micro_usd"] == cost_micro_usd(PRICES, prompt_tokens=prompt, completion_tokens=12)

@@ -13,7 +13,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import validate_produced
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_contracts.principals import INVALIDATION_CHANNEL, Invalidation
 from tollway_testing.fake_provider import count_prompt_tokens
@@ -36,7 +36,7 @@ def _client(edge: Edge, key: str) -> AsyncOpenAI:
 
 def _by_type(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for e in events:
-        UsageEvent.model_validate(e)  # strict producer contract
+        validate_produced(e)  # strict producer contract
     return {e["type"]: e for e in events}
 
 
@@ -153,7 +153,7 @@ async def test_refused_calls_emit_one_failed_event(
     events = await edge.events({request_id}, 2 if status >= 500 else 1, timeout=8)
     failed = [e for e in events if e["type"] == "failed"]
     assert len(failed) == 1 and failed[0]["status_code"] == status
-    UsageEvent.model_validate(failed[0])
+    validate_produced(failed[0])
     if status < 500:
         assert [e["type"] for e in events] == ["failed"]  # refused before the provider: no started
     else:

@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 import yaml
 
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import validate_produced
 from tollway_edge.handlers import STATE
 from tollway_edge.redaction_step import RedactorPool
 from tollway_edge.settings import EdgeSettings
@@ -189,7 +189,7 @@ def _stream_text(raw: bytes) -> tuple[str, list[str]]:
 
 def _terminal(events: list[dict[str, Any]]) -> dict[str, Any]:
     for e in events:
-        UsageEvent.model_validate(e)
+        validate_produced(e)
     (terminal,) = [e for e in events if e["type"] != "started"]
     return terminal
 
@@ -228,7 +228,7 @@ async def test_block_refuses_with_400_naming_types_only(redaction_edge: Edge, ec
         assert value not in orjson.dumps(body).decode()
     assert echo_provider.requests(request_id) == []
     (failed,) = await redaction_edge.events({request_id}, 1)
-    UsageEvent.model_validate(failed)
+    validate_produced(failed)
     assert (
         failed["type"] == "failed" and failed["status_code"] == 400 and failed["error_type"] == "pii_detected"
     )
@@ -270,7 +270,7 @@ async def test_unreachable_redactor_fails_closed_with_503(redaction_edge: Edge, 
     failed = await redaction_edge.events(ids, 2)
     assert len(failed) == 2
     for event in failed:
-        UsageEvent.model_validate(event)
+        validate_produced(event)
         assert event["type"] == "failed" and event["status_code"] == 503
         assert event["error_type"] == "redaction_unavailable"
         assert event["redaction"]["mode"] == "redact" and event["redaction"]["entities"] == {}

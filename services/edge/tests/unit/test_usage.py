@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.events import UsageEvent, format_ts, utcnow
+from tollway_contracts.events import format_ts, utcnow, validate_produced
 from tollway_edge.usage import Tokens, build_event, extract_usage
 
 pytestmark = pytest.mark.unit
@@ -53,13 +53,13 @@ def _common() -> dict:
 
 def test_built_events_satisfy_the_strict_contract() -> None:
     common = _common()
-    started = UsageEvent.model_validate(
+    started = validate_produced(
         orjson.loads(
             build_event("started", ts_end=None, provider="fake", upstream_model="m", attempts=1, **common)
         )
     )
     assert started.type == "started" and started.prompt_tokens is None
-    done = UsageEvent.model_validate(
+    done = validate_produced(
         orjson.loads(
             build_event(
                 "completed",
@@ -79,7 +79,7 @@ def test_built_events_satisfy_the_strict_contract() -> None:
     )
     assert done.completion_tokens == 5 and done.cost_micro_usd == 3
     assert format_ts(done.ts_start) == common["ts_start"]
-    failed = UsageEvent.model_validate(
+    failed = validate_produced(
         orjson.loads(
             build_event(
                 "failed", ts_end=format_ts(utcnow()), status_code=400, error_type="invalid_json", **common

@@ -44,7 +44,7 @@ METRICS = web.AppKey("ledger_metrics", LedgerMetrics)
 STORE = web.AppKey("ledger_store", LedgerStore)
 CONSUMER = web.AppKey("ledger_consumer", LedgerConsumer)
 MAINTENANCE = web.AppKey("ledger_maintenance", Maintenance)
-CLOCK = web.AppKey("ledger_clock", object)
+CLOCK: web.AppKey[Clock] = web.AppKey("ledger_clock")
 
 log = structlog.get_logger("tollway_ledger.app")
 
@@ -92,11 +92,6 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         max_partition_fetch_bytes=settings.max_partition_fetch_bytes,
     )
     await producer.start()
-    try:
-        await consumer.start()
-    except BaseException:
-        await producer.stop()
-        raise
     loop = LedgerConsumer(
         consumer=consumer,
         producer=producer,
@@ -116,15 +111,18 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         retry_max_seconds=settings.db_retry_max_seconds,
     )
     app[CONSUMER] = loop
-    app[_CHECKS]["consumer"] = lambda: loop.ready
-    loop.start()
+    app[_CHECKS]["consumer"] = loop.ready
+    try:
+        await loop.start()  # joins the group
+    except BaseException:
+        await producer.stop()
+        raise
     try:
         yield
     finally:
         # Ordered, timed shutdown: stop intake + finish/commit the batch in hand
         # (bounded), leave the group, flush dead letters; the pool closes after.
         await loop.stop(settings.shutdown_timeout_seconds)
-        await consumer.stop()
         await producer.stop()
 
 

@@ -1,8 +1,11 @@
-"""The thin consumer loop: fetch → handle (pure) → DLQ → DB transaction → commit.
+"""The ledger's batch steps on the shared consumer loop
+(:class:`tollway_runtime.kafka.BatchConsumer`): prepare = the pure handler and
+the dead-letter limit; write = DLQ publish → DB transaction (retried forever
+with backoff) → then the loop commits the offsets.
 
 All decisions live in :mod:`tollway_ledger.handler` and
 :mod:`tollway_ledger.store`; this module only moves bytes between Kafka and
-them, retries Postgres, and runs the ordered shutdown.
+them.
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from typing import Any
 
 import asyncpg
 import structlog
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.errors import CommitFailedError, KafkaError
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
+from aiokafka.errors import KafkaError
+
+from tollway_runtime.kafka import BatchConsumer, with_backoff
 
 from .handler import DlqLimit, Effects, Message, handle
 from .metrics import LedgerMetrics
@@ -33,14 +39,17 @@ RETRYABLE_DB_ERRORS = (
     asyncio.TimeoutError,
 )
 
+Prepared = tuple[Effects, float]
 
-class LedgerConsumer:
+
+class LedgerConsumer(BatchConsumer[Prepared]):
     """Runs the consume loop of one ledger replica.
 
     Args:
-        consumer: a started-or-not ``AIOKafkaConsumer`` subscribed to the
-            usage topic with ``enable_auto_commit=False``.
-        producer: an ``AIOKafkaProducer`` for dead letters.
+        consumer: an unstarted ``AIOKafkaConsumer`` subscribed to the usage
+            topic with ``enable_auto_commit=False`` (started by :meth:`start`,
+            left by :meth:`stop`).
+        producer: a started ``AIOKafkaProducer`` for dead letters.
         store: the Postgres adapter.
         metrics: where counts go.
         dlq_topic, consumer_group: names.
@@ -64,112 +73,57 @@ class LedgerConsumer:
         retry_initial_seconds: float,
         retry_max_seconds: float,
     ) -> None:
-        self.consumer = consumer
+        super().__init__(
+            consumer,
+            name="ledger-consumer",
+            prepare=self._prepare_batch,
+            write=self._write_batch,
+            max_records=batch_max_records,
+            timeout_ms=batch_timeout_ms,
+            after_fetch=self._update_lag,
+        )
         self.producer = producer
         self.store = store
         self.metrics = metrics
         self.dlq_topic = dlq_topic
         self.consumer_group = consumer_group
         self.dlq_limit = dlq_limit
-        self.batch_max_records = batch_max_records
-        self.batch_timeout_ms = batch_timeout_ms
         self.retry_initial_seconds = retry_initial_seconds
         self.retry_max_seconds = retry_max_seconds
-        self._stop = asyncio.Event()
-        self.joined = False
-        self.task: asyncio.Task[None] | None = None
 
-    @property
-    def ready(self) -> bool:
-        """True while the loop runs and has completed its first fetch (joined the group)."""
-        return self.task is not None and not self.task.done() and self.joined
-
-    def start(self) -> asyncio.Task[None]:
-        """Start :meth:`run` as a task (the caller keeps it)."""
-        self.task = asyncio.create_task(self.run(), name="ledger-consumer")
-        return self.task
-
-    def request_stop(self) -> None:
-        """Stop fetching; the batch in hand is finished and committed."""
-        self._stop.set()
-
-    async def run(self) -> None:
-        """Consume until :meth:`request_stop`.
-
-        Pipelined by one batch: while batch N is written (DLQ publish → DB
-        transaction → offset commit, all in a task), batch N+1 is fetched and
-        decoded. Writes never overlap: N+1's write starts only after N's
-        offsets were committed, so "first in offset order" and the
-        commit-after-write rule hold exactly as without the pipeline.
-
-        Raises:
-            handler.DlqLimitExceeded: too many poison messages; that batch is
-                neither dead-lettered nor committed (the batch before it is
-                finished first).
-            KafkaError: an unrecoverable Kafka error.
-        """
-        writing: asyncio.Task[None] | None = None
-        try:
-            while not self._stop.is_set():
-                batch = await self.consumer.getmany(
-                    timeout_ms=self.batch_timeout_ms, max_records=self.batch_max_records
-                )
-                self.joined = True
-                if batch:
-                    started = time.perf_counter()
-                    effects = self._prepare(batch)
-                    if writing is not None:
-                        await writing
-                    writing = asyncio.create_task(self._write(effects, started))
-                elif writing is not None and writing.done():
-                    await writing
-                    writing = None
-                await self._update_lag()
-            if writing is not None:
-                await writing
-        except asyncio.CancelledError:
-            # Shutdown deadline passed: the write in hand rolls back, its
-            # offsets stay uncommitted, the batch is re-read later.
-            if writing is not None:
-                writing.cancel()
-                await asyncio.gather(writing, return_exceptions=True)
-            raise
-        except BaseException:
-            # E.g. the DLQ limit tripped on batch N+1: finish batch N first.
-            if writing is not None:
-                await asyncio.gather(writing, return_exceptions=True)
-            raise
-
-    def _prepare(self, batch: dict) -> Effects:
-        messages = [
-            Message(tp.topic, tp.partition, r.offset, r.key, r.value)
-            for tp, records in batch.items()
-            for r in records
-        ]
+    def _prepare_batch(self, records: list[ConsumerRecord[Any, Any]]) -> Prepared:
+        started = time.perf_counter()
+        messages = [Message(r.topic, r.partition, r.offset, r.key, r.value) for r in records]
         effects = handle(messages, consumer_group=self.consumer_group)
         # Raises DlqLimitExceeded: the loop stops with an error; nothing of this
         # batch is dead-lettered or committed, so a fixed deploy re-reads it.
         self.dlq_limit.check(len(effects.dead_letters), effects.size)
-        return effects
+        return effects, started
 
-    async def _write(self, effects: Effects, started: float) -> None:
+    async def _write_batch(self, prepared: Prepared) -> None:
+        effects, started = prepared
         await self._dead_letter(effects)
-        result = await self._apply_with_retry(effects)
-        # Offsets are committed only AFTER the DB transaction committed:
-        # - DLQ publish fails -> exception, no DB write, no commit: the batch
-        #   is re-read (a dead letter may then be published twice).
-        # - DB transaction fails -> rolled back, retried with backoff here
+        result = await with_backoff(
+            lambda: self.store.apply(effects),
+            what="batch_transaction_failed",
+            initial_seconds=self.retry_initial_seconds,
+            max_seconds=self.retry_max_seconds,
+            retry_on=RETRYABLE_DB_ERRORS,
+            on_retry=lambda _: self.metrics.db_retries.inc(),
+            level="error",
+        )
+        # The loop commits the offsets when this returns, i.e. only AFTER the
+        # DB transaction committed:
+        # - DLQ publish fails -> exception, no DB write, no commit: the loop
+        #   stops and the batch is re-read (a dead letter may then be
+        #   published twice).
+        # - DB transaction fails -> rolled back, retried with backoff above
         #   forever (never skipped); a crash meanwhile re-reads the batch.
         # - DB commit succeeds, offset commit fails (rebalance, crash) -> the
         #   batch is re-read by whoever owns the partitions next; re-applying
         #   it changes nothing (started: insert-if-absent; terminal: only an
         #   in-flight or orphaned row is finalised; rollups count only rows
         #   finalised now).
-        offsets = {TopicPartition(t, p): o for (t, p), o in effects.commit_offsets.items()}
-        try:
-            await self.consumer.commit(offsets)
-        except (CommitFailedError, KafkaError) as exc:
-            log.warning("offset_commit_failed", error=str(exc), partitions=len(offsets))
         self._record(effects, result, time.perf_counter() - started)
 
     async def _dead_letter(self, effects: Effects) -> None:
@@ -191,17 +145,6 @@ class LedgerConsumer:
             )
         if futures:
             await asyncio.gather(*futures)
-
-    async def _apply_with_retry(self, effects: Effects) -> ApplyResult:
-        delay = self.retry_initial_seconds
-        while True:
-            try:
-                return await self.store.apply(effects)
-            except RETRYABLE_DB_ERRORS as exc:
-                self.metrics.db_retries.inc()
-                log.error("batch_transaction_failed", error=str(exc), retry_in_s=round(delay, 2))
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.retry_max_seconds)
 
     async def _update_lag(self) -> None:
         try:
@@ -233,17 +176,3 @@ class LedgerConsumer:
             partitions=sorted(f"{t}[{p}]@{o}" for (t, p), o in effects.commit_offsets.items()),
             duration_ms=round(seconds * 1000, 2),
         )
-
-    async def stop(self, timeout_seconds: float) -> None:
-        """Ordered, timed shutdown of the loop: stop fetching, let the current
-        batch finish (DB commit + offset commit) within ``timeout_seconds``,
-        else cancel it (the DB transaction rolls back, offsets stay uncommitted,
-        the batch is re-read later). Does not close the clients."""
-        self.request_stop()
-        if self.task is None or self.task.done():
-            return
-        done, _ = await asyncio.wait({self.task}, timeout=timeout_seconds)
-        if not done:
-            log.warning("shutdown_deadline_passed", timeout_s=timeout_seconds)
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)

@@ -19,53 +19,58 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import orjson
+import msgspec
 
-from tollway_contracts.events import DeadLetter, UsageEvent, parse_usage_event
-from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded  # noqa: F401 - re-exported for the loop
+from tollway_contracts.events import USAGE_EVENT_FIELDS, DeadLetter, UsageEvent, decode_usage_event
+from tollway_runtime.dlq import DlqLimit as DlqLimit  # re-exported for the loop and tests
+from tollway_runtime.dlq import DlqLimitExceeded as DlqLimitExceeded  # re-exported likewise
 
-from .fastparse import fast_stage_row
+_ENCODE = msgspec.json.encode
 
 # Events whose ts_start falls outside this range are poison: they would create
 # absurd partitions (or none could hold them).
 MIN_TS_START = datetime(2000, 1, 1, tzinfo=UTC)
 MAX_TS_START = datetime(3000, 1, 1, tzinfo=UTC)
 
-# Staging-table columns, in the order of :func:`stage_record`. jsonb fields are
-# staged as text and cast in SQL.
-STAGE_COLUMNS: tuple[str, ...] = (
-    "seq",
-    "event_type",
-    "event_id",
-    "request_id",
-    "tenant_id",
-    "team_id",
-    "user_id",
-    "key_id",
-    "ts_start",
-    "ts_end",
-    "model",
-    "provider",
-    "upstream_model",
-    "stream",
-    "status_code",
-    "error_type",
-    "attempts",
-    "prompt_tokens",
-    "completion_tokens",
-    "cached_tokens",
-    "reasoning_tokens",
-    "total_tokens",
-    "cost_micro_usd",
-    "reservation",
-    "latency_ms",
-    "ttft_ms",
-    "overhead_ms",
-    "redaction",
-    "trace_id",
-)
+# Staging-table columns, in the order of :func:`stage_record`: ``seq`` (apply
+# order), then every field of the contract's Struct in its order, except
+# ``schema_version`` (always 1) and with ``type`` named ``event_type``. jsonb
+# fields (``reservation``, ``redaction``) are staged as JSON text and cast in SQL.
+_STRUCT_FIELDS = tuple(f for f in USAGE_EVENT_FIELDS if f != "schema_version")
+STAGE_COLUMNS: tuple[str, ...] = ("seq", *("event_type" if f == "type" else f for f in _STRUCT_FIELDS))
+_JSON_FIELDS = ("reservation", "redaction")
+# Columns whose table type is integer (int4) rather than bigint.
+_INT4_COLUMNS = ("status_code", "attempts")
+
+
+def _pg_type(name: str, t: msgspec.inspect.Type) -> str:
+    if isinstance(t, msgspec.inspect.UnionType):  # ``X | None``
+        (t,) = (u for u in t.types if not isinstance(u, msgspec.inspect.NoneType))
+    if name in _JSON_FIELDS:
+        return "text"
+    if isinstance(t, msgspec.inspect.IntType):
+        return "integer" if name in _INT4_COLUMNS else "bigint"
+    types: dict[type[msgspec.inspect.Type], str] = {
+        msgspec.inspect.LiteralType: "text",
+        msgspec.inspect.StrType: "text",
+        msgspec.inspect.UUIDType: "uuid",
+        msgspec.inspect.DateTimeType: "timestamptz",
+        msgspec.inspect.BoolType: "boolean",
+        msgspec.inspect.FloatType: "double precision",
+    }
+    return types[type(t)]
+
+
+_EVENT_INFO = msgspec.inspect.type_info(UsageEvent)
+assert isinstance(_EVENT_INFO, msgspec.inspect.StructType)
+STAGE_COLUMN_TYPES: dict[str, str] = {"seq": "integer"} | {
+    ("event_type" if f.name == "type" else f.name): _pg_type(f.name, f.type)
+    for f in _EVENT_INFO.fields
+    if f.name != "schema_version"
+}
+"""Postgres type of each staging column, derived from the Struct's field types."""
 
 
 class Message(NamedTuple):
@@ -103,67 +108,38 @@ class StagedEvent(NamedTuple):
     event_id: uuid.UUID
     request_id: uuid.UUID
     ts_start: datetime
-    row: tuple
-
-    @classmethod
-    def from_row(cls, row: tuple) -> StagedEvent:
-        """Wrap a row built by :func:`stage_row` or ``fast_stage_row``."""
-        return cls(row[0], row[1], row[2], row[7], row)  # type, event_id, request_id, ts_start
+    row: tuple[Any, ...]
 
 
-def stage_row(event: UsageEvent) -> tuple:
-    """The staging row (``STAGE_COLUMNS[1:]`` order) of a contract-model event."""
-    return (
-        event.type,
-        event.event_id,
-        event.request_id,
-        event.tenant_id,
-        event.team_id,
-        event.user_id,
-        event.key_id,
-        event.ts_start,
-        event.ts_end,
-        event.model,
-        event.provider,
-        event.upstream_model,
-        event.stream,
-        event.status_code,
-        event.error_type,
-        event.attempts,
-        event.prompt_tokens,
-        event.completion_tokens,
-        event.cached_tokens,
-        event.reasoning_tokens,
-        event.total_tokens,
-        event.cost_micro_usd,
-        _json_text(event.reservation),
-        event.latency_ms,
-        event.ttft_ms,
-        event.overhead_ms,
-        _json_text(event.redaction),
-        event.trace_id,
-    )
+_ROW_SLICE = slice(USAGE_EVENT_FIELDS.index("type"), None)
+_JSON_POSITIONS = tuple(_STRUCT_FIELDS.index(f) for f in _JSON_FIELDS)
+
+
+def stage_row(event: UsageEvent) -> tuple[Any, ...]:
+    """The staging row (``STAGE_COLUMNS[1:]`` order) of an event: its Struct
+    fields in order, ``reservation`` and ``redaction`` as JSON text."""
+    row = list(msgspec.structs.astuple(event)[_ROW_SLICE])
+    for i in _JSON_POSITIONS:
+        value = row[i]
+        if value is not None:
+            row[i] = _ENCODE(value).decode()
+    return tuple(row)
+
+
+def staged(event: UsageEvent) -> StagedEvent:
+    """An event in the ledger's staging form."""
+    return StagedEvent(event.type, event.event_id, event.request_id, event.ts_start, stage_row(event))
 
 
 def parse_staged(raw: bytes) -> StagedEvent:
-    """Parse a message value into a :class:`StagedEvent`: the fast path
-    (:mod:`tollway_ledger.fastparse`) when it is certain, else the contract
-    model (``parse_usage_event``), which has the last word.
+    """Decode a message value with the contract's tolerant decoder into a
+    :class:`StagedEvent`.
 
     Raises:
-        ValueError: the value is not a valid usage event v1 (the reason is
-            the contract model's message).
+        ValueError: the value is not a valid usage event v1
+            (``msgspec.ValidationError``/``DecodeError``, with the reason).
     """
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
-    else:
-        row = fast_stage_row(data)
-        if row is not None:
-            return StagedEvent.from_row(row)
-    event = parse_usage_event(raw if data is None else data)
-    return StagedEvent.from_row(stage_row(event))
+    return staged(decode_usage_event(raw))
 
 
 @dataclass(slots=True)
@@ -214,7 +190,6 @@ _INT8_MAX = 2**63 - 1
 
 
 _COLUMN_INDEX = {name: i for i, name in enumerate(STAGE_COLUMNS[1:])}
-_INT4_COLUMNS = ("status_code", "attempts")
 _INT8_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
@@ -242,7 +217,7 @@ def _range_problem(event: StagedEvent, check_nul: bool = True) -> str | None:
         value = row[_COLUMN_INDEX[name]]
         if value is not None and value > _INT8_MAX:
             return f"{name} out of range: {value}"
-    for name, value in zip(STAGE_COLUMNS[1:], row) if check_nul else ():
+    for name, value in zip(STAGE_COLUMNS[1:], row, strict=True) if check_nul else ():
         if type(value) is str and ("\x00" in value or "\\u0000" in value):
             return f"{name} contains a NUL character"
     return None
@@ -275,7 +250,7 @@ def handle(messages: list[Message], *, consumer_group: str, now: datetime | None
         else:
             try:
                 event = parse_staged(msg.value)
-            except (ValueError, orjson.JSONDecodeError) as exc:
+            except ValueError as exc:
                 reason = f"invalid usage event: {_one_line(exc)}"
             else:
                 # A NUL can only arrive JSON-escaped; scan the raw bytes once
@@ -311,19 +286,7 @@ def handle(messages: list[Message], *, consumer_group: str, now: datetime | None
     return effects
 
 
-def _json_text(value: object) -> str | None:
-    if value is None:
-        return None
-    if hasattr(value, "model_dump"):
-        return orjson.dumps(value.model_dump(mode="json")).decode()  # type: ignore[union-attr]
-    if isinstance(value, dict):
-        return orjson.dumps(
-            {k: (v.model_dump(mode="json") if hasattr(v, "model_dump") else v) for k, v in value.items()}
-        ).decode()
-    return orjson.dumps(value).decode()
-
-
-def stage_record(seq: int, event: StagedEvent | UsageEvent) -> tuple:
+def stage_record(seq: int, event: StagedEvent | UsageEvent) -> tuple[Any, ...]:
     """One staging-table row for ``event``, in :data:`STAGE_COLUMNS` order.
 
     Args:

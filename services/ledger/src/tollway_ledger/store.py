@@ -27,11 +27,18 @@ import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import asyncpg
 
-from .handler import STAGE_COLUMNS, Effects, months_of, stage_record
+from .handler import STAGE_COLUMN_TYPES, STAGE_COLUMNS, Effects, months_of, stage_record
 from .retention import expired_partitions, orphan_cutoff, retention_cutoff
+
+if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
+    from asyncpg.pool import PoolConnectionProxy
+
+    Conn: TypeAlias = asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]
+    """A connection, direct or from the pool."""
 
 # Advisory lock keys (hashtext of these names): one maintenance runner at a time
 # across replicas. Partition CREATION uses 'tollway.ledger.partitions' (0001).
@@ -45,46 +52,14 @@ ROLLUP_GRAINS: tuple[tuple[str, str], ...] = (
     ("usage_rollup_monthly", "month"),
 )
 
-_RECORD_COLUMNS = [
-    "request_id",
-    "tenant_id",
-    "team_id",
-    "user_id",
-    "key_id",
-    "ts_start",
-    "ts_end",
-    "model",
-    "provider",
-    "upstream_model",
-    "stream",
-    "status_code",
-    "error_type",
-    "attempts",
-    "prompt_tokens",
-    "completion_tokens",
-    "cached_tokens",
-    "reasoning_tokens",
-    "total_tokens",
-    "cost_micro_usd",
-    "reservation",
-    "latency_ms",
-    "ttft_ms",
-    "overhead_ms",
-    "redaction",
-    "trace_id",
-]
+# ``ledger.usage_records`` columns filled from an event: every field of the
+# contract's Struct except schema_version, type and event_id (which become
+# status, started_event_id and terminal_event_id).
+_RECORD_COLUMNS = [c for c in STAGE_COLUMNS if c not in ("seq", "event_type", "event_id")]
 
-_CREATE_STAGE = """
+_CREATE_STAGE = f"""
 CREATE TEMP TABLE IF NOT EXISTS ledger_stage (
-    seq integer, event_type text, event_id uuid, request_id uuid,
-    tenant_id text, team_id text, user_id text, key_id text,
-    ts_start timestamptz, ts_end timestamptz, model text, provider text,
-    upstream_model text, stream boolean, status_code integer, error_type text,
-    attempts integer, prompt_tokens bigint, completion_tokens bigint,
-    cached_tokens bigint, reasoning_tokens bigint, total_tokens bigint,
-    cost_micro_usd bigint, reservation text, latency_ms double precision,
-    ttft_ms double precision, overhead_ms double precision, redaction text,
-    trace_id text
+    {", ".join(f"{c} {t}" for c, t in STAGE_COLUMN_TYPES.items())}
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS ledger_applied (
     ts_start timestamptz, tenant_id text, team_id text, key_id text, model text,
@@ -296,7 +271,7 @@ class LedgerStore:
     async def ping(self) -> bool:
         """True when Postgres answers ``SELECT 1``."""
         async with self.pool.acquire(timeout=2) as conn:
-            return await conn.fetchval("SELECT 1", timeout=2) == 1
+            return bool(await conn.fetchval("SELECT 1", timeout=2) == 1)
 
     async def ensure_partitions(self, months_ahead: int) -> int:
         """Create the current UTC month's partition and ``months_ahead`` more.
@@ -307,9 +282,9 @@ class LedgerStore:
             How many partitions were created now.
         """
         async with self.pool.acquire() as conn:
-            return await conn.fetchval("SELECT ledger.ensure_usage_partitions($1)", months_ahead)
+            return int(await conn.fetchval("SELECT ledger.ensure_usage_partitions($1)", months_ahead))
 
-    async def _ensure_months(self, conn: asyncpg.Connection, months: set[datetime]) -> None:
+    async def _ensure_months(self, conn: Conn, months: set[datetime]) -> None:
         for month in sorted(months - self._known_months):
             async with conn.transaction():
                 await conn.fetchval("SELECT ledger.ensure_usage_partition($1)", month)
@@ -349,7 +324,7 @@ class LedgerStore:
                 conn.terminate()
                 raise
 
-    async def _apply_on(self, conn: asyncpg.Connection, effects: Effects, result: ApplyResult) -> ApplyResult:
+    async def _apply_on(self, conn: Conn, effects: Effects, result: ApplyResult) -> ApplyResult:
         events = effects.events
         await self._ensure_months(conn, months_of(events))
         async with conn.transaction():
@@ -368,7 +343,7 @@ class LedgerStore:
             # Classify what was NOT applied (duplicate vs ignored, metrics
             # only); skipped in the common case where everything applied.
             if len(started_ids) + len(terminal_ids) < len(events):
-                rows = await conn.fetch(_CLASSIFY)
+                rows: list[Any] = await conn.fetch(_CLASSIFY)
             else:
                 rows = [(e.type, e.event_id, False) for e in events]
         applied = started_ids | terminal_ids

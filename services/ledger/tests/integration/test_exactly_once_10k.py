@@ -18,7 +18,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from tollway_contracts.events import UsageEvent
+from tollway_contracts.events import ScopeReservation, UsageEvent
 
 from ..conftest import KAFKA, group_caught_up, ledger_env, wait_until
 from .test_ledger_kafka import rollups_match_records
@@ -34,7 +34,7 @@ def generate(rng: random.Random) -> list[tuple[float, UsageEvent]]:
     """Events with their emission time (seconds since START), 2 per call."""
     out: list[tuple[float, UsageEvent]] = []
     tenants = [("t1", ["k1", "k2"]), ("t2", ["k3"]), ("t3", ["k4", "k5", "k6"])]
-    for i in range(CALLS):
+    for _ in range(CALLS):
         tenant, keys = rng.choice(tenants)
         at = rng.uniform(0, SPAN_SECONDS)
         ts_start = START + timedelta(seconds=at)
@@ -51,7 +51,7 @@ def generate(rng: random.Random) -> list[tuple[float, UsageEvent]]:
             stream=rng.random() < 0.5,
         )
         started = UsageEvent(
-            type="started", reservation={"key": {"tokens": 900, "cost_micro_usd": 400}}, **common
+            type="started", reservation={"key": ScopeReservation(tokens=900, cost_micro_usd=400)}, **common
         )
         end = ts_start + timedelta(milliseconds=latency)
         if rng.random() < 0.05:
@@ -137,14 +137,14 @@ async def test_10k_calls_twice_with_a_killed_consumer(ledger_fresh_dsn, ledger_t
     try:
         replay = asyncio.create_task(produce(ledger_topics[0], second))
         # Kill it mid-way: some rows written, far from all.
-        await wait_until(lambda: _gt(rows(), 3000), timeout=90, interval=0.05)
+        await wait_until(lambda: _gt(rows(), 3000), within=90, interval=0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         await replay
         killed_at = await rows()
         assert killed_at > 3000  # killed after real progress (and, at 500 per batch, most likely mid-batch)
         proc = start_ledger(env, log_path)
-        await wait_until(lambda: group_caught_up(ledger_topics[0], group), timeout=150, interval=0.5)
+        await wait_until(lambda: group_caught_up(ledger_topics[0], group), within=150, interval=0.5)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

@@ -174,7 +174,10 @@ async def test_app_reconciles_orphans_periodically(ledger_fresh_dsn, ledger_topi
     settings = ledger_settings(
         ledger_fresh_dsn, ledger_topics, orphan_check_interval_seconds=0.2, orphan_after_seconds=600
     )
-    clock = lambda: datetime(2026, 11, 29, 13, 0, tzinfo=UTC)
+
+    def clock() -> datetime:
+        return datetime(2026, 11, 29, 13, 0, tzinfo=UTC)
+
     async with run_ledger_with_clock(settings, clock) as app:
         producer = AIOKafkaProducer(bootstrap_servers=KAFKA)
         await producer.start()

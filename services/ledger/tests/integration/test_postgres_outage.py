@@ -163,7 +163,7 @@ async def test_postgres_outage_lags_then_catches_up(ledger_private_postgres, led
             stop_producing.set()
             await producer_task
         await wait_until(
-            lambda: group_caught_up(ledger_topics[0], settings.consumer_group), timeout=120, interval=0.5
+            lambda: group_caught_up(ledger_topics[0], settings.consumer_group), within=120, interval=0.5
         )
 
     conn = await asyncpg.connect(pg.dsn)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import msgspec
 import orjson
 import pytest
 
+from tollway_contracts.events import USAGE_EVENT_FIELDS, ScopeReservation
 from tollway_ledger.handler import (
     STAGE_COLUMNS,
     DlqLimit,
@@ -15,7 +17,9 @@ from tollway_ledger.handler import (
     Message,
     handle,
     months_of,
+    parse_staged,
     stage_record,
+    stage_row,
 )
 
 from ..conftest import make_call
@@ -29,7 +33,7 @@ def msg(offset: int, value: bytes | None, partition: int = 0, key: bytes | None 
 
 def test_started_and_terminal_kept_once_per_call_first_terminal_wins() -> None:
     started, completed = make_call(1)
-    other = completed.model_copy(update={"event_id": uuid.uuid4(), "type": "failed"})
+    other = msgspec.structs.replace(completed, event_id=uuid.uuid4(), type="failed")
     batch = [
         msg(0, completed.to_json()),
         msg(1, started.to_json()),
@@ -51,7 +55,7 @@ def test_started_and_terminal_kept_once_per_call_first_terminal_wins() -> None:
 
 def test_offset_order_decides_first_terminal_whatever_the_input_order() -> None:
     _, completed = make_call(1)
-    failed = completed.model_copy(update={"event_id": uuid.uuid4(), "type": "failed"})
+    failed = msgspec.structs.replace(completed, event_id=uuid.uuid4(), type="failed")
     effects = handle([msg(7, failed.to_json()), msg(3, completed.to_json())], consumer_group="g")
     assert [e.type for e in effects.terminal] == ["completed"]
     assert effects.commit_offsets == {("usage", 0): 8}
@@ -80,7 +84,7 @@ def test_poison_becomes_dead_letters_with_reasons() -> None:
     assert len(reasons) == 6
     assert reasons[0].startswith("invalid usage event")
     assert "tombstone" in reasons[1]
-    assert "JSON object" in reasons[2]
+    assert "Expected `object`, got `array`" in reasons[2]  # msgspec words "not a JSON object" so
     assert "ts_start out of range" in reasons[3]
     assert "prompt_tokens out of range" in reasons[4]
     assert "schema_version" in reasons[5]
@@ -129,3 +133,60 @@ def test_dlq_limit_window_and_fraction() -> None:
     with pytest.raises(DlqLimitExceeded):
         DlqLimit(max_per_window=100, min_batch=4, clock=lambda: 0.0).check(3, 4)
     DlqLimit(max_per_window=100, min_batch=4, clock=lambda: 0.0).check(2, 3)  # small batch: no fraction rule
+
+
+def test_every_field_of_the_contract_reaches_the_staging_row() -> None:
+    # One definition: the staging columns are the Struct's fields (type named
+    # event_type, schema_version not stored), and each value is the event's.
+    assert set(STAGE_COLUMNS) == {"seq", "event_type"} | (
+        set(USAGE_EVENT_FIELDS) - {"schema_version", "type"}
+    )
+    _, completed = make_call(3)
+    completed = msgspec.structs.replace(
+        completed,
+        error_type="e",
+        reservation={"key:k": ScopeReservation(tokens=7, cost_micro_usd=3)},
+    )
+    effects = handle([msg(0, completed.to_json())], consumer_group="g")
+    row = dict(zip(STAGE_COLUMNS, stage_record(9, effects.terminal[0]), strict=True))
+    assert row.pop("seq") == 9 and row.pop("event_type") == "completed"
+    for name, value in row.items():
+        expected = getattr(completed, name)
+        if name in ("reservation", "redaction"):
+            assert orjson.loads(value) == msgspec.to_builtins(expected), name
+        else:
+            assert value == expected, name
+            assert value is not None, name  # every field was set: none lost on the way
+
+
+def test_handler_accepts_unusual_valid_forms_like_the_model() -> None:
+    _, completed = make_call(1)
+    data = orjson.loads(completed.to_json())
+    data["status_code"] = 200.0  # lax but valid for the model
+    data["request_id"] = data["request_id"].replace("-", "")
+    effects = handle([Message("u", 0, 0, None, orjson.dumps(data))], consumer_group="g")
+    assert effects.dead_letters == []
+    assert effects.terminal[0].row == stage_row(completed)
+
+
+def test_nul_characters_are_dead_lettered_not_retried_forever() -> None:
+    started, _ = make_call(1)
+    data = orjson.loads(started.to_json())
+    data["user_id"] = "a\x00b"
+    effects = handle([Message("u", 0, 0, None, orjson.dumps(data))], consumer_group="g")
+    assert [d.reason for d in effects.dead_letters] == ["user_id contains a NUL character"]
+
+
+def test_parse_staged_reports_the_model_reason() -> None:
+    with pytest.raises(ValueError, match="tenant_id"):
+        parse_staged(
+            orjson.dumps(
+                {
+                    "type": "started",
+                    "request_id": "3f5e1d3a-8a0b-4c7e-9d52-1a2b3c4d5e6f",
+                    "key_id": "k",
+                    "model": "m",
+                    "ts_start": datetime.now(UTC).isoformat(),
+                }
+            )
+        )

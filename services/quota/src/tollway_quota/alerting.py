@@ -21,10 +21,11 @@ preferred over duplicates; consumers dedupe by ``alert_id`` anyway).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 import structlog
 from aiokafka import AIOKafkaProducer
@@ -35,6 +36,7 @@ from tollway_admission.periods import period_window
 from tollway_contracts.alerts import Alert, alert_id_for
 from tollway_contracts.events import format_ts, utcnow
 from tollway_contracts.limits import Limit
+from tollway_quota.settlement import SettleCommand
 
 log = structlog.get_logger("tollway_quota.alerting")
 
@@ -120,7 +122,7 @@ def build_alert(tenant_id: str, c: Crossing, *, source: str, request_id: str | N
         period_end=c.end,
         time_zone=lim.time_zone,
         shadow=lim.shadow,
-        request_id=request_id,
+        request_id=None if request_id is None else uuid.UUID(request_id),
         ts=now,
     )
 
@@ -256,8 +258,8 @@ class AdmissionBudgetReader:
         return BudgetUsage(usage.spent_micro_usd, usage.start, usage.end)
 
 
-LimitsOf = Callable[[str], Awaitable["tuple[str, list[dict]] | None"]]
-LimitsOfMany = Callable[[Sequence[str]], Awaitable["dict[str, tuple[str, list[dict]]]"]]
+LimitsOf = Callable[[str], Awaitable["tuple[str, list[dict[str, Any]]] | None"]]
+LimitsOfMany = Callable[[Sequence[str]], Awaitable["dict[str, tuple[str, list[dict[str, Any]]]]"]]
 
 
 class SettlementAlerts:
@@ -284,7 +286,7 @@ class SettlementAlerts:
         self._reader = reader
         self._emitter = emitter
 
-    async def __call__(self, command, status: str) -> None:  # noqa: ANN001 - SettleCommand
+    async def __call__(self, command: SettleCommand, status: str) -> None:
         """Evaluate after ``settled`` or ``already_settled`` (a redelivery may
         follow a crash that came before the alert); nothing for ``unknown``."""
         if status == "unknown":
@@ -306,7 +308,7 @@ class SettlementAlerts:
                     tenant_id, crossing, source="settlement", request_id=command.request_id
                 )
 
-    async def after_batch(self, done: Sequence[tuple]) -> None:  # (SettleCommand, status)
+    async def after_batch(self, done: Sequence[tuple[SettleCommand, str]]) -> None:
         """Alerts for a whole settled batch, equivalent to calling the hook after
         each command but cheaper: the batch's keys' limits are read in one
         query, and each budget counter (tenant, limit, period of the calls'
@@ -336,8 +338,8 @@ class SettlementAlerts:
             parsed[k] = [
                 lim for lim in (Limit.model_validate(x) for x in raw) if lim.budget_micro_usd is not None
             ]
-        todo: dict[tuple, tuple[str, Limit, datetime, str]] = {}
-        windows: dict[tuple[str, str], list] = {}  # (period, zone) -> windows seen in this batch
+        todo: dict[tuple[Any, ...], tuple[str, Limit, datetime, str]] = {}
+        windows: dict[tuple[str, str], list[Any]] = {}  # (period, zone) -> windows seen in this batch
         for c in live:
             for limit in parsed.get(c.key_id, ()):
                 if limit.model is not None and limit.model != c.model:

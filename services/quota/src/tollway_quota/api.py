@@ -14,6 +14,7 @@ from typing import TypeVar
 import orjson
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from pydantic import BaseModel, ValidationError
 
 from tollway_contracts.admin import (
@@ -60,7 +61,7 @@ def _json(model: BaseModel, status: int = 200) -> web.Response:
 
 
 @web.middleware
-async def admin_middleware(request: web.Request, handler):  # noqa: ANN001, ANN201
+async def admin_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Authenticate ``/admin/`` paths with the bearer admin token (constant-time
     compare; 401 otherwise), map domain errors to OpenAI-format errors, and
     log one canonical line per request (never bodies, tokens or keys)."""
@@ -136,6 +137,12 @@ def _tenant_query(request: web.Request, required: bool) -> str | None:
     return tenant_id
 
 
+def _required_tenant(request: web.Request) -> str:
+    tenant_id = _tenant_query(request, True)
+    assert tenant_id is not None  # _tenant_query raised BadRequest otherwise
+    return tenant_id
+
+
 async def _published(request: web.Request, change: Change) -> None:
     await request.app[PUBLISHER].publish(change.version, change.key_ids)
 
@@ -172,7 +179,7 @@ async def set_limit(request: web.Request) -> web.Response:
 
 async def list_limits(request: web.Request) -> web.Response:
     """GET /admin/v1/limits?tenant_id= -> LimitList."""
-    return _json(LimitList(data=await request.app[STORE].list_limits(_tenant_query(request, True))))
+    return _json(LimitList(data=await request.app[STORE].list_limits(_required_tenant(request))))
 
 
 async def delete_limit(request: web.Request) -> web.Response:
@@ -191,7 +198,7 @@ async def create_team(request: web.Request) -> web.Response:
 
 async def list_teams(request: web.Request) -> web.Response:
     """GET /admin/v1/teams?tenant_id= -> TeamList."""
-    return _json(TeamList(data=await request.app[STORE].list_teams(_tenant_query(request, True))))
+    return _json(TeamList(data=await request.app[STORE].list_teams(_required_tenant(request))))
 
 
 async def set_team_policy(request: web.Request) -> web.Response:
@@ -211,7 +218,7 @@ async def create_user(request: web.Request) -> web.Response:
 
 async def list_users(request: web.Request) -> web.Response:
     """GET /admin/v1/users?tenant_id= -> UserList."""
-    return _json(UserList(data=await request.app[STORE].list_users(_tenant_query(request, True))))
+    return _json(UserList(data=await request.app[STORE].list_users(_required_tenant(request))))
 
 
 async def create_key(request: web.Request) -> web.Response:

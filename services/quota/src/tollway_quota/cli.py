@@ -8,16 +8,17 @@ Reads ``TOLLWAY_ADMIN_URL`` (default ``http://127.0.0.1:8082``) and
 from __future__ import annotations
 
 import os
-import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import httpx
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
+from tenacity import Retrying, retry_if_result, stop_after_delay, wait_fixed
 
 from tollway_contracts.admin import (
     KeyCreate,
@@ -31,6 +32,8 @@ from tollway_contracts.admin import (
 )
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_quota.client import AdminApiError, AdminClient
+
+_T = TypeVar("_T")
 
 app = typer.Typer(help="Administer Tollway principals through the quota admin API.", no_args_is_help=True)
 tenant_app = typer.Typer(help="Tenants.", no_args_is_help=True)
@@ -130,7 +133,7 @@ def tenant_list() -> None:
     out.print(table)
 
 
-def _update_tenant(tenant_id: str, **fields: object) -> None:
+def _update_tenant(tenant_id: str, **fields: Any) -> None:
     try:
         body = TenantUpdate(**fields)
     except ValidationError as exc:
@@ -183,7 +186,7 @@ def limit_set(
     shadow: Annotated[bool, typer.Option("--shadow", help="report only, never refuse")] = False,
 ) -> None:
     """Create or replace the limit of one scope (and model)."""
-    fields: dict = dict(
+    fields: dict[str, Any] = dict(
         scope=scope,
         scope_id=scope_id,
         model=model,
@@ -490,12 +493,15 @@ def bootstrap_demo(
     OPENAI_BASE_URL, OPENAI_API_KEY and TOLLWAY_ADMIN_TOKEN to the env file."""
     try:
         with _client() as c:
-            deadline = time.monotonic() + wait_seconds
-            while not c.ready():
-                if time.monotonic() >= deadline:
-                    err.print(f"[red]the admin API at {_conn.url} is not ready[/red]")
-                    raise typer.Exit(1)
-                time.sleep(0.5)
+            ready = Retrying(
+                stop=stop_after_delay(wait_seconds),
+                wait=wait_fixed(0.5),
+                retry=retry_if_result(lambda answered: not answered),
+                retry_error_callback=lambda _: False,
+            )(c.ready)
+            if not ready:
+                err.print(f"[red]the admin API at {_conn.url} is not ready[/red]")
+                raise typer.Exit(1)
             tenant = next((t for t in c.list_tenants() if t.name == DEMO), None)
             if tenant is None:
                 tenant = _create_or_find(
@@ -538,7 +544,9 @@ def bootstrap_demo(
     out.print(f"wrote {env_file} (mode 0600)")
 
 
-def _create_or_find(create, find):  # noqa: ANN001, ANN202 - a race with another bootstrap is fine
+def _create_or_find(create: Callable[[], _T], find: Callable[[], _T]) -> _T:
+    """``create()``, or ``find()`` when it conflicts (409): a race with another
+    bootstrap is fine."""
     try:
         return create()
     except AdminApiError as exc:

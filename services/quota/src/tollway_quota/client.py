@@ -6,7 +6,7 @@ non-2xx answer; ``httpx.HTTPError`` when the server cannot be reached.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -74,7 +74,7 @@ class AdminClient:
         path: str,
         model: type[M],
         body: BaseModel | None = None,
-        params: dict | None = None,
+        params: dict[str, Any] | None = None,
     ) -> M:
         content = body.model_dump_json(exclude_unset=True) if body is not None else None
         response = self._http.request(

@@ -19,10 +19,15 @@ commit is off. Work is done per fetched batch (``getmany``, up to
    state-based and deduplicated by markers, so it is safe to repeat.
 4. One commit of the batch's offsets, then one ``usage_batch`` log line.
 
+The loop itself (fetch, pipelining by one batch, commit after the effect,
+graceful stop) is the shared :class:`tollway_runtime.kafka.BatchConsumer`;
+this module is the batch's write step.
+
 Transient failures (Valkey, Postgres, Kafka produce) are retried with backoff
-on the same batch step, which holds the batch back: none of its offsets is
-committed until all of its messages are settled (or dead-lettered) and
-alerted. A stop request ends the retries (the batch is then redelivered).
+(tenacity, :func:`tollway_runtime.kafka.with_backoff`) on the same batch step,
+which holds the batch back: none of its offsets is committed until all of its
+messages are settled (or dead-lettered) and alerted. A stop request ends the
+retries (the batch is then redelivered).
 
 Dead-letter rate limit (CONVENTIONS 10): more than ``dlq_max_per_minute``
 dead letters within 60 s stops the consumer (readiness fails) instead of
@@ -31,19 +36,18 @@ dead-lettering everything after a bad deploy.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
-from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
+from aiokafka.errors import KafkaError
 from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
 from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settlement
 from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded
+from tollway_runtime.kafka import BatchConsumer, StopAfterCommit, with_backoff
 
 log = structlog.get_logger("tollway_quota.consumer")
 
@@ -53,12 +57,10 @@ _T = TypeVar("_T")
 
 AfterSettle = Callable[[SettleCommand, str], Awaitable[None]]
 
-
-class _Stopping(Exception):
-    pass
+Batch = list[ConsumerRecord[Any, Any]]
 
 
-class UsageConsumer:
+class UsageConsumer(BatchConsumer[Batch]):
     """Consumes usage events and settles their reservations.
 
     Args:
@@ -87,6 +89,21 @@ class UsageConsumer:
         retry_initial_seconds: float = 0.2,
         retry_max_seconds: float = 5.0,
     ) -> None:
+        super().__init__(
+            AIOKafkaConsumer(
+                topic,
+                bootstrap_servers=bootstrap_servers,
+                group_id=group_id,
+                enable_auto_commit=False,
+                auto_offset_reset="earliest",
+                client_id=f"{group_id}-settlement",
+            ),
+            name="usage-consumer",
+            prepare=lambda records: records,
+            write=self._process_batch,
+            max_records=max_records,
+            timeout_ms=500,
+        )
         self.topic = topic
         self.group_id = group_id
         self.dlq_topic = dlq_topic
@@ -94,82 +111,10 @@ class UsageConsumer:
         self._producer = producer
         self._after = after_settle
         self._dlq_limit = dlq_limit or DlqLimit(60)
-        self._max_records = max_records
         self._retry_initial = retry_initial_seconds
         self._retry_max = retry_max_seconds
-        self._consumer = AIOKafkaConsumer(
-            topic,
-            bootstrap_servers=bootstrap_servers,
-            group_id=group_id,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            client_id=f"{group_id}-settlement",
-        )
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self.failure: BaseException | None = None
         self.settled = 0
         self.dead_lettered = 0
-
-    # --- lifecycle -------------------------------------------------------------
-
-    async def start(self) -> None:
-        """Join the group and start the loop task."""
-        await self._consumer.start()
-        self._task = asyncio.create_task(self._run(), name="usage-consumer")
-
-    def healthy(self) -> bool:
-        """False once the loop has died (e.g. the dead-letter limit)."""
-        return self._task is not None and not self._task.done()
-
-    async def stop(self, timeout_seconds: float = 10.0) -> None:
-        """Stop intake, let the message in hand finish (or give up retrying),
-        commit what was processed, leave the group."""
-        self._stop.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._task), timeout_seconds)
-            except TimeoutError:
-                self._task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
-            except Exception:  # noqa: BLE001 - already recorded in self.failure
-                pass
-        await self._consumer.stop()
-
-    # --- loop --------------------------------------------------------------------
-
-    async def _run(self) -> None:
-        try:
-            while not self._stop.is_set():
-                batches = await self._consumer.getmany(timeout_ms=500, max_records=self._max_records)
-                records = [r for recs in batches.values() for r in recs]
-                if not records:
-                    continue
-                await self._process_batch(records)
-                # Commit after the effect: the whole batch is settled (or acked on the
-                # DLQ) and its alerts published before any of its offsets is
-                # committed. A crash before this line redelivers the batch; settle is
-                # once-only and alerts are deduplicated, so replaying it changes
-                # nothing. A stop or failure inside the batch commits none of it.
-                await self._commit({tp: recs[-1].offset + 1 for tp, recs in batches.items() if recs})
-        except _Stopping:
-            return
-        except BaseException as exc:
-            self.failure = exc
-            log.error("usage_consumer_stopped", error=type(exc).__name__, detail=str(exc)[:300])
-            raise
-
-    async def _commit(self, offsets: dict[TopicPartition, int]) -> None:
-        if not offsets:
-            return
-        try:
-            await self._consumer.commit(offsets)
-        except (CommitFailedError, IllegalStateError, KafkaError) as exc:
-            # Reassigned partitions or a broker hiccup: whoever reads them next re-reads
-            # from the last successful commit and settles again, which changes nothing;
-            # the next successful commit here covers these offsets too.
-            log.warning("commit_failed", error=type(exc).__name__, detail=str(exc)[:200])
 
     async def _process_batch(self, records: list[ConsumerRecord]) -> None:
         """One fetched batch, one canonical log line (``usage_batch``; plus
@@ -227,8 +172,7 @@ class UsageConsumer:
             # The dead-letter limit stops the consumer: what came before the
             # refused dead letter is done (settled, alerted, or acked on the DLQ),
             # so its offsets are committed; the refused message and the rest are not.
-            await self._commit(planned)
-            raise limit_hit
+            raise StopAfterCommit(planned, limit_hit)
 
     async def _settle_all(self, commands: list[SettleCommand]) -> list[str | ValueError]:
         many = getattr(self._settler, "settle_many", None)
@@ -260,16 +204,14 @@ class UsageConsumer:
 
     async def _retrying(self, what: str, step: Callable[[], Awaitable[_T]]) -> _T:
         """Run ``step`` until it succeeds; transient errors back off; a stop
-        request ends the retries (``_Stopping``: nothing of the batch is committed)."""
-        delay = self._retry_initial
-        while True:
-            try:
-                return await step()
-            except Exception as exc:  # noqa: BLE001 - transient: retry the batch step
-                log.warning(what, error=type(exc).__name__, retry_in_s=delay)
-                if await self._sleep_or_stop(delay):
-                    raise _Stopping from None
-                delay = min(delay * 2, self._retry_max)
+        request ends the retries (``Abandon``: nothing of the batch is committed)."""
+        return await with_backoff(
+            step,
+            what=what,
+            initial_seconds=self._retry_initial,
+            max_seconds=self._retry_max,
+            stop=self.stopping,
+        )
 
     async def _dead_letter(self, record: ConsumerRecord, reason: str) -> None:
         self._dlq_limit.check(1, 1)
@@ -283,25 +225,14 @@ class UsageConsumer:
             value=None if record.value is None else record.value.decode("utf-8", "replace"),
             ts=utcnow(),
         )
-        delay = self._retry_initial
-        while True:
-            try:
-                await self._producer.send_and_wait(
-                    self.dlq_topic, letter.model_dump_json().encode(), key=record.key
-                )
-                break
-            except KafkaError as exc:
-                log.warning("dead_letter_retry", error=type(exc).__name__, retry_in_s=delay)
-                if await self._sleep_or_stop(delay):
-                    raise _Stopping from None
-                delay = min(delay * 2, self._retry_max)
+        value = letter.model_dump_json().encode()
+        await with_backoff(
+            lambda: self._producer.send_and_wait(self.dlq_topic, value, key=record.key),
+            what="dead_letter_retry",
+            initial_seconds=self._retry_initial,
+            max_seconds=self._retry_max,
+            retry_on=(KafkaError,),
+            stop=self.stopping,
+        )
         self.dead_lettered += 1
         log.warning("usage_dead_lettered", reason=reason[:200])
-
-    async def _sleep_or_stop(self, seconds: float) -> bool:
-        """Sleep ``seconds`` unless a stop comes first; True when stopping."""
-        try:
-            await asyncio.wait_for(self._stop.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True

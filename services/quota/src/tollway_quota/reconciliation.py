@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter
@@ -102,7 +103,7 @@ class RunReport:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
 
 
-def actuals_from_row(row: dict | None) -> LedgerActuals | None:
+def actuals_from_row(row: dict[str, Any] | None) -> LedgerActuals | None:
     """The settlement amounts of a ledger row, or None when it is not terminal
     (absent, ``in_flight``, ``orphaned``). Tokens: ``total_tokens``, else
     prompt + completion, else 0; cost: ``cost_micro_usd`` else 0 (micro-USD)."""
@@ -120,7 +121,7 @@ class LedgerLookup:
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self._pool = pool
 
-    async def rows(self, tenant_id: str, expired: list[ExpiredReservation]) -> dict[str, dict]:
+    async def rows(self, tenant_id: str, expired: list[ExpiredReservation]) -> dict[str, dict[str, Any]]:
         """``request_id -> row`` (status, token and cost columns) for the
         expired reservations of one tenant; ids that are not UUIDs, or absent,
         are missing from the result.
@@ -146,7 +147,7 @@ class LedgerLookup:
                    WHERE tenant_id = %s AND request_id = ANY(%s) AND ts_start >= %s AND ts_start <= %s""",
                 (tenant_id, ids, lo, hi),
             )
-            found: dict[str, dict] = {}
+            found: dict[str, dict[str, Any]] = {}
             for row in await cur.fetchall():
                 rid = str(row["request_id"])
                 # one row per call; if ts_start differed between events there
@@ -221,6 +222,7 @@ class Reconciler:
                 result = await self._admission.settle(
                     tenant_id=tenant_id, request_id=e.request_id, tokens=tokens, cost_micro_usd=cost
                 )
+                outcome: str
                 if result.status != "settled":
                     outcome = result.status
                 elif actual is not None:

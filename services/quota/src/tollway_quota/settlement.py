@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-import orjson
+import msgspec
 
-from tollway_contracts.events import SCHEMA_VERSION, UsageEvent, parse_usage_event
+from tollway_contracts.events import SCHEMA_VERSION, UsageEvent, decode_usage_event
 
 
 class Poison(ValueError):
@@ -87,21 +87,15 @@ def plan_settlement(value: bytes | None) -> SettleCommand | None:
     if value is None:
         raise Poison("null message value (tombstone)")
     try:
-        data = orjson.loads(value)
-    except orjson.JSONDecodeError as exc:
+        event = decode_usage_event(value)  # the contract's tolerant decoder, one pass
+    except msgspec.ValidationError as exc:
+        # A ``started`` event of the right schema version settles nothing, so an
+        # invalid one is skipped, not dead-lettered (as when it was skipped after
+        # a cheap JSON look). Every event that settles was fully validated above.
+        if _is_started(value):
+            return None
         raise Poison(f"invalid usage event: {_one_line(exc)}") from exc
-    # Cheap skip (half the topic): a ``started`` event of the right schema
-    # version settles nothing, so it is not validated field by field. Every
-    # event that settles is fully validated below.
-    if (
-        isinstance(data, dict)
-        and data.get("type") == "started"
-        and data.get("schema_version", SCHEMA_VERSION) == SCHEMA_VERSION
-    ):
-        return None
-    try:
-        event = parse_usage_event(data)
-    except ValueError as exc:
+    except msgspec.DecodeError as exc:
         raise Poison(f"invalid usage event: {_one_line(exc)}") from exc
     if not event.is_terminal or event.reservation is None:
         return None
@@ -113,6 +107,15 @@ def plan_settlement(value: bytes | None) -> SettleCommand | None:
         cost_micro_usd=event.cost_micro_usd or 0,
         model=event.model,
         event=event,
+    )
+
+
+def _is_started(value: bytes) -> bool:
+    data = msgspec.json.decode(value)
+    return (
+        isinstance(data, dict)
+        and data.get("type") == "started"
+        and data.get("schema_version", SCHEMA_VERSION) == SCHEMA_VERSION
     )
 
 

@@ -60,6 +60,19 @@ _KEY_COLUMNS = (
 )
 
 
+Cursor = psycopg.AsyncCursor[dict[str, Any]]
+"""The store's cursors: rows as dicts (``row_factory=dict_row``)."""
+
+
+async def _one(cur: Cursor) -> dict[str, Any]:
+    """The one row a statement returns (``RETURNING``, an aggregate, a view of
+    one row); a missing row is a broken invariant, not an admin mistake."""
+    row = await cur.fetchone()
+    if row is None:
+        raise RuntimeError("the statement returned no row")
+    return row
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """What a committed change produced: the new principals version and the
@@ -79,15 +92,16 @@ class CatalogStore:
     # --- helpers -------------------------------------------------------------
 
     @staticmethod
-    async def _bump(cur: psycopg.AsyncCursor) -> int:
+    async def _bump(cur: Cursor) -> int:
         await cur.execute(
             "UPDATE catalog.principals_version_state SET version = version + 1 RETURNING version"
         )
-        row = await cur.fetchone()
-        return int(row["version"])
+        return int((await _one(cur))["version"])
 
     @staticmethod
-    async def _require(cur: psycopg.AsyncCursor, sql: str, args: tuple, message: str, param: str) -> dict:
+    async def _require(
+        cur: Cursor, sql: str, args: tuple[Any, ...], message: str, param: str
+    ) -> dict[str, Any]:
         await cur.execute(sql, args)
         row = await cur.fetchone()
         if row is None:
@@ -104,7 +118,7 @@ class CatalogStore:
         """The current principals version (``catalog.principals_version``)."""
         async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             await cur.execute("SELECT version FROM catalog.principals_version")
-            return int((await cur.fetchone())["version"])
+            return int((await _one(cur))["version"])
 
     # --- tenants ---------------------------------------------------------------
 
@@ -414,7 +428,7 @@ class CatalogStore:
     # --- limits ------------------------------------------------------------------
 
     @staticmethod
-    async def _stamp_scope(cur: psycopg.AsyncCursor, version: int, scope: str, scope_id: str) -> list[str]:
+    async def _stamp_scope(cur: Cursor, version: int, scope: str, scope_id: str) -> list[str]:
         """Stamp ``version`` on every key in the scope; return their ids."""
         column = _SCOPE_COLUMN[scope]  # from a fixed mapping, never from input
         await cur.execute(
@@ -471,7 +485,7 @@ class CatalogStore:
                     body.shadow,
                 ),
             )
-            row = await cur.fetchone()
+            row = await _one(cur)
             key_ids = await self._stamp_scope(cur, version, body.scope, body.scope_id)
         created = bool(row.pop("created"))
         return LimitRecord.model_validate(row), Change(version, key_ids), created
@@ -505,11 +519,11 @@ class CatalogStore:
             await cur.execute(
                 f"DELETE FROM catalog.limits WHERE id = %s RETURNING {_LIMIT_COLUMNS}", (limit_id,)
             )
-            row = await cur.fetchone()
+            row = await _one(cur)
             key_ids = await self._stamp_scope(cur, version, row["scope"], row["scope_id"])
         return LimitRecord.model_validate(row), Change(version, key_ids)
 
-    async def key_limits_many(self, key_ids: Sequence[str]) -> dict[str, tuple[str, list[dict]]]:
+    async def key_limits_many(self, key_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
         """:meth:`key_limits` of many keys in one query: ``key_id -> (tenant_id,
         limits)``; unknown keys are absent. Used by batched settlement alerts."""
         if not key_ids:
@@ -522,7 +536,7 @@ class CatalogStore:
             rows = await cur.fetchall()
         return {r["key_id"]: (r["tenant_id"], list(r["limits"] or [])) for r in rows}
 
-    async def key_limits(self, key_id: str) -> tuple[str, list[dict]] | None:
+    async def key_limits(self, key_id: str) -> tuple[str, list[dict[str, Any]]] | None:
         """``(tenant_id, limits)`` of a key as the edge sees them (the view's
         ``limits`` column, a list of ``Limit`` dicts; empty when none), or
         None for an unknown key. Used by settlement to evaluate alerts."""

@@ -68,8 +68,8 @@ async def _committed(topics, partitions: int = 2) -> dict[int, int]:  # noqa: AN
     return {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == topics.usage}
 
 
-async def _until(predicate, timeout: float = 30.0) -> None:  # noqa: ANN001
-    deadline = asyncio.get_running_loop().time() + timeout
+async def _until(predicate, within: float = 30.0) -> None:  # noqa: ANN001
+    deadline = asyncio.get_running_loop().time() + within
     while not await predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.2)

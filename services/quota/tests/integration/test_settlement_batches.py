@@ -48,8 +48,8 @@ async def _committed(bootstrap: str, group: str, topic: str) -> dict[int, int]:
     return {tp.partition: meta.offset for tp, meta in offsets.items() if tp.topic == topic}
 
 
-async def _until(predicate, timeout: float = 30.0) -> None:  # noqa: ANN001
-    deadline = asyncio.get_running_loop().time() + timeout
+async def _until(predicate, within: float = 30.0) -> None:  # noqa: ANN001
+    deadline = asyncio.get_running_loop().time() + within
     while not await predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.1)

@@ -7,6 +7,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import orjson
 import pytest
 
 from tollway_contracts.events import ScopeReservation, UsageEvent
@@ -135,3 +136,14 @@ async def test_webhook_submit_never_waits_and_drops_when_full() -> None:
         notifier = WebhookNotifier(http, queue_size=2)  # workers not started: nothing drains
         assert [notifier.submit("http://127.0.0.1:9/x", alert) for _ in range(3)] == [True, True, False]
         assert notifier.dropped == 1
+
+
+def test_a_malformed_started_event_settles_nothing_and_is_not_poison() -> None:
+    started = orjson.loads(
+        _event(type="started", ts_end=None, prompt_tokens=None, completion_tokens=None, cost_micro_usd=None)
+    )
+    started["attempts"] = "many"
+    assert plan_settlement(orjson.dumps(started)) is None
+    started["schema_version"] = 2
+    with pytest.raises(Poison):
+        plan_settlement(orjson.dumps(started))

@@ -18,11 +18,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import orjson
 import structlog
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from tollway_contracts.errors import error_json
 from tollway_reporting.auth import AuthError, TokenVerifier
@@ -74,7 +76,7 @@ def error_response(
 
 
 @web.middleware
-async def reporting_middleware(request: web.Request, handler):  # noqa: ANN001, ANN201
+async def reporting_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Authenticate ``/v1/reporting/`` (except the OpenAPI document), map errors
     to OpenAI-format bodies, and log one canonical line per API request
     (never tokens or query results)."""
@@ -143,7 +145,9 @@ def _format(request: web.Request) -> str:
     return fmt
 
 
-def _render(fmt: str, name: str, meta: dict, columns: list[str], rows: list[tuple]) -> web.Response:
+def _render(
+    fmt: str, name: str, meta: dict[str, Any], columns: list[str], rows: list[tuple[Any, ...]]
+) -> web.Response:
     if fmt == "csv":
         body = to_csv(columns, rows)
     elif fmt == "parquet":

@@ -70,4 +70,5 @@ def to_parquet(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> bytes:
     table = pa.Table.from_arrays(arrays, schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, compression="zstd")
-    return sink.getvalue().to_pybytes()
+    data: bytes = sink.getvalue().to_pybytes()
+    return data

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 GRANULARITIES: dict[str, str] = {
     "hour": "ledger.v_usage_hourly",
@@ -245,8 +246,8 @@ def scoped_filters(scope: Scope, filters: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def _where(scope: Scope, start: datetime, end: datetime, filters: Mapping[str, str]) -> tuple[str, list]:
-    args: list = [start, end]
+def _where(scope: Scope, start: datetime, end: datetime, filters: Mapping[str, str]) -> tuple[str, list[Any]]:
+    args: list[Any] = [start, end]
     conds = ["bucket_start >= $1", "bucket_start < $2"]
     effective = scoped_filters(scope, filters)
     if scope.tenant_id is not None and effective.get("tenant_id") != scope.tenant_id:
@@ -288,7 +289,7 @@ def latency_quantile(q: float, counts: Sequence[int]) -> float | None:
     return LATENCY_BOUNDS_MS[-1]
 
 
-def finish_rows(rows: Sequence[Sequence]) -> list[tuple]:
+def finish_rows(rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
     """Rows from :func:`usage_sql`/:func:`top_sql` (last column: the summed
     histogram) to output rows (last columns: p50, p95, p99 in ms)."""
     return [(*row[:-1], *(latency_quantile(q, row[-1]) for q in QUANTILES)) for row in rows]
@@ -309,7 +310,7 @@ def usage_columns(q: UsageQuery) -> list[str]:
     return ["bucket_start", *(DIMENSIONS[d] for d in q.group_by), *METRICS, *LATENCY_COLUMNS]
 
 
-def usage_sql(scope: Scope, q: UsageQuery, max_rows: int) -> tuple[str, list]:
+def usage_sql(scope: Scope, q: UsageQuery, max_rows: int) -> tuple[str, list[Any]]:
     """SQL and arguments for a usage query; returns up to ``max_rows + 1`` rows
     (one more than allowed, so the caller can tell the result was cut), to
     pass through :func:`finish_rows`."""
@@ -331,7 +332,7 @@ def top_columns(q: TopQuery) -> list[str]:
     return [DIMENSIONS[q.by], *METRICS, *LATENCY_COLUMNS]
 
 
-def top_sql(scope: Scope, q: TopQuery) -> tuple[str, list]:
+def top_sql(scope: Scope, q: TopQuery) -> tuple[str, list[Any]]:
     """SQL and arguments for a top-N query (ties broken by the dimension value);
     pass the rows through :func:`finish_rows`."""
     where, args = _where(scope, q.start, q.end, q.filters)

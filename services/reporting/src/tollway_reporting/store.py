@@ -8,6 +8,7 @@ verification). Every transaction is ``READ ONLY`` with a statement timeout.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
@@ -42,7 +43,7 @@ class ReportingStore:
     async def ping(self) -> bool:
         """True when Postgres answers ``SELECT 1``."""
         async with self.pool.acquire(timeout=2) as conn:
-            return await conn.fetchval("SELECT 1", timeout=2) == 1
+            return bool(await conn.fetchval("SELECT 1", timeout=2) == 1)
 
     async def schema_ready(self) -> bool:
         """True when the relations this service reads exist (ledger migration
@@ -58,7 +59,7 @@ class ReportingStore:
                 )
             )
 
-    async def fetch(self, sql: str, args: list) -> list[tuple]:
+    async def fetch(self, sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
         """Run one read-only query; rows as tuples.
 
         Raises:

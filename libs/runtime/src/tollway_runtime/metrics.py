@@ -1,0 +1,148 @@
+"""Prometheus metrics that stay true when N worker processes share one port.
+
+A service run as N processes behind one port (the edge's SO_REUSEPORT
+workers) has ``/metrics`` answered by whichever process the kernel picks;
+per-process counters would then report one worker at random. This module
+uses prometheus-client's multiprocess mode
+(https://prometheus.github.io/client_python/multiprocess/), which a
+Prometheus user will recognise:
+
+- **The supervisor**, before it starts any worker, calls
+  :func:`start_multiprocess` : a fresh, empty directory is put in
+  ``PROMETHEUS_MULTIPROC_DIR`` (a new temporary directory, or the operator's
+  directory emptied of earlier runs' files), which the workers inherit.
+  prometheus-client then keeps every metric's values in memory-mapped files
+  there, one set per process id. When a worker exits, the supervisor calls
+  :func:`mark_worker_dead` (its live gauges stop counting); at the end,
+  :func:`stop_multiprocess` removes a directory it created.
+- **Every worker** defines its metrics as usual (module-level ``Counter``,
+  ``Histogram``, ``Gauge``) and serves :func:`metrics_handler`: with the
+  variable set it answers with a ``MultiProcessCollector`` over the
+  directory — counters and histograms summed over every process, the dead
+  ones included, so totals never go backwards when a worker restarts.
+- **Gauges** need a ``multiprocess_mode`` saying how processes combine:
+  ``livesum`` (sum over live processes: in-flight calls, processes in a
+  mode), ``liveall`` (one series per live process, ``pid`` label),
+  ``max``/``min``, ``mostrecent``. Without one a gauge defaults to ``all``
+  (one series per pid, dead ones included). Document the mode in the help
+  text. In multiprocess mode prometheus-client exports no ``process_*`` or
+  ``python_gc_*`` metrics and ignores ``Info``/``Enum``.
+- **A single-process service** (variable unset) is served from the normal
+  global registry, with the process and platform collectors.
+
+The environment variable is the library's own switch and must be set before
+``prometheus_client`` is imported in a worker (it picks its value store at
+import), which is why the supervisor, not the settings object, sets it:
+workers are started with ``spawn`` and inherit it.
+
+Errors: :func:`start_multiprocess` raises ``OSError`` when the directory
+cannot be created or emptied.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+"""prometheus-client's variable: the directory of the processes' metric files."""
+
+__all__ = [
+    "MULTIPROC_ENV",
+    "MultiprocessDir",
+    "collect",
+    "mark_worker_dead",
+    "metrics_handler",
+    "multiprocess_dir",
+    "start_multiprocess",
+    "stop_multiprocess",
+]
+
+
+class MultiprocessDir:
+    """The directory of one run's metric files, as :func:`start_multiprocess` set it up.
+
+    Attributes:
+        path: the directory (also in ``PROMETHEUS_MULTIPROC_DIR``).
+        owned: created for this run (removed by :func:`stop_multiprocess`),
+            rather than given by the operator (only emptied).
+    """
+
+    __slots__ = ("owned", "path")
+
+    def __init__(self, path: Path, owned: bool) -> None:
+        self.path = path
+        self.owned = owned
+
+
+def multiprocess_dir() -> Path | None:
+    """The multiprocess directory this process writes to, or None in
+    single-process mode."""
+    value = os.environ.get(MULTIPROC_ENV)
+    return Path(value) if value else None
+
+
+def start_multiprocess(service: str) -> MultiprocessDir:
+    """Supervisor, before starting workers: a fresh directory in
+    ``PROMETHEUS_MULTIPROC_DIR`` for this run.
+
+    If the operator set the variable (e.g. an ``emptyDir`` volume), that
+    directory is created if missing and emptied of ``*.db`` files from
+    earlier runs (stale files would add old counts); otherwise a new
+    temporary directory ``tollway-<service>-metrics-*`` is created.
+
+    Raises:
+        OSError: the directory cannot be created or emptied.
+    """
+    given = multiprocess_dir()
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        for f in given.glob("*.db"):
+            f.unlink()
+        return MultiprocessDir(given, owned=False)
+    path = Path(tempfile.mkdtemp(prefix=f"tollway-{service}-metrics-"))
+    os.environ[MULTIPROC_ENV] = str(path)
+    return MultiprocessDir(path, owned=True)
+
+
+def mark_worker_dead(pid: int | None) -> None:
+    """Supervisor, when a worker has exited: its ``live*`` gauges stop
+    counting (its counters and histograms keep counting, as they should).
+    No-op in single-process mode or for an unknown pid."""
+    path = multiprocess_dir()
+    if path is not None and pid is not None:
+        multiprocess.mark_process_dead(pid, str(path))  # type: ignore[no-untyped-call]  # prometheus-client leaves it unannotated
+
+
+def stop_multiprocess(d: MultiprocessDir) -> None:
+    """Supervisor, after every worker has exited: remove a directory this run
+    created (an operator's directory is left as is) and unset the variable."""
+    if d.owned:
+        shutil.rmtree(d.path, ignore_errors=True)
+        if os.environ.get(MULTIPROC_ENV) == str(d.path):
+            del os.environ[MULTIPROC_ENV]
+
+
+def collect() -> bytes:
+    """The text exposition of this service's metrics: every process's
+    (multiprocess mode) or this process's global registry."""
+    path = multiprocess_dir()
+    if path is None:
+        return generate_latest(REGISTRY)
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]  # unannotated __init__
+    return generate_latest(registry)
+
+
+async def metrics_handler(_: web.Request) -> web.Response:
+    """``GET /metrics``: :func:`collect` in Prometheus's text format (0.0.4).
+
+    In multiprocess mode this reads every process's files, a few ms for the
+    edge's metrics; scrape it every few seconds, not per call.
+    """
+    return web.Response(body=collect(), headers={"Content-Type": CONTENT_TYPE_LATEST})
