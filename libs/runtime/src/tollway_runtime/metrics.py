@@ -45,6 +45,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from aiohttp import web
@@ -58,6 +59,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.metrics_core import Metric
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """prometheus-client's variable: the directory of the processes' metric files."""
@@ -67,6 +69,7 @@ __all__ = [
     "HTTP_REQUEST_DURATION",
     "MULTIPROC_ENV",
     "MultiprocessDir",
+    "Since",
     "add_metrics_route",
     "collect",
     "http_metrics_middleware",
@@ -250,3 +253,49 @@ def http_metrics_middleware(service: str) -> Middleware:
 def add_metrics_route(app: web.Application) -> None:
     """Serve :func:`metrics_handler` on ``GET /metrics`` of ``app``."""
     app.router.add_get("/metrics", metrics_handler)
+
+
+# --- counting since a point in time (apps built many times in one process) ---------
+
+
+class Since:
+    """The global registry's counters and histograms counted since this object
+    was created: what one app instance did, when tests build many apps in one
+    process (metrics are process-global, as prometheus-client registers them).
+
+    Gauges are reported as they are (a level, not a count). Offers the two
+    reading methods of a ``CollectorRegistry`` that tests use:
+    :meth:`get_sample_value` and :meth:`collect`.
+
+    Args:
+        prefix: only metric families whose name starts with it are snapshotted
+            and collected (e.g. ``"tollway_ledger_"``).
+    """
+
+    def __init__(self, prefix: str = "tollway_") -> None:
+        self.prefix = prefix
+        self._base: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        for family in self._families():
+            if family.type != "gauge":
+                for s in family.samples:
+                    self._base[(s.name, tuple(sorted(s.labels.items())))] = s.value
+
+    def _families(self) -> list[Metric]:
+        return [m for m in REGISTRY.collect() if m.name.startswith(self.prefix)]
+
+    def get_sample_value(self, name: str, labels: dict[str, str] | None = None) -> float | None:
+        """The sample's value minus its value at creation (None if it does not exist)."""
+        value = REGISTRY.get_sample_value(name, labels)
+        if value is None:
+            return None
+        return value - self._base.get((name, tuple(sorted((labels or {}).items()))), 0.0)
+
+    def collect(self) -> Iterator[Metric]:
+        """Every family under ``prefix``, counters and histograms minus their values at creation."""
+        for family in self._families():
+            if family.type != "gauge":
+                family.samples = [
+                    s._replace(value=s.value - self._base.get((s.name, tuple(sorted(s.labels.items()))), 0.0))
+                    for s in family.samples
+                ]
+            yield family

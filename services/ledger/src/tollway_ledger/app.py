@@ -12,7 +12,7 @@ Resources, in acquire order (released in reverse by aiohttp's cleanup_ctx):
    pool closes.
 
 The app serves ``/healthz``, ``/readyz`` (Postgres answers and the consumer
-loop runs and has joined its group) and ``/metrics`` on ``health_port``.
+loop runs and has joined its group) and ``/metrics`` (``tollway_runtime.metrics``) on ``health_port``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import asyncpg
 import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.metrics import add_metrics_route
 from tollway_runtime.migrations import migrate_or_check
 
 from .consumer import LedgerConsumer
@@ -47,11 +47,6 @@ MAINTENANCE = web.AppKey("ledger_maintenance", Maintenance)
 CLOCK: web.AppKey[Clock] = web.AppKey("ledger_clock")
 
 log = structlog.get_logger("tollway_ledger.app")
-
-
-async def _metrics(request: web.Request) -> web.Response:
-    body = generate_latest(request.app[METRICS].registry)
-    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 async def _postgres(app: web.Application) -> AsyncIterator[None]:
@@ -146,7 +141,7 @@ def create_app(settings: LedgerSettings, clock: Clock = utc_now) -> web.Applicat
     app[CLOCK] = clock
     app[METRICS] = LedgerMetrics()
     app[_CHECKS] = add_health_routes(app)
-    app.router.add_get("/metrics", _metrics)
+    add_metrics_route(app)
     app.cleanup_ctx.append(_postgres)
     app.cleanup_ctx.append(_kafka)
     return app

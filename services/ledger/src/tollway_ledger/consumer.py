@@ -18,7 +18,6 @@ from typing import Any
 import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
-from aiokafka.errors import KafkaError
 
 from tollway_runtime.kafka import BatchConsumer, with_backoff
 
@@ -80,7 +79,6 @@ class LedgerConsumer(BatchConsumer[Prepared]):
             write=self._write_batch,
             max_records=batch_max_records,
             timeout_ms=batch_timeout_ms,
-            after_fetch=self._update_lag,
         )
         self.producer = producer
         self.store = store
@@ -145,17 +143,6 @@ class LedgerConsumer(BatchConsumer[Prepared]):
             )
         if futures:
             await asyncio.gather(*futures)
-
-    async def _update_lag(self) -> None:
-        try:
-            for tp in self.consumer.assignment():
-                hw = self.consumer.highwater(tp)
-                if hw is None:
-                    continue
-                position = await self.consumer.position(tp)
-                self.metrics.lag.labels(partition=str(tp.partition)).set(max(hw - position, 0))
-        except (KafkaError, AssertionError, ValueError):  # rebalance in progress
-            pass
 
     def _record(self, effects: Effects, result: ApplyResult, seconds: float) -> None:
         outcomes: Counter[tuple[str, str]] = effects.outcomes + result.outcomes

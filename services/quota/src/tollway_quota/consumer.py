@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
+from prometheus_client import Counter
 from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
@@ -54,6 +55,14 @@ log = structlog.get_logger("tollway_quota.consumer")
 __all__ = ["DlqLimit", "DlqLimitExceeded", "UsageConsumer"]
 
 _T = TypeVar("_T")
+
+SETTLEMENTS = Counter(
+    "tollway_quota_settlements_total",
+    "Usage events processed by the settlement consumer, by outcome: settled (a reservation "
+    "settled now), already_settled (a redelivery: nothing changed), unknown (no reservation "
+    "found), dead_lettered (poison or unsettleable, sent to the DLQ).",
+    ["outcome"],
+)
 
 AfterSettle = Callable[[SettleCommand, str], Awaitable[None]]
 
@@ -160,6 +169,9 @@ class UsageConsumer(BatchConsumer[Batch]):
                 await self._retrying("alerts_retry", lambda: self._after_all(done))
         settled = statuses.count("settled")
         self.settled += settled
+        for status in ("settled", "already_settled", "unknown"):
+            if n := statuses.count(status):
+                SETTLEMENTS.labels(status).inc(n)
         log.info(
             "usage_batch",
             records=len(records),
@@ -235,4 +247,5 @@ class UsageConsumer(BatchConsumer[Batch]):
             stop=self.stopping,
         )
         self.dead_lettered += 1
+        SETTLEMENTS.labels("dead_lettered").inc()
         log.warning("usage_dead_lettered", reason=reason[:200])
