@@ -60,7 +60,10 @@ RUN --mount=type=cache,target=/root/.cache/uv \
  && /app/.venv/bin/python -c "import importlib, sys; importlib.import_module('tollway_' + sys.argv[1])" "${SERVICE}"
 
 FROM base AS runtime
-COPY --from=build /app/.venv /app/.venv
+# Root owns the installed code, so the service cannot change it; the Tilt dev
+# loop builds with VENV_OWNER=10001 so live_update can sync into site-packages.
+ARG VENV_OWNER=0
+COPY --from=build --chown=${VENV_OWNER}:${VENV_OWNER} /app/.venv /app/.venv
 WORKDIR /app
 USER 10001:10001
 ENV TOLLWAY_LOG_FORMAT=json

