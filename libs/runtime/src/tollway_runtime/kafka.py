@@ -40,8 +40,12 @@ from typing import Any, Generic, TypeVar
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
+from opentelemetry.trace import NoOpTracer, Tracer, format_trace_id
 from prometheus_client import Gauge, Histogram
+from structlog.contextvars import bound_contextvars
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
+
+from .tracing import consumer_batch_span
 
 log = structlog.get_logger("tollway_runtime.kafka")
 
@@ -169,6 +173,27 @@ async def with_backoff(
     raise AssertionError("unreachable: tenacity retries until success or raises")
 
 
+_LOGGED_TRACE_IDS = 20
+
+
+def _batch_trace_fields(span_context: Any, records: list[ConsumerRecord[Any, Any]]) -> dict[str, Any]:
+    """``trace_id`` (the batch span's, if recorded) and ``linked_trace_ids``
+    (the records' ``traceparent`` trace ids, first 20 distinct) for the log context."""
+    linked: dict[str, None] = {}
+    for r in records:
+        for key, value in r.headers or ():
+            if key == "traceparent":
+                parts = value.split(b"-")
+                if len(parts) == 4 and len(parts[1]) == 32:
+                    linked[parts[1].decode("ascii", "replace")] = None
+        if len(linked) >= _LOGGED_TRACE_IDS:
+            break
+    fields: dict[str, Any] = {"linked_trace_ids": list(linked)}
+    if span_context.is_valid:
+        fields["trace_id"] = format_trace_id(span_context.trace_id)
+    return fields
+
+
 class BatchConsumer(Generic[P]):
     """The consume loop: fetch → prepare → write → commit, pipelined by one batch.
 
@@ -187,6 +212,15 @@ class BatchConsumer(Generic[P]):
         max_records: records per fetch.
         timeout_ms: how long a fetch waits for records, ms.
         after_fetch: awaited after every fetch; errors are its own to handle.
+        tracer: makes one CONSUMER span per batch around its write and commit
+            (:func:`tollway_runtime.tracing.consumer_batch_span`: linked to each
+            record's ``traceparent``); default: no spans.
+        consumer_group: ``messaging.consumer.group.name`` of those spans.
+
+    While a batch is written, structlog's context carries ``trace_id`` (the
+    batch span's, when tracing is on) and ``linked_trace_ids`` (the records'
+    W3C trace ids, deduplicated, at most 20), so the service's canonical
+    batch line names the traces it served.
 
     Metrics (labelled ``consumer=name``): ``tollway_consumer_lag_messages``
     per topic and partition (after every fetch), ``tollway_consumer_batch_records``
@@ -203,6 +237,8 @@ class BatchConsumer(Generic[P]):
         max_records: int,
         timeout_ms: int,
         after_fetch: Callable[[], Awaitable[None]] | None = None,
+        tracer: Tracer | None = None,
+        consumer_group: str | None = None,
     ) -> None:
         self.consumer = consumer
         self.name = name
@@ -211,6 +247,8 @@ class BatchConsumer(Generic[P]):
         self.max_records = max_records
         self.timeout_ms = timeout_ms
         self._after_fetch = after_fetch
+        self.tracer: Tracer = tracer if tracer is not None else NoOpTracer()
+        self._span_group = consumer_group
         self.stopping = asyncio.Event()
         """Set by :meth:`request_stop`; pass it to :func:`with_backoff`."""
         self.joined = False
@@ -272,7 +310,9 @@ class BatchConsumer(Generic[P]):
                     prepared = self._prepare(records)
                     if writing is not None:
                         await writing
-                    writing = asyncio.create_task(self._write_and_commit(prepared, next_offsets(records)))
+                    writing = asyncio.create_task(
+                        self._write_and_commit(prepared, next_offsets(records), records)
+                    )
                 elif writing is not None and writing.done():
                     await writing
                     writing = None
@@ -311,7 +351,19 @@ class BatchConsumer(Generic[P]):
         except (KafkaError, AssertionError, ValueError):  # rebalance in progress
             pass
 
-    async def _write_and_commit(self, prepared: P, offsets: Offsets) -> None:
+    async def _write_and_commit(
+        self, prepared: P, offsets: Offsets, records: list[ConsumerRecord[Any, Any]]
+    ) -> None:
+        topic = records[0].topic if records else ""
+        with (
+            consumer_batch_span(
+                self.tracer, topic=topic, records=records, consumer_group=self._span_group
+            ) as span,
+            bound_contextvars(**_batch_trace_fields(span.get_span_context(), records)),
+        ):
+            await self._timed_write_and_commit(prepared, offsets)
+
+    async def _timed_write_and_commit(self, prepared: P, offsets: Offsets) -> None:
         started = time.perf_counter()
         outcome = "failed"
         try:

@@ -18,6 +18,7 @@ from typing import Any
 import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
+from opentelemetry.trace import Tracer
 
 from tollway_runtime.kafka import BatchConsumer, with_backoff
 
@@ -55,6 +56,8 @@ class LedgerConsumer(BatchConsumer[Prepared]):
         dlq_limit: the dead-letter rate limit.
         batch_max_records, batch_timeout_ms: ``getmany`` limits.
         retry_initial_seconds, retry_max_seconds: Postgres retry backoff.
+        tracer: one CONSUMER span per batch, linked to each message's trace
+            (``tollway_runtime.tracing``); default none.
     """
 
     def __init__(
@@ -71,6 +74,7 @@ class LedgerConsumer(BatchConsumer[Prepared]):
         batch_timeout_ms: int,
         retry_initial_seconds: float,
         retry_max_seconds: float,
+        tracer: Tracer | None = None,
     ) -> None:
         super().__init__(
             consumer,
@@ -79,6 +83,8 @@ class LedgerConsumer(BatchConsumer[Prepared]):
             write=self._write_batch,
             max_records=batch_max_records,
             timeout_ms=batch_timeout_ms,
+            tracer=tracer,
+            consumer_group=consumer_group,
         )
         self.producer = producer
         self.store = store

@@ -44,6 +44,7 @@ from tollway_quota.webhooks import WebhookNotifier
 from tollway_runtime.health import add_health_routes
 from tollway_runtime.metrics import add_metrics_route, http_metrics_middleware
 from tollway_runtime.migrations import migrate_or_check
+from tollway_runtime.tracing import setup_tracing
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
@@ -91,6 +92,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
     async def settlement(app: web.Application) -> AsyncIterator[None]:
         from tollway_admission import Admission
 
+        tracing = setup_tracing("tollway-quota")  # OTEL_* variables; off without an endpoint
         producer = AIOKafkaProducer(
             bootstrap_servers=settings.kafka_bootstrap_servers, acks="all", client_id="tollway-quota"
         )
@@ -121,6 +123,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
                 limits_of_many=store.key_limits_many,
             ),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
+            tracer=tracing.tracer,
         )
         await consumer.start()
         app[CONSUMER] = consumer
@@ -132,6 +135,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
             await webhooks.stop(5.0)
             await http.aclose()
             await producer.stop()
+            await asyncio.to_thread(tracing.shutdown)  # flush the last batch spans
 
     async def reconciliation(app: web.Application) -> AsyncIterator[None]:
         from datetime import timedelta

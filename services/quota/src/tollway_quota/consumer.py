@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
+from opentelemetry.trace import Tracer
 from prometheus_client import Counter
 from structlog.contextvars import bound_contextvars
 
@@ -81,6 +82,8 @@ class UsageConsumer(BatchConsumer[Batch]):
         dlq_limit: dead-letter rate limit.
         max_records: records per fetch.
         retry_initial_seconds, retry_max_seconds: backoff on transient errors.
+        tracer: one CONSUMER span per batch, linked to each message's trace
+            (``tollway_runtime.tracing``); default none.
     """
 
     def __init__(
@@ -97,6 +100,7 @@ class UsageConsumer(BatchConsumer[Batch]):
         max_records: int = 500,
         retry_initial_seconds: float = 0.2,
         retry_max_seconds: float = 5.0,
+        tracer: Tracer | None = None,
     ) -> None:
         super().__init__(
             AIOKafkaConsumer(
@@ -112,6 +116,8 @@ class UsageConsumer(BatchConsumer[Batch]):
             write=self._process_batch,
             max_records=max_records,
             timeout_ms=500,
+            tracer=tracer,
+            consumer_group=group_id,
         )
         self.topic = topic
         self.group_id = group_id
