@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import msgspec
 import pytest
+import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaProducer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -86,35 +87,11 @@ async def test_ledger_batch_span_links_to_the_produced_events_trace(
     completed = msgspec.structs.replace(completed, trace_id=TRACE_ID)
     traceparent = f"00-{TRACE_ID}-{PARENT_ID}-01".encode()
     settings = ledger_settings(ledger_fresh_dsn, ledger_topics)
-    async with run_ledger(settings):
-        producer = AIOKafkaProducer(bootstrap_servers=KAFKA, acks="all")
-        await producer.start()
-        try:
-            for event in (started, completed):
-                await producer.send_and_wait(
-                    ledger_topics[0],
-                    key=event.kafka_key(),
-                    value=event.to_json(),
-                    headers=[("traceparent", traceparent)],
-                )
-        finally:
-            await producer.stop()
-        deadline = asyncio.get_running_loop().time() + 30
-        while True:
-            conn = await asyncpg.connect(ledger_fresh_dsn)
-            try:
-                row = await conn.fetchrow(
-                    "SELECT status, trace_id FROM ledger.usage_records WHERE request_id = $1",
-                    completed.request_id,
-                )
-            finally:
-                await conn.close()
-            if row is not None and row["status"] == "completed":
-                break
-            assert asyncio.get_running_loop().time() < deadline, row
-            await asyncio.sleep(0.2)
+    with structlog.testing.capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
+        await _run(ledger_fresh_dsn, ledger_topics, settings, traceparent, started, completed)
+    row = await _row(ledger_fresh_dsn, completed.request_id)
     # The app's cleanup flushed the exporter: every batch span has arrived.
-    assert row["trace_id"] == TRACE_ID
+    assert row is not None and row["trace_id"] == TRACE_ID
     batches = [
         span
         for service, span in receiver.spans
@@ -137,3 +114,39 @@ async def test_ledger_batch_span_links_to_the_produced_events_trace(
         assert attrs["messaging.batch.message_count"] == len(span.links)
         assert attrs["messaging.consumer.group.name"] == settings.consumer_group
         assert not any("prompt" in k or "content" in k for k in attrs)
+    # The canonical batch lines name the batch span's trace and the messages' traces.
+    lines = [e for e in logs if e["event"] == "batch" and TRACE_ID in e.get("linked_trace_ids", [])]
+    assert lines and {e["trace_id"] for e in lines} <= {s.trace_id.hex() for s in linked}
+
+
+async def _row(dsn: str, request_id: object) -> asyncpg.Record | None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return await conn.fetchrow(
+            "SELECT status, trace_id FROM ledger.usage_records WHERE request_id = $1", request_id
+        )
+    finally:
+        await conn.close()
+
+
+async def _run(dsn, topics, settings, traceparent, started, completed) -> None:  # noqa: ANN001
+    async with run_ledger(settings):
+        producer = AIOKafkaProducer(bootstrap_servers=KAFKA, acks="all")
+        await producer.start()
+        try:
+            for event in (started, completed):
+                await producer.send_and_wait(
+                    topics[0],
+                    key=event.kafka_key(),
+                    value=event.to_json(),
+                    headers=[("traceparent", traceparent)],
+                )
+        finally:
+            await producer.stop()
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:
+            row = await _row(dsn, completed.request_id)
+            if row is not None and row["status"] == "completed":
+                break
+            assert asyncio.get_running_loop().time() < deadline, row
+            await asyncio.sleep(0.2)
