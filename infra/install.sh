@@ -21,6 +21,8 @@ command -v curl >/dev/null || missing+=(curl)
 # Headless browser for the dashboard test (PLATFORM-NOTES: Debian's chromium, never a downloaded one).
 command -v chromium >/dev/null || missing+=(chromium)
 command -v python3 >/dev/null || missing+=(python3 python3-pip)
+# promtool parses the alert rules and dashboard queries in CI (tests/observability).
+command -v promtool >/dev/null || missing+=(prometheus)
 if ((${#missing[@]})); then
   [[ $EUID -eq 0 ]] || die "missing packages (${missing[*]}) and not root: install them with apt-get"
   log "installing Debian packages: ${missing[*]}"

@@ -62,7 +62,7 @@ def settings_from_cli(
             raise SystemExit(2)
         print(settings.redacted_json())
         raise SystemExit(0)
-    configure_logging(settings.log_level, settings.log_format, service=service)
+    configure_logging(settings.log_level, settings.log_format, service=service, levels=settings.log_levels)
     raise_nofile_limit()
     install_uvloop()
     return settings

@@ -33,15 +33,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import CommitFailedError, IllegalStateError, KafkaError
+from opentelemetry.trace import NoOpTracer, Tracer, format_trace_id
+from prometheus_client import Gauge, Histogram
+from structlog.contextvars import bound_contextvars
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
 
+from .tracing import consumer_batch_span
+
 log = structlog.get_logger("tollway_runtime.kafka")
+
+CONSUMER_LAG = Gauge(
+    "tollway_consumer_lag_messages",
+    "Messages behind per assigned partition: high watermark minus the consumer's position, "
+    "updated after every fetch (multiprocess: max over live processes).",
+    ["consumer", "topic", "partition"],
+    multiprocess_mode="livemax",
+)
+CONSUMER_BATCH_RECORDS = Histogram(
+    "tollway_consumer_batch_records",
+    "Records per fetched, non-empty batch.",
+    ["consumer"],
+    buckets=(1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000),
+)
+CONSUMER_BATCH_WRITE_SECONDS = Histogram(
+    "tollway_consumer_batch_write_seconds",
+    "Wall time of one batch's write (the durable effect, retries included) and offset commit, seconds.",
+    ["consumer", "outcome"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+"""``outcome``: ``committed`` (write returned, offsets committed), ``partial``
+(:class:`StopAfterCommit`), ``failed`` (any other exception, nothing committed)."""
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -145,6 +173,27 @@ async def with_backoff(
     raise AssertionError("unreachable: tenacity retries until success or raises")
 
 
+_LOGGED_TRACE_IDS = 20
+
+
+def _batch_trace_fields(span_context: Any, records: list[ConsumerRecord[Any, Any]]) -> dict[str, Any]:
+    """``trace_id`` (the batch span's, if recorded) and ``linked_trace_ids``
+    (the records' ``traceparent`` trace ids, first 20 distinct) for the log context."""
+    linked: dict[str, None] = {}
+    for r in records:
+        for key, value in r.headers or ():
+            if key == "traceparent":
+                parts = value.split(b"-")
+                if len(parts) == 4 and len(parts[1]) == 32:
+                    linked[parts[1].decode("ascii", "replace")] = None
+        if len(linked) >= _LOGGED_TRACE_IDS:
+            break
+    fields: dict[str, Any] = {"linked_trace_ids": list(linked)}
+    if span_context.is_valid:
+        fields["trace_id"] = format_trace_id(span_context.trace_id)
+    return fields
+
+
 class BatchConsumer(Generic[P]):
     """The consume loop: fetch → prepare → write → commit, pipelined by one batch.
 
@@ -162,8 +211,20 @@ class BatchConsumer(Generic[P]):
             returns; see :class:`Abandon` and :class:`StopAfterCommit`.
         max_records: records per fetch.
         timeout_ms: how long a fetch waits for records, ms.
-        after_fetch: awaited after every fetch (e.g. a lag gauge); errors are
-            its own to handle.
+        after_fetch: awaited after every fetch; errors are its own to handle.
+        tracer: makes one CONSUMER span per batch around its write and commit
+            (:func:`tollway_runtime.tracing.consumer_batch_span`: linked to each
+            record's ``traceparent``); default: no spans.
+        consumer_group: ``messaging.consumer.group.name`` of those spans.
+
+    While a batch is written, structlog's context carries ``trace_id`` (the
+    batch span's, when tracing is on) and ``linked_trace_ids`` (the records'
+    W3C trace ids, deduplicated, at most 20), so the service's canonical
+    batch line names the traces it served.
+
+    Metrics (labelled ``consumer=name``): ``tollway_consumer_lag_messages``
+    per topic and partition (after every fetch), ``tollway_consumer_batch_records``
+    and ``tollway_consumer_batch_write_seconds{outcome}`` per batch.
     """
 
     def __init__(
@@ -176,6 +237,8 @@ class BatchConsumer(Generic[P]):
         max_records: int,
         timeout_ms: int,
         after_fetch: Callable[[], Awaitable[None]] | None = None,
+        tracer: Tracer | None = None,
+        consumer_group: str | None = None,
     ) -> None:
         self.consumer = consumer
         self.name = name
@@ -184,6 +247,8 @@ class BatchConsumer(Generic[P]):
         self.max_records = max_records
         self.timeout_ms = timeout_ms
         self._after_fetch = after_fetch
+        self.tracer: Tracer = tracer if tracer is not None else NoOpTracer()
+        self._span_group = consumer_group
         self.stopping = asyncio.Event()
         """Set by :meth:`request_stop`; pass it to :func:`with_backoff`."""
         self.joined = False
@@ -241,13 +306,17 @@ class BatchConsumer(Generic[P]):
                 self.joined = True
                 records = [r for batch in fetched.values() for r in batch]
                 if records:
+                    CONSUMER_BATCH_RECORDS.labels(self.name).observe(len(records))
                     prepared = self._prepare(records)
                     if writing is not None:
                         await writing
-                    writing = asyncio.create_task(self._write_and_commit(prepared, next_offsets(records)))
+                    writing = asyncio.create_task(
+                        self._write_and_commit(prepared, next_offsets(records), records)
+                    )
                 elif writing is not None and writing.done():
                     await writing
                     writing = None
+                await self._update_lag()
                 if self._after_fetch is not None:
                     await self._after_fetch()
             if writing is not None:
@@ -269,15 +338,47 @@ class BatchConsumer(Generic[P]):
             log.error("consumer_stopped", consumer=self.name, error=type(exc).__name__, detail=str(exc)[:300])
             raise
 
-    async def _write_and_commit(self, prepared: P, offsets: Offsets) -> None:
+    async def _update_lag(self) -> None:
+        """``tollway_consumer_lag_messages`` for every assigned partition whose
+        high watermark is known (a rebalance in progress skips the update)."""
         try:
-            await self._write(prepared)
-        except StopAfterCommit as partial:
-            await self.commit(partial.offsets)
-            raise partial.cause from None
-        # The effect is durable: only now are the batch's offsets committed. A
-        # crash before this line re-reads the batch; re-applying it is a no-op.
-        await self.commit(offsets)
+            for tp in self.consumer.assignment():
+                hw = self.consumer.highwater(tp)
+                if hw is None:
+                    continue
+                position = await self.consumer.position(tp)
+                CONSUMER_LAG.labels(self.name, tp.topic, str(tp.partition)).set(max(hw - position, 0))
+        except (KafkaError, AssertionError, ValueError):  # rebalance in progress
+            pass
+
+    async def _write_and_commit(
+        self, prepared: P, offsets: Offsets, records: list[ConsumerRecord[Any, Any]]
+    ) -> None:
+        topic = records[0].topic if records else ""
+        with (
+            consumer_batch_span(
+                self.tracer, topic=topic, records=records, consumer_group=self._span_group
+            ) as span,
+            bound_contextvars(**_batch_trace_fields(span.get_span_context(), records)),
+        ):
+            await self._timed_write_and_commit(prepared, offsets)
+
+    async def _timed_write_and_commit(self, prepared: P, offsets: Offsets) -> None:
+        started = time.perf_counter()
+        outcome = "failed"
+        try:
+            try:
+                await self._write(prepared)
+            except StopAfterCommit as partial:
+                await self.commit(partial.offsets)
+                outcome = "partial"
+                raise partial.cause from None
+            # The effect is durable: only now are the batch's offsets committed. A
+            # crash before this line re-reads the batch; re-applying it is a no-op.
+            await self.commit(offsets)
+            outcome = "committed"
+        finally:
+            CONSUMER_BATCH_WRITE_SECONDS.labels(self.name, outcome).observe(time.perf_counter() - started)
 
     async def commit(self, offsets: Offsets) -> None:
         """Commit ``offsets``; a failed commit is logged, not raised (the

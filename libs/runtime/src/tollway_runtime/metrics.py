@@ -44,22 +44,37 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from aiohttp import web
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
+from aiohttp.typedefs import Handler, Middleware
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.metrics_core import Metric
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 """prometheus-client's variable: the directory of the processes' metric files."""
 
 __all__ = [
+    "HTTP_REQUESTS",
+    "HTTP_REQUEST_DURATION",
     "MULTIPROC_ENV",
     "MultiprocessDir",
+    "Since",
+    "add_metrics_route",
     "collect",
+    "http_metrics_middleware",
     "mark_worker_dead",
     "metrics_handler",
-    "metrics_handler_for",
     "multiprocess_dir",
     "start_multiprocess",
     "stop_multiprocess",
@@ -130,24 +145,19 @@ def stop_multiprocess(d: MultiprocessDir) -> None:
             del os.environ[MULTIPROC_ENV]
 
 
-def collect(registry: CollectorRegistry | None = None) -> bytes:
+def collect() -> bytes:
     """The text exposition of this service's metrics: every process's
-    (multiprocess mode), or else ``registry`` (default: the global one).
-
-    In multiprocess mode ``registry`` is not read: every metric of every
-    process is in the directory's files, whichever registry it was created in.
-    """
+    (multiprocess mode) or this process's global registry."""
     path = multiprocess_dir()
     if path is None:
-        return generate_latest(registry if registry is not None else REGISTRY)
+        return generate_latest(REGISTRY)
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]  # unannotated __init__
     return generate_latest(registry)
 
 
 async def metrics_handler(_: web.Request) -> web.Response:
-    """``GET /metrics``: :func:`collect` in Prometheus's text format (0.0.4),
-    global registry when single-process.
+    """``GET /metrics``: :func:`collect` in Prometheus's text format (0.0.4).
 
     In multiprocess mode this reads every process's files, a few ms for the
     edge's metrics; scrape it every few seconds, not per call.
@@ -155,11 +165,137 @@ async def metrics_handler(_: web.Request) -> web.Response:
     return web.Response(body=collect(), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
-def metrics_handler_for(registry: CollectorRegistry) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """A ``GET /metrics`` handler like :func:`metrics_handler` for a service
-    that keeps its metrics in its own ``registry`` when single-process."""
+# --- shared HTTP server metrics (aiohttp) ------------------------------------------
 
-    async def handler(_: web.Request) -> web.Response:
-        return web.Response(body=collect(registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+HTTP_DURATION_BUCKETS = (
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1,
+    2.5,
+    5,
+    10,
+    30,
+    60,
+    120,
+    300,
+)
+"""Buckets of :data:`HTTP_REQUEST_DURATION`, seconds (1 ms to 5 min: streams run long)."""
 
-    return handler
+HTTP_REQUESTS = Counter(
+    "tollway_http_requests_total",
+    "HTTP requests answered, by service, route (the matched resource's template, "
+    "'unmatched' for a 404 without a route), method and status code.",
+    ["service", "route", "method", "status"],
+)
+HTTP_REQUEST_DURATION = Histogram(
+    "tollway_http_request_duration_seconds",
+    "Wall time of an HTTP request in the handler, seconds (streams: until the handler returns), "
+    "by service, route, method and status code.",
+    ["service", "route", "method", "status"],
+    buckets=HTTP_DURATION_BUCKETS,
+)
+
+_NOT_TIMED = frozenset({"/metrics", "/healthz", "/readyz"})
+
+
+def _route_of(request: web.Request) -> str:
+    resource = request.match_info.route.resource
+    if resource is None:
+        return "unmatched"
+    return resource.canonical
+
+
+def http_metrics_middleware(service: str) -> Middleware:
+    """An aiohttp middleware counting and timing every request of ``service``.
+
+    Records :data:`HTTP_REQUESTS` (``tollway_http_requests_total``) and
+    :data:`HTTP_REQUEST_DURATION` (``tollway_http_request_duration_seconds``)
+    with labels ``service``, ``route`` (the resource's canonical template,
+    e.g. ``/admin/v1/tenants/{tenant_id}``: bounded cardinality, never the
+    raw path), ``method`` and ``status``. A handler raising an
+    ``HTTPException`` counts with its status; any other exception counts as
+    500 and is re-raised. ``/metrics``, ``/healthz`` and ``/readyz`` are not
+    recorded (probes and scrapes would drown the calls).
+
+    Adopt with one line: ``web.Application(middlewares=[http_metrics_middleware("edge"), ...])``
+    (first in the list, so it times the other middlewares too).
+    """
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        route = _route_of(request)
+        if route in _NOT_TIMED:
+            return await handler(request)
+        started = time.perf_counter()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as exc:
+            status = exc.status
+            raise
+        finally:
+            labels = (service, route, request.method, str(status))
+            HTTP_REQUESTS.labels(*labels).inc()
+            HTTP_REQUEST_DURATION.labels(*labels).observe(time.perf_counter() - started)
+
+    return middleware
+
+
+def add_metrics_route(app: web.Application) -> None:
+    """Serve :func:`metrics_handler` on ``GET /metrics`` of ``app``."""
+    app.router.add_get("/metrics", metrics_handler)
+
+
+# --- counting since a point in time (apps built many times in one process) ---------
+
+
+class Since:
+    """The global registry's counters and histograms counted since this object
+    was created: what one app instance did, when tests build many apps in one
+    process (metrics are process-global, as prometheus-client registers them).
+
+    Gauges are reported as they are (a level, not a count). Offers the two
+    reading methods of a ``CollectorRegistry`` that tests use:
+    :meth:`get_sample_value` and :meth:`collect`.
+
+    Args:
+        prefix: only metric families whose name starts with it are snapshotted
+            and collected (e.g. ``"tollway_ledger_"``).
+    """
+
+    def __init__(self, prefix: str = "tollway_") -> None:
+        self.prefix = prefix
+        self._base: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        for family in self._families():
+            if family.type != "gauge":
+                for s in family.samples:
+                    self._base[(s.name, tuple(sorted(s.labels.items())))] = s.value
+
+    def _families(self) -> list[Metric]:
+        return [m for m in REGISTRY.collect() if m.name.startswith(self.prefix)]
+
+    def get_sample_value(self, name: str, labels: dict[str, str] | None = None) -> float | None:
+        """The sample's value minus its value at creation (None if it does not exist)."""
+        value = REGISTRY.get_sample_value(name, labels)
+        if value is None:
+            return None
+        return value - self._base.get((name, tuple(sorted((labels or {}).items()))), 0.0)
+
+    def collect(self) -> Iterator[Metric]:
+        """Every family under ``prefix``, counters and histograms minus their values at creation."""
+        for family in self._families():
+            if family.type != "gauge":
+                family.samples = [
+                    s._replace(value=s.value - self._base.get((s.name, tuple(sorted(s.labels.items()))), 0.0))
+                    for s in family.samples
+                ]
+            yield family

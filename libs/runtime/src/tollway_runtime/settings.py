@@ -45,6 +45,10 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     log_level: str = shared("log_level", default="INFO")
+    log_levels: dict[str, str] = shared("log_levels", default_factory=dict)
+    """Level per logger name (``TOLLWAY_LOG_LEVELS``, JSON), e.g.
+    ``{"tollway_ledger.consumer": "DEBUG", "aiokafka": "ERROR"}``; a logger
+    without an entry (nor a dotted ancestor with one) logs at ``log_level``."""
     log_format: Literal["json", "console", "auto"] = shared("log_format", default="auto")
     host: str = "127.0.0.1"
 

@@ -11,8 +11,12 @@ Resources, in acquire order (released in reverse by aiohttp's cleanup_ctx):
    ``shutdown_timeout_seconds``, leave the group, flush the producer; then the
    pool closes.
 
+Tracing (``tollway_runtime.tracing``, from the standard ``OTEL_*`` variables,
+off by default): one CONSUMER span per batch, linked to each message's trace;
+flushed after the consumer stops.
+
 The app serves ``/healthz``, ``/readyz`` (Postgres answers and the consumer
-loop runs and has joined its group) and ``/metrics`` on ``health_port``.
+loop runs and has joined its group) and ``/metrics`` (``tollway_runtime.metrics``) on ``health_port``.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ import asyncpg
 import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.metrics import add_metrics_route
 from tollway_runtime.migrations import migrate_or_check
+from tollway_runtime.tracing import Tracing, setup_tracing
 
 from .consumer import LedgerConsumer
 from .handler import DlqLimit
@@ -44,14 +49,10 @@ METRICS = web.AppKey("ledger_metrics", LedgerMetrics)
 STORE = web.AppKey("ledger_store", LedgerStore)
 CONSUMER = web.AppKey("ledger_consumer", LedgerConsumer)
 MAINTENANCE = web.AppKey("ledger_maintenance", Maintenance)
+TRACING = web.AppKey("ledger_tracing", Tracing)
 CLOCK: web.AppKey[Clock] = web.AppKey("ledger_clock")
 
 log = structlog.get_logger("tollway_ledger.app")
-
-
-async def _metrics(request: web.Request) -> web.Response:
-    body = generate_latest(request.app[METRICS].registry)
-    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 async def _postgres(app: web.Application) -> AsyncIterator[None]:
@@ -109,6 +110,7 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         batch_timeout_ms=settings.batch_timeout_ms,
         retry_initial_seconds=settings.db_retry_initial_seconds,
         retry_max_seconds=settings.db_retry_max_seconds,
+        tracer=app[TRACING].tracer,
     )
     app[CONSUMER] = loop
     app[_CHECKS]["consumer"] = loop.ready
@@ -124,6 +126,7 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         # (bounded), leave the group, flush dead letters; the pool closes after.
         await loop.stop(settings.shutdown_timeout_seconds)
         await producer.stop()
+        await asyncio.to_thread(app[TRACING].shutdown)  # flush the last batch spans
 
 
 _CHECKS = web.AppKey("ledger_readiness_checks", dict)
@@ -145,8 +148,9 @@ def create_app(settings: LedgerSettings, clock: Clock = utc_now) -> web.Applicat
     app[SETTINGS] = settings
     app[CLOCK] = clock
     app[METRICS] = LedgerMetrics()
+    app[TRACING] = setup_tracing("tollway-ledger")  # OTEL_* variables; off without an endpoint
     app[_CHECKS] = add_health_routes(app)
-    app.router.add_get("/metrics", _metrics)
+    add_metrics_route(app)
     app.cleanup_ctx.append(_postgres)
     app.cleanup_ctx.append(_kafka)
     return app

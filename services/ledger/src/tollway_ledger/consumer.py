@@ -18,7 +18,7 @@ from typing import Any
 import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
-from aiokafka.errors import KafkaError
+from opentelemetry.trace import Tracer
 
 from tollway_runtime.kafka import BatchConsumer, with_backoff
 
@@ -56,6 +56,8 @@ class LedgerConsumer(BatchConsumer[Prepared]):
         dlq_limit: the dead-letter rate limit.
         batch_max_records, batch_timeout_ms: ``getmany`` limits.
         retry_initial_seconds, retry_max_seconds: Postgres retry backoff.
+        tracer: one CONSUMER span per batch, linked to each message's trace
+            (``tollway_runtime.tracing``); default none.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class LedgerConsumer(BatchConsumer[Prepared]):
         batch_timeout_ms: int,
         retry_initial_seconds: float,
         retry_max_seconds: float,
+        tracer: Tracer | None = None,
     ) -> None:
         super().__init__(
             consumer,
@@ -80,7 +83,8 @@ class LedgerConsumer(BatchConsumer[Prepared]):
             write=self._write_batch,
             max_records=batch_max_records,
             timeout_ms=batch_timeout_ms,
-            after_fetch=self._update_lag,
+            tracer=tracer,
+            consumer_group=consumer_group,
         )
         self.producer = producer
         self.store = store
@@ -145,17 +149,6 @@ class LedgerConsumer(BatchConsumer[Prepared]):
             )
         if futures:
             await asyncio.gather(*futures)
-
-    async def _update_lag(self) -> None:
-        try:
-            for tp in self.consumer.assignment():
-                hw = self.consumer.highwater(tp)
-                if hw is None:
-                    continue
-                position = await self.consumer.position(tp)
-                self.metrics.lag.labels(partition=str(tp.partition)).set(max(hw - position, 0))
-        except (KafkaError, AssertionError, ValueError):  # rebalance in progress
-            pass
 
     def _record(self, effects: Effects, result: ApplyResult, seconds: float) -> None:
         outcomes: Counter[tuple[str, str]] = effects.outcomes + result.outcomes

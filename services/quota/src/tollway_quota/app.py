@@ -8,7 +8,8 @@ migrations were applied.
 
 When ``reconcile_expired`` is on, a ``cleanup_ctx`` runs the reconciliation
 of expired reservations (:mod:`tollway_quota.reconciliation`) as a task,
-cancelled at shutdown. ``/metrics`` serves the app's Prometheus registry.
+cancelled at shutdown. ``/metrics`` is ``tollway_runtime.metrics``'s (process-global
+metrics; requests counted by its ``http_metrics_middleware``).
 
 Then, when ``consume_usage`` is on, a second ``cleanup_ctx``: the Kafka
 producer (dead letters, alerts), the webhook workers and the usage consumer
@@ -28,7 +29,6 @@ import httpx
 import structlog
 from aiohttp import web
 from aiokafka import AIOKafkaProducer
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
@@ -45,30 +45,25 @@ from tollway_quota.settings import QuotaSettings
 from tollway_quota.store import CatalogStore
 from tollway_quota.webhooks import WebhookNotifier
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.metrics import add_metrics_route, http_metrics_middleware
 from tollway_runtime.migrations import migrate_or_check
+from tollway_runtime.tracing import setup_tracing
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
 VALKEY: web.AppKey[Redis] = web.AppKey("valkey", Redis)
 CONSUMER: web.AppKey[UsageConsumer] = web.AppKey("consumer", UsageConsumer)
-REGISTRY: web.AppKey[CollectorRegistry] = web.AppKey("registry", CollectorRegistry)
 RECONCILER: web.AppKey[Reconciler] = web.AppKey("reconciler", Reconciler)
 log = structlog.get_logger("tollway_quota.app")
-
-
-async def _metrics(request: web.Request) -> web.Response:
-    body = generate_latest(request.app[REGISTRY])
-    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 def create_app(settings: QuotaSettings) -> web.Application:
     """Build the quota application: admin API under ``/admin/v1``, the edges'
     ``POST /internal/v1/budget-seeds`` (:mod:`tollway_quota.seeding`),
     ``/healthz``, ``/readyz``, ``/metrics``. Nothing connects until the app starts."""
-    app = web.Application(middlewares=[admin_middleware])
+    app = web.Application(middlewares=[http_metrics_middleware("quota"), admin_middleware])
     app[SETTINGS] = settings
-    app[REGISTRY] = CollectorRegistry()
-    reconcile_metrics = ReconcileMetrics(app[REGISTRY])
+    reconcile_metrics = ReconcileMetrics()
     app[ADMIN_TOKEN] = settings.admin_token.get_secret_value().encode()
     app[PEPPER] = settings.key_pepper.get_secret_value().encode()
     app[SEED_TOKENS] = tuple(
@@ -105,6 +100,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
     async def settlement(app: web.Application) -> AsyncIterator[None]:
         from tollway_admission import Admission
 
+        tracing = setup_tracing("tollway-quota")  # OTEL_* variables; off without an endpoint
         producer = AIOKafkaProducer(
             bootstrap_servers=settings.kafka_bootstrap_servers, acks="all", client_id="tollway-quota"
         )
@@ -135,6 +131,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
                 limits_of_many=store.key_limits_many,
             ),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
+            tracer=tracing.tracer,
         )
         await consumer.start()
         app[CONSUMER] = consumer
@@ -146,6 +143,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
             await webhooks.stop(5.0)
             await http.aclose()
             await producer.stop()
+            await asyncio.to_thread(tracing.shutdown)  # flush the last batch spans
 
     async def reconciliation(app: web.Application) -> AsyncIterator[None]:
         from datetime import timedelta
@@ -178,7 +176,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
         app.cleanup_ctx.append(reconciliation)
     if settings.consume_usage:
         app.cleanup_ctx.append(settlement)
-    app.router.add_get("/metrics", _metrics)
+    add_metrics_route(app)
     add_admin_routes(app)
     app.router.add_post(SEED_ROUTE, seed_budget)
     add_reporting_token_routes(app)

@@ -42,6 +42,8 @@ from typing import Any, TypeVar
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
+from opentelemetry.trace import Tracer
+from prometheus_client import Counter
 from structlog.contextvars import bound_contextvars
 
 from tollway_contracts.events import DeadLetter, utcnow
@@ -54,6 +56,14 @@ log = structlog.get_logger("tollway_quota.consumer")
 __all__ = ["DlqLimit", "DlqLimitExceeded", "UsageConsumer"]
 
 _T = TypeVar("_T")
+
+SETTLEMENTS = Counter(
+    "tollway_quota_settlements_total",
+    "Usage events processed by the settlement consumer, by outcome: settled (a reservation "
+    "settled now), already_settled (a redelivery: nothing changed), unknown (no reservation "
+    "found), dead_lettered (poison or unsettleable, sent to the DLQ).",
+    ["outcome"],
+)
 
 AfterSettle = Callable[[SettleCommand, str], Awaitable[None]]
 
@@ -72,6 +82,8 @@ class UsageConsumer(BatchConsumer[Batch]):
         dlq_limit: dead-letter rate limit.
         max_records: records per fetch.
         retry_initial_seconds, retry_max_seconds: backoff on transient errors.
+        tracer: one CONSUMER span per batch, linked to each message's trace
+            (``tollway_runtime.tracing``); default none.
     """
 
     def __init__(
@@ -88,6 +100,7 @@ class UsageConsumer(BatchConsumer[Batch]):
         max_records: int = 500,
         retry_initial_seconds: float = 0.2,
         retry_max_seconds: float = 5.0,
+        tracer: Tracer | None = None,
     ) -> None:
         super().__init__(
             AIOKafkaConsumer(
@@ -103,6 +116,8 @@ class UsageConsumer(BatchConsumer[Batch]):
             write=self._process_batch,
             max_records=max_records,
             timeout_ms=500,
+            tracer=tracer,
+            consumer_group=group_id,
         )
         self.topic = topic
         self.group_id = group_id
@@ -160,6 +175,9 @@ class UsageConsumer(BatchConsumer[Batch]):
                 await self._retrying("alerts_retry", lambda: self._after_all(done))
         settled = statuses.count("settled")
         self.settled += settled
+        for status in ("settled", "already_settled", "unknown"):
+            if n := statuses.count(status):
+                SETTLEMENTS.labels(status).inc(n)
         log.info(
             "usage_batch",
             records=len(records),
@@ -236,4 +254,5 @@ class UsageConsumer(BatchConsumer[Batch]):
             stop=self.stopping,
         )
         self.dead_lettered += 1
+        SETTLEMENTS.labels("dead_lettered").inc()
         log.warning("usage_dead_lettered", reason=reason[:200])

@@ -44,7 +44,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import structlog
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import Counter
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
@@ -68,21 +68,21 @@ return 0
 """
 
 
+RECONCILED = Counter(
+    "tollway_quota_reservations_reconciled", "Expired reservations reconciled, by outcome", ["outcome"]
+)
+RECONCILE_ERRORS = Counter("tollway_quota_reconcile_errors", "Reconciliation runs that failed")
+
+
 class ReconcileMetrics:
     """``tollway_quota_reservations_reconciled_total{outcome}`` (``ledger``,
     ``without_ledger``, ``already_settled``, ``unknown``) and
-    ``tollway_quota_reconcile_errors_total``, on a per-app registry."""
+    ``tollway_quota_reconcile_errors_total``: the module's process-global
+    counters (served by ``tollway_runtime.metrics``)."""
 
-    def __init__(self, registry: CollectorRegistry) -> None:
-        self.reconciled = Counter(
-            "tollway_quota_reservations_reconciled",
-            "Expired reservations reconciled, by outcome",
-            ["outcome"],
-            registry=registry,
-        )
-        self.errors = Counter(
-            "tollway_quota_reconcile_errors", "Reconciliation runs that failed", registry=registry
-        )
+    def __init__(self) -> None:
+        self.reconciled = RECONCILED
+        self.errors = RECONCILE_ERRORS
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import httpx
 import psycopg
 import pytest
 from aiohttp.test_utils import TestServer
+from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
 from tollway_admission import Admission
@@ -28,6 +29,9 @@ pytestmark = pytest.mark.integration
 
 VALKEY_URL = os.environ.get("TOLLWAY_TEST_VALKEY_URL", "redis://127.0.0.1:6379/11")
 LEDGER_MIGRATIONS = Path(__file__).resolve().parents[3] / "ledger" / "src" / "tollway_ledger" / "migrations"
+
+
+_RECONCILED = "tollway_quota_reservations_reconciled_total"
 
 
 def _counter(text: str, outcome: str) -> float:
@@ -98,6 +102,11 @@ async def test_expired_reservations_are_settled_to_the_ledger_or_released(quota_
             reconcile_grace_seconds=0,
             log_format="json",
         )
+        # The counters are process-global (other tests reconcile too): count from here.
+        before = {
+            o: REGISTRY.get_sample_value(_RECONCILED, {"outcome": o}) or 0.0
+            for o in ("ledger", "without_ledger")
+        }
         server = TestServer(create_app(settings), host="127.0.0.1", port=0)
         await server.start_server()
         try:
@@ -105,13 +114,16 @@ async def test_expired_reservations_are_settled_to_the_ledger_or_released(quota_
                 deadline = time.monotonic() + 20
                 while True:
                     text = (await c.get("/metrics")).text
-                    if _counter(text, "ledger") >= 1 and _counter(text, "without_ledger") >= 2:
+                    if _counter(text, "ledger") - before["ledger"] >= 1 and (
+                        _counter(text, "without_ledger") - before["without_ledger"] >= 2
+                    ):
                         break
                     assert time.monotonic() < deadline, text
                     await asyncio.sleep(0.2)
                 await asyncio.sleep(0.5)  # a few more sweeps: nothing is reconciled twice
                 text = (await c.get("/metrics")).text
-                assert _counter(text, "ledger") == 1 and _counter(text, "without_ledger") == 2
+                assert _counter(text, "ledger") - before["ledger"] == 1
+                assert _counter(text, "without_ledger") - before["without_ledger"] == 2
         finally:
             await server.close()
 

@@ -20,6 +20,7 @@ from tollway_reporting.auth import TokenVerifier
 from tollway_reporting.settings import ReportingSettings
 from tollway_reporting.store import ReportingStore
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.metrics import add_metrics_route, http_metrics_middleware
 
 SETTINGS: web.AppKey[ReportingSettings] = web.AppKey("settings", ReportingSettings)
 log = structlog.get_logger("tollway_reporting.app")
@@ -27,8 +28,9 @@ log = structlog.get_logger("tollway_reporting.app")
 
 def create_app(settings: ReportingSettings) -> web.Application:
     """Build the reporting app: ``/v1/reporting/*``, ``/dashboard``, ``/healthz``,
-    ``/readyz``. Nothing connects until the app starts."""
-    app = web.Application(middlewares=[reporting_middleware])
+    ``/readyz``, ``/metrics`` (``tollway_runtime.metrics``: requests counted and
+    timed by ``http_metrics_middleware``). Nothing connects until the app starts."""
+    app = web.Application(middlewares=[http_metrics_middleware("reporting"), reporting_middleware])
     app[SETTINGS] = settings
     app[LIMITS] = Limits(settings.max_rows)
     checks = add_health_routes(app)
@@ -52,4 +54,5 @@ def create_app(settings: ReportingSettings) -> web.Application:
 
     app.cleanup_ctx.append(resources)
     add_routes(app)
+    add_metrics_route(app)
     return app

@@ -505,3 +505,36 @@ async def test_unmigrated_database_is_unready_and_errors_are_openai_format() -> 
         admin = await asyncpg.connect(BASE_DSN)
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+async def test_metrics_count_requests_by_route_template_and_status(reporting_env: ReportingEnv) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    async def counts() -> dict[tuple[str, str, str], float]:
+        async with aiohttp.ClientSession() as http, http.get(reporting_env.reporting_url + "/metrics") as r:
+            assert r.status == 200
+            text = await r.text()
+        out = {}
+        for family in text_string_to_metric_families(text):
+            for s in family.samples:
+                if s.labels.get("service") == "reporting" and s.name in (
+                    "tollway_http_requests_total",
+                    "tollway_http_request_duration_seconds_count",
+                ):
+                    out[(s.name, s.labels["route"], s.labels["status"])] = s.value
+        return out
+
+    before = await counts()  # the app runs in this process, shared by the module's tests
+    for _ in range(3):
+        await get_json(reporting_env, "usage", reporting_env.admin_token, **RANGE)
+    status, _, _ = await get(reporting_env, "usage", None, **RANGE)
+    assert status == 401
+    after = await counts()
+
+    def grew(name: str, route: str, code: str) -> float:
+        return after.get((name, route, code), 0) - before.get((name, route, code), 0)
+
+    assert grew("tollway_http_requests_total", "/v1/reporting/usage", "200") == 3
+    assert grew("tollway_http_request_duration_seconds_count", "/v1/reporting/usage", "200") == 3
+    assert grew("tollway_http_requests_total", "/v1/reporting/usage", "401") == 1
+    assert not any(route == "/metrics" for _, route, _ in after)

@@ -1,0 +1,52 @@
+"""A log level per logger from settings (``TOLLWAY_LOG_LEVELS``), in a real
+child process (structlog's configuration is process-global)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tollway_runtime.settings import ServiceSettings
+
+pytestmark = pytest.mark.unit
+
+_CHILD = """
+import logging, structlog
+from tollway_runtime.logging import configure_logging
+from tollway_runtime.settings import ServiceSettings
+s = ServiceSettings()
+configure_logging(s.log_level, "json", service="t", levels=s.log_levels)
+structlog.get_logger("tollway_ledger.consumer.batch").debug("child_debug_kept")
+structlog.get_logger("tollway_ledger").debug("parent_debug_dropped")
+structlog.get_logger("tollway_ledger").info("parent_info_kept")
+structlog.get_logger("aiokafka").warning("noisy_warning_dropped")
+structlog.get_logger("aiokafka").error("noisy_error_kept")
+structlog.get_logger().debug("unnamed_debug_dropped")
+logging.getLogger("aiokafka.conn").warning("stdlib_noisy_warning_dropped")
+logging.getLogger("aiokafka.conn").error("stdlib_noisy_error_kept")
+"""
+
+
+def test_levels_per_logger_from_settings() -> None:
+    env = {
+        **os.environ,
+        "TOLLWAY_LOG_LEVEL": "INFO",
+        "TOLLWAY_LOG_LEVELS": json.dumps({"tollway_ledger.consumer": "DEBUG", "aiokafka": "ERROR"}),
+    }
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    kept = [w for w in out.stderr.split() if "_kept" in w or "_dropped" in w]
+    assert not [w for w in kept if "_dropped" in w], out.stderr
+    for event in ("child_debug_kept", "parent_info_kept", "noisy_error_kept", "stdlib_noisy_error_kept"):
+        assert event in out.stderr, (event, out.stderr)
+
+
+def test_log_levels_default_to_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOLLWAY_LOG_LEVELS", raising=False)
+    assert ServiceSettings().log_levels == {}
+    monkeypatch.setenv("TOLLWAY_LOG_LEVELS", '{"aiokafka": "ERROR"}')
+    assert ServiceSettings().log_levels == {"aiokafka": "ERROR"}
