@@ -145,12 +145,16 @@ def stop_multiprocess(d: MultiprocessDir) -> None:
             del os.environ[MULTIPROC_ENV]
 
 
-def collect() -> bytes:
+def collect(registry: CollectorRegistry | None = None) -> bytes:
     """The text exposition of this service's metrics: every process's
-    (multiprocess mode) or this process's global registry."""
+    (multiprocess mode), or else ``registry`` (default: the global one).
+
+    In multiprocess mode ``registry`` is not read: every metric of every
+    process is in the directory's files, whichever registry it was created in.
+    """
     path = multiprocess_dir()
     if path is None:
-        return generate_latest(REGISTRY)
+        return generate_latest(registry if registry is not None else REGISTRY)
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, str(path))  # type: ignore[no-untyped-call]  # unannotated __init__
     return generate_latest(registry)
