@@ -247,6 +247,7 @@ async def test_detect_forwards_unchanged_and_records_counts(redaction_edge: Edge
     assert received["body"]["messages"][0]["content"] == PII
     done = _terminal(await redaction_edge.events({request_id}, 2))
     assert done["redaction"]["mode"] == "detect" and set(done["redaction"]["entities"]) >= TYPES
+    assert done["redaction_language_policy"] == "supported"
 
 
 async def test_policy_off_never_calls_the_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
@@ -254,7 +255,8 @@ async def test_policy_off_never_calls_the_redactor(redaction_edge: Edge, echo_pr
     status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
     assert status == 200
     assert echo_provider.requests(request_id)[0]["body"]["messages"][0]["content"] == PII
-    assert _terminal(await redaction_edge.events({request_id}, 2))["redaction"] is None
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["redaction"] is None and done["redaction_language_policy"] is None
 
 
 @pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed"}], indirect=True)
@@ -509,6 +511,7 @@ async def test_language_policy_block_refuses_an_uncovered_script(
     validate_produced(failed)
     assert failed["type"] == "failed" and failed["status_code"] == 400
     assert failed["error_type"] == "unsupported_language"
+    assert failed["redaction_language_policy"] == "block"
 
 
 async def test_language_policy_patterns_only_passes_the_name(
@@ -521,3 +524,4 @@ async def test_language_policy_patterns_only_passes_the_name(
     assert JAPANESE_NAME in received["body"]["messages"][0]["content"]
     done = _terminal(await redaction_edge.events({request_id}, 2))
     assert done["type"] == "completed" and done["redaction"]["mode"] == "redact"
+    assert done["redaction_language_policy"] == "patterns_only"  # reported, never silent

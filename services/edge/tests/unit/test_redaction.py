@@ -523,7 +523,7 @@ async def test_language_policy_block_refuses_redacting_and_blocking_calls(edge_r
     state["mode"] = "lang_block"
     policy = RedactionPolicy(mode=mode, unsupported_language="block")
     outcome = await R.redact_request(BODY, policy, client, deadline_ms=2000)
-    assert outcome.language_blocked is True
+    assert outcome.language_blocked is True and outcome.language_policy == "block"
     assert outcome.body is BODY  # nothing applied: the call is refused whole
     assert state["seen"][0]["policy"]["unsupported_language"] == "block"
 
@@ -533,6 +533,7 @@ async def test_language_policy_block_only_records_in_detect_mode(edge_redactor_s
     state["mode"] = "lang_block"
     outcome = await R.redact_request(BODY, RedactionPolicy(mode="detect"), client, deadline_ms=2000)
     assert outcome.language_blocked is False and outcome.body is BODY
+    assert outcome.language_policy == "block"  # recorded for the usage event
 
 
 async def test_the_key_language_policy_is_sent(edge_redactor_stub):

@@ -30,7 +30,13 @@ import orjson
 import structlog
 
 from tollway_contracts.events import RedactionSummary
-from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactResponse
+from tollway_contracts.redaction import (
+    AppliedLanguagePolicy,
+    RedactionPolicy,
+    RedactionText,
+    RedactResponse,
+    strictest_language_policy,
+)
 from tollway_edge.auth.principals import Principal
 from tollway_edge.errors import (
     EdgeError,
@@ -125,6 +131,9 @@ class RedactionOutcome:
         mapping: placeholder -> original for reversible ``redact`` (empty
             otherwise); use with ``restore.restore_response`` / :class:`SSERestorer`.
         summary: for the usage event; None when the policy is ``off``.
+        language_policy: the strictest ``language_policy`` of the answer's
+            texts (the usage event's ``redaction_language_policy``); None
+            when nothing was analysed.
     """
 
     body: dict[str, Any]
@@ -132,6 +141,7 @@ class RedactionOutcome:
     language_blocked: bool = False
     mapping: dict[str, str] = field(default_factory=dict)
     summary: RedactionSummary | None = None
+    language_policy: AppliedLanguagePolicy | None = None
 
 
 async def redact_request(
@@ -155,7 +165,11 @@ async def redact_request(
     if not texts:
         return RedactionOutcome(body=body, summary=summarize(policy, None, 0.0))
     answer = await client.redact(policy, texts, deadline_ms)
-    outcome = RedactionOutcome(body=body, language_blocked=language_blocked(policy, answer))
+    outcome = RedactionOutcome(
+        body=body,
+        language_blocked=language_blocked(policy, answer),
+        language_policy=strictest_language_policy(r.language_policy for r in answer.results),
+    )
     if policy.mode == "redact" and not outcome.language_blocked:  # a refused call needs no copy
         outcome.body = apply_redaction(body, texts, answer)
         if policy.reversible:
@@ -174,6 +188,7 @@ class RedactionCall(Protocol):
     redaction: RedactionSummary | None
     redaction_mapping: dict[str, str] | None
     redaction_policy: RedactionPolicy | None
+    redaction_language_policy: AppliedLanguagePolicy | None
 
 
 class EdgeRedaction:
@@ -216,7 +231,8 @@ class EdgeRedaction:
         """The body to forward for this call (``body`` itself when the policy is off).
 
         Sets ``call.redaction`` (summary for every event of the call),
-        ``call.redaction_policy`` and, in reversible ``redact`` mode,
+        ``call.redaction_language_policy`` (the strictest applied language
+        policy), ``call.redaction_policy`` and, in reversible ``redact`` mode,
         ``call.redaction_mapping``.
 
         Raises:
@@ -253,6 +269,7 @@ class EdgeRedaction:
             log.warning("redaction_rejected", request_id=call.request_id, status=exc.status, code=exc.code)
             raise rejection_error(exc) from None
         call.redaction = outcome.summary
+        call.redaction_language_policy = outcome.language_policy
         if outcome.language_blocked:
             raise unsupported_language_blocked()
         if outcome.blocked is not None:
