@@ -22,6 +22,7 @@ from tollway_contracts.events import (
     validate_produced,
 )
 from tollway_contracts.pricing import cost_micro_usd
+from tollway_contracts.redaction import strictest_language_policy
 from tollway_contracts.schema_export import SCHEMA_DIR, render, schemas
 
 pytestmark = pytest.mark.unit
@@ -103,6 +104,8 @@ def test_producer_is_strict_about_unknown_fields_and_types() -> None:
             validate_produced({**raw, **bad})
     with pytest.raises(msgspec.ValidationError):
         validate_produced({**raw, "reservation": {"key:k": {"tokens": 1, "surprise": 2}}})
+    with pytest.raises(msgspec.ValidationError):
+        validate_produced({**raw, "redaction_language_policy": "ja"})
 
 
 def test_consumer_is_tolerant_of_unknown_fields() -> None:
@@ -157,6 +160,7 @@ def test_consumer_reads_every_field_and_coerces_like_before() -> None:
         latency_ms=1.5,
         ttft_ms=0.5,
         overhead_ms=0.25,
+        redaction_language_policy="patterns_only",
         trace_id="tr",
     )
     assert decode_usage_event(event.to_json()) == event
@@ -221,3 +225,13 @@ def test_catalogue_rejects_unknown_provider_and_negative_price() -> None:
 def test_local_catalogue_file_is_valid() -> None:
     cat = load_catalogue(REPO / "infra" / "catalogue.yaml")
     assert cat.models, "the local catalogue defines models"
+
+
+def test_the_strictest_language_policy_of_a_call() -> None:
+    assert strictest_language_policy([]) is None
+    assert strictest_language_policy([None, None]) is None
+    assert strictest_language_policy(["supported", None]) == "supported"
+    assert strictest_language_policy(["supported", "pass"]) == "pass"
+    assert strictest_language_policy(["pass", "patterns_only", "supported"]) == "patterns_only"
+    assert strictest_language_policy(["block", "patterns_only", "pass", "supported"]) == "block"
+    assert strictest_language_policy(iter(["supported", "block", "pass"])) == "block"

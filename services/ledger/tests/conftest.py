@@ -130,6 +130,7 @@ def make_call(
         upstream_model=model,
         stream=bool(i % 2),
         trace_id=f"trace-{i}",
+        redaction_language_policy=(None, "supported", "patterns_only", "pass", "block")[i % 5],
     )
     started = UsageEvent(
         type="started", reservation={"key": ScopeReservation(tokens=100, cost_micro_usd=50)}, **common

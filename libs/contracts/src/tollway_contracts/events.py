@@ -37,6 +37,8 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer
 
+from tollway_contracts.redaction import AppliedLanguagePolicy
+
 SCHEMA_VERSION: Final = 1
 
 EventType = Literal["started", "completed", "failed"]
@@ -123,6 +125,12 @@ class UsageEvent(msgspec.Struct, frozen=True, kw_only=True):
     reported no usage. ``reservation``: per ``<scope>:<id>``, what admission
     reserved (null when no limit applied). ``latency_ms``, ``ttft_ms``,
     ``overhead_ms``: milliseconds. ``redaction``: null when redaction is off.
+    ``redaction_language_policy``: the strictest language policy the
+    redactor applied to the call's texts (``block`` > ``patterns_only`` >
+    ``pass`` > ``supported``; ``redaction.strictest_language_policy``); null
+    when redaction is off, nothing was analysed, or the redactor did not
+    answer. A top-level field (not inside
+    ``redaction``) so the ledger stores it as its own column.
 
     Raises:
         TypeError: on construction with an unknown field.
@@ -166,6 +174,7 @@ class UsageEvent(msgspec.Struct, frozen=True, kw_only=True):
     ttft_ms: NonNegFloat | None = None
     overhead_ms: NonNegFloat | None = None
     redaction: RedactionSummary | None = None
+    redaction_language_policy: AppliedLanguagePolicy | None = None
     trace_id: str | None = None
 
     def __post_init__(self) -> None:

@@ -7,6 +7,7 @@ effective one (key's, else team's, else off) reaches the edge in the
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +33,27 @@ UnsupportedLanguagePolicy = Literal["block", "patterns_only", "pass"]
 AppliedLanguagePolicy = Literal["supported", "block", "patterns_only", "pass"]
 """Per text: ``supported`` when a configured model covered all of it, else the
 :data:`UnsupportedLanguagePolicy` that was applied."""
+
+_LANGUAGE_POLICY_RANK: dict[str, int] = {"supported": 0, "pass": 1, "patterns_only": 2, "block": 3}
+
+
+def strictest_language_policy(
+    policies: Iterable[AppliedLanguagePolicy | None],
+) -> AppliedLanguagePolicy | None:
+    """The strictest applied language policy of a call's texts, for the usage
+    event's ``redaction_language_policy``: ``block`` > ``patterns_only`` >
+    ``pass`` > ``supported``; None when no text reported one (nothing
+    analysed, or an older redactor).
+
+    ``pass`` ranks above ``supported`` because it says some text was left
+    unanalysed, which is what a reader of the event must see.
+    """
+    best: AppliedLanguagePolicy | None = None
+    for p in policies:
+        if p is not None and (best is None or _LANGUAGE_POLICY_RANK[p] > _LANGUAGE_POLICY_RANK[best]):
+            best = p
+    return best
+
 
 UNSUPPORTED_LANGUAGE_ENTITY = "UNSUPPORTED_LANGUAGE"
 """Entity type of text covered by no model under the ``block`` language policy."""

@@ -12,7 +12,7 @@ import uuid
 from datetime import UTC, datetime
 
 from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, encode_usage_event
-from tollway_contracts.redaction import RedactionPolicy
+from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
 from tollway_edge.emitter import UsageEmitter
@@ -58,6 +58,7 @@ class Call:
         "redaction",
         "redaction_mapping",
         "redaction_policy",
+        "redaction_language_policy",
     )
 
     def __init__(self, emitter: UsageEmitter | None = None, admission: EdgeAdmission | None = None) -> None:
@@ -84,6 +85,7 @@ class Call:
         self.redaction: RedactionSummary | None = None  # on every event of the call
         self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
         self.redaction_policy: RedactionPolicy | None = None  # None when off
+        self.redaction_language_policy: AppliedLanguagePolicy | None = None  # strictest of the texts
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -144,6 +146,7 @@ class Call:
                 attempts=self.attempts,
                 reservation=None if ticket is None else ticket.reservation_field() or None,
                 redaction=self.redaction,
+                redaction_language_policy=self.redaction_language_policy,
             )
         else:
             if self.terminal_sent:
@@ -179,6 +182,7 @@ class Call:
                 ttft_ms=None if ttft is None else round(max(ttft, 0.0), 3),
                 overhead_ms=round(self.overhead_ms(), 3),
                 redaction=self.redaction,
+                redaction_language_policy=self.redaction_language_policy,
             )
         self._emitter.emit(self.request_id.encode(), encode_usage_event(event))
 

@@ -95,6 +95,30 @@ def pii_detected(entity_types: str) -> EdgeError:
     )
 
 
+def redaction_too_large() -> EdgeError:
+    """413 when the redactor refuses the call's texts as too large (its
+    ``MAX_TEXTS``/``MAX_TOTAL_CHARS``/``MAX_BODY_BYTES``): the same request can
+    never succeed, so no ``Retry-After``; nothing was sent to the provider."""
+    return EdgeError(
+        413,
+        "The request is too large for personal-data redaction (too many texts or characters); "
+        "it was not sent to the provider. Send a shorter request.",
+        code="redaction_request_too_large",
+        headers={"x-should-retry": "false"},
+    )
+
+
+def unsupported_language_blocked() -> EdgeError:
+    """400 when the key's redaction policy says ``unsupported_language: block``
+    and some text is in a language or script no redaction model covers."""
+    return EdgeError(
+        400,
+        "Request blocked by the redaction policy (unsupported_language: block): it contains text "
+        "in a language or script that personal-data redaction does not cover.",
+        code="unsupported_language",
+    )
+
+
 # --- 429: admission ------------------------------------------------------------
 
 
@@ -172,6 +196,28 @@ def redaction_unavailable() -> EdgeError:
         "Personal-data redaction is temporarily unavailable; the request was not sent to the provider.",
         type="api_error",
         code="redaction_unavailable",
+    )
+
+
+def redaction_rejected(reason: str) -> EdgeError:
+    """502 when the redactor refuses the edge's redaction request itself
+    (its 400 ``invalid_redaction_request`` or ``unknown_entity_type``: an
+    edge bug or a policy naming an entity type no recognizer emits). Every
+    redactor answers the same, so there is no retry advice: no
+    ``Retry-After`` and ``x-should-retry: false`` (the OpenAI SDKs' signal
+    not to retry a 5xx). Fail closed: nothing was sent to the provider.
+
+    Args:
+        reason: the redactor's ``error.code`` (logged and named in the
+            message; never prompt text).
+    """
+    return EdgeError(
+        502,
+        f"Personal-data redaction refused this key's redaction policy or request ({reason}); the "
+        "request was not sent to the provider. Retrying will not help: contact the gateway administrator.",
+        type="api_error",
+        code="redaction_rejected",
+        headers={"x-should-retry": "false"},
     )
 
 

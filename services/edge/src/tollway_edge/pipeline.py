@@ -3,7 +3,7 @@ path"; CONVENTIONS habit 18):
 
 authenticate from the headers (401, no event) → read ≤ ``max_body_bytes``
 and parse once (the endpoint's adapter; 400/413) → catalogue model (404) →
-allow-list (403) → admit (429/503) → redact (400/503) → forward with
+allow-list (403) → admit (429/503) → redact (400/413/502/503) → forward with
 fallback (502) → relay the stream or return the answer → the terminal event.
 
 A refusal after authentication emits one ``failed`` event and no

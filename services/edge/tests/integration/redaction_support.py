@@ -59,6 +59,18 @@ class RedactorProcess:
                 n += 1
         return n
 
+    def answered(self, status: int) -> int:
+        """How many ``/v1/redact`` calls it answered with ``status`` (from its JSON log lines)."""
+        n = 0
+        for line in self.log_path.read_bytes().splitlines():
+            try:
+                rec = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if rec.get("event") == "redact" and rec.get("status", 200) == status:
+                n += 1
+        return n
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()

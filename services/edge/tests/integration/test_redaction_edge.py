@@ -247,6 +247,7 @@ async def test_detect_forwards_unchanged_and_records_counts(redaction_edge: Edge
     assert received["body"]["messages"][0]["content"] == PII
     done = _terminal(await redaction_edge.events({request_id}, 2))
     assert done["redaction"]["mode"] == "detect" and set(done["redaction"]["entities"]) >= TYPES
+    assert done["redaction_language_policy"] == "supported"
 
 
 async def test_policy_off_never_calls_the_redactor(redaction_edge: Edge, echo_provider: Any) -> None:
@@ -254,7 +255,8 @@ async def test_policy_off_never_calls_the_redactor(redaction_edge: Edge, echo_pr
     status, _, request_id = await _post(redaction_edge, key, SHAPES["user"])
     assert status == 200
     assert echo_provider.requests(request_id)[0]["body"]["messages"][0]["content"] == PII
-    assert _terminal(await redaction_edge.events({request_id}, 2))["redaction"] is None
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["redaction"] is None and done["redaction_language_policy"] is None
 
 
 @pytest.mark.parametrize("redaction_edge", [{"redactor_urls": "$closed"}], indirect=True)
@@ -413,3 +415,113 @@ async def test_two_redactors_share_load_and_cache(
     # Turn 2+ sent back the previous (restored) answer: served from the cache thanks to priming.
     later = by_id[ids[2]]["redaction"]
     assert later["cached_texts"] >= later["total_texts"] - 1
+
+
+# --- issue 11: the redactor's definitive answers, the language policy ----------------
+
+
+async def _post_headers(
+    edge: Edge, key: str, messages: list[dict[str, Any]]
+) -> tuple[int, Any, str, dict[str, str]]:
+    """As :func:`_post` (non-stream), with the response headers."""
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{edge.base_url}/chat/completions",
+            json={"model": "gpt-4o-mini", "messages": messages},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        return r.status, orjson.loads(await r.read()), r.headers["x-request-id"], dict(r.headers)
+
+
+async def _settled_count(redactors: list[RedactorProcess], status: int, at_least: int) -> int:
+    """Requests the redactors answered with ``status`` once their logs show ``at_least`` (≤ 5 s)."""
+    total = 0
+    for _ in range(50):
+        total = sum(r.answered(status) for r in redactors)
+        if total >= at_least:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.3)  # a failover would show up by now
+    return sum(r.answered(status) for r in redactors)
+
+
+async def test_a_prompt_past_the_redactors_maximum_is_a_413_without_retry_or_failover(
+    redaction_edge: Edge, echo_provider: Any, redactors: list[RedactorProcess]
+) -> None:
+    key = await _key(redaction_edge, REDACT)
+    before = sum(r.answered(413) for r in redactors)
+    huge = "lorem ipsum " * 175_000  # 2.1 M characters: past the redactor's MAX_TOTAL_CHARS (2 M)
+    status, body, request_id, headers = await _post_headers(
+        redaction_edge, key, [{"role": "user", "content": huge}]
+    )
+    assert status == 413, body
+    assert body["error"]["code"] == "redaction_request_too_large"
+    assert body["error"]["type"] == "invalid_request_error"
+    assert "Retry-After" not in headers and headers.get("x-should-retry") == "false"
+    assert echo_provider.requests(request_id) == []
+    assert await _settled_count(redactors, 413, before + 1) == before + 1  # one redactor asked, no failover
+    (failed,) = await redaction_edge.events({request_id}, 1)
+    validate_produced(failed)
+    assert failed["type"] == "failed" and failed["status_code"] == 413
+    assert failed["error_type"] == "redaction_request_too_large" and failed["redaction"]["mode"] == "redact"
+
+
+async def test_a_policy_the_redactor_rejects_fails_closed_without_retry_advice(
+    redaction_edge: Edge, echo_provider: Any, redactors: list[RedactorProcess]
+) -> None:
+    key = await _key(redaction_edge, {"mode": "redact", "entity_types": ["NO_SUCH_ENTITY"]})
+    before = sum(r.answered(400) for r in redactors)
+    status, body, request_id, headers = await _post_headers(redaction_edge, key, SHAPES["user"])
+    assert status == 502, body
+    assert body["error"]["code"] == "redaction_rejected" and body["error"]["type"] == "api_error"
+    assert "unknown_entity_type" in body["error"]["message"]
+    assert "Retry-After" not in headers and headers.get("x-should-retry") == "false"
+    assert echo_provider.requests(request_id) == []
+    assert await _settled_count(redactors, 400, before + 1) == before + 1  # no failover loop
+    (failed,) = await redaction_edge.events({request_id}, 1)
+    validate_produced(failed)
+    assert failed["type"] == "failed" and failed["status_code"] == 502
+    assert failed["error_type"] == "redaction_rejected"
+
+
+JAPANESE_NAME = "山田太郎"
+JAPANESE = [
+    {
+        "role": "user",
+        "content": f"Please write a short thank-you note to my colleague {JAPANESE_NAME} for his help with the report.",
+    }
+]
+
+
+@pytest.mark.parametrize("mode", ["redact", "block"])
+async def test_language_policy_block_refuses_an_uncovered_script(
+    redaction_edge: Edge, echo_provider: Any, mode: str
+) -> None:
+    key = await _key(redaction_edge, {"mode": mode, "unsupported_language": "block"})
+    status, body, request_id, headers = await _post_headers(redaction_edge, key, JAPANESE)
+    assert status == 400, body
+    assert body["error"]["code"] == "unsupported_language"
+    assert "unsupported_language: block" in body["error"]["message"]
+    assert JAPANESE_NAME not in orjson.dumps(body).decode()
+    assert "Retry-After" not in headers
+    assert echo_provider.requests(request_id) == []
+    (failed,) = await redaction_edge.events({request_id}, 1)
+    validate_produced(failed)
+    assert failed["type"] == "failed" and failed["status_code"] == 400
+    assert failed["error_type"] == "unsupported_language"
+    assert failed["redaction_language_policy"] == "block"
+
+
+async def test_language_policy_patterns_only_passes_the_name(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    key = await _key(redaction_edge, {"mode": "redact", "unsupported_language": "patterns_only"})
+    status, body, request_id, _ = await _post_headers(redaction_edge, key, JAPANESE)
+    assert status == 200, body
+    (received,) = echo_provider.requests(request_id)
+    assert JAPANESE_NAME in received["body"]["messages"][0]["content"]
+    done = _terminal(await redaction_edge.events({request_id}, 2))
+    assert done["type"] == "completed" and done["redaction"]["mode"] == "redact"
+    assert done["redaction_language_policy"] == "patterns_only"  # reported, never silent

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -325,6 +326,13 @@ def test_summary_matches_usage_event_model():
 
 # --- the client, against a small local aiohttp server --------------------------
 
+REDACTOR_ERRORS = {
+    "413": (413, "redaction_request_too_large"),
+    "400": (400, "invalid_redaction_request"),
+    "400_entity": (400, "unknown_entity_type"),
+    "503": (503, "redactor_unavailable"),
+}
+
 
 @pytest.fixture
 async def edge_redactor_stub():
@@ -338,12 +346,22 @@ async def edge_redactor_stub():
             await asyncio.sleep(2)
         if state["mode"] == "500":
             return web.json_response({"error": "boom"}, status=500)
+        if state["mode"] in REDACTOR_ERRORS:
+            status, code = REDACTOR_ERRORS[state["mode"]]
+            return web.json_response({"error": {"message": "no", "type": "x", "code": code}}, status=status)
         if state["mode"] == "garbage":
             return web.Response(text="not json")
         refs = [R.TextRef(t["id"], t["text"]) for t in body["texts"]]
         if state["mode"] == "partial":
             refs = refs[:-1]
         answer = fake_redactor_answer(refs, VALUES)
+        if state["mode"] == "lang_block":  # one text in a script no model covers, under `block`
+            results = [
+                r.model_copy(update={"language": "en", "language_policy": "supported"})
+                for r in answer.results
+            ]
+            results[-1] = results[-1].model_copy(update={"language_policy": "block"})
+            answer = answer.model_copy(update={"results": results})
         return web.Response(body=answer.model_dump_json(), content_type="application/json")
 
     app = web.Application()
@@ -417,3 +435,110 @@ async def test_prime_never_raises(edge_redactor_stub):
     state["mode"] = "500"
     assert await client.prime(policy, [R.TextRef("/messages/9/content", "Hi Jane Roe")], 2000) is False
     assert await client.prime(RedactionPolicy(mode="off"), [R.TextRef("a", "x")], 2000) is False
+
+
+# --- issue 11: the redactor's answers mapped, language policy ------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "code"), [("413", "redaction_request_too_large"), ("400_entity", "unknown_entity_type")]
+)
+async def test_a_redactor_4xx_is_rejected_not_unavailable(edge_redactor_stub, mode, code):
+    state, client = edge_redactor_stub
+    state["mode"] = mode
+    with pytest.raises(R.RedactionRejected) as info:
+        await R.redact_request(BODY, RedactionPolicy(mode="redact"), client, deadline_ms=2000)
+    assert info.value.code == code and info.value.status == REDACTOR_ERRORS[mode][0]
+
+
+async def test_a_redactor_5xx_is_unavailable(edge_redactor_stub):
+    state, client = edge_redactor_stub
+    state["mode"] = "503"
+    with pytest.raises(R.RedactorServerError):
+        await R.redact_request(BODY, RedactionPolicy(mode="redact"), client, deadline_ms=2000)
+
+
+def test_rejection_errors_are_honest_and_carry_no_retry_advice():
+    big = R.rejection_error(R.RedactionRejected(413, "redaction_request_too_large"))
+    assert (big.status, big.code, big.type) == (413, "redaction_request_too_large", "invalid_request_error")
+    bad = R.rejection_error(R.RedactionRejected(400, "unknown_entity_type"))
+    assert (bad.status, bad.code, bad.type) == (502, "redaction_rejected", "api_error")
+    assert "unknown_entity_type" in bad.message
+    for err in (big, bad):
+        assert "Retry-After" not in (err.headers or {}) and err.headers == {"x-should-retry": "false"}
+
+
+@pytest.fixture
+async def two_stubs(edge_redactor_stub):
+    """A second stand-in redactor (always answers well) and a pool over both (first = the picky one)."""
+    seen: list[object] = []
+
+    async def ok(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append(body)
+        refs = [R.TextRef(t["id"], t["text"]) for t in body["texts"]]
+        return web.Response(
+            body=fake_redactor_answer(refs, VALUES).model_dump_json(), content_type="application/json"
+        )
+
+    app = web.Application()
+    app.router.add_post("/v1/redact", ok)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    state, first = edge_redactor_stub
+    async with aiohttp.ClientSession() as session:
+        pool = R.RedactorPool([first._url.removesuffix("/v1/redact"), f"http://127.0.0.1:{port}"], session)
+        try:
+            yield state, seen, pool
+        finally:
+            await runner.cleanup()
+
+
+async def test_the_pool_fails_over_on_5xx_but_never_on_4xx(two_stubs):
+    state, seen, pool = two_stubs
+    policy = RedactionPolicy(mode="redact")
+    state["mode"] = "503"
+    for _ in range(2):  # whichever URL round-robin starts on, the call succeeds
+        outcome = await R.redact_request(BODY, policy, pool, deadline_ms=2000)
+        assert outcome.summary.entities["PERSON"] == 4
+    state["mode"] = "413"
+    state["seen"].clear()
+    seen.clear()
+    rejected = 0
+    for _ in range(2):
+        try:
+            await R.redact_request(BODY, policy, pool, deadline_ms=2000)
+        except R.RedactionRejected:
+            rejected += 1
+    # the call starting on the picky redactor is rejected there and never retried elsewhere
+    assert rejected == 1 and len(state["seen"]) == 1 and len(seen) == 1
+
+
+@pytest.mark.parametrize("mode", ["redact", "block"])
+async def test_language_policy_block_refuses_redacting_and_blocking_calls(edge_redactor_stub, mode):
+    state, client = edge_redactor_stub
+    state["mode"] = "lang_block"
+    policy = RedactionPolicy(mode=mode, unsupported_language="block")
+    outcome = await R.redact_request(BODY, policy, client, deadline_ms=2000)
+    assert outcome.language_blocked is True and outcome.language_policy == "block"
+    assert outcome.body is BODY  # nothing applied: the call is refused whole
+    assert state["seen"][0]["policy"]["unsupported_language"] == "block"
+
+
+async def test_language_policy_block_only_records_in_detect_mode(edge_redactor_stub):
+    state, client = edge_redactor_stub
+    state["mode"] = "lang_block"
+    outcome = await R.redact_request(BODY, RedactionPolicy(mode="detect"), client, deadline_ms=2000)
+    assert outcome.language_blocked is False and outcome.body is BODY
+    assert outcome.language_policy == "block"  # recorded for the usage event
+
+
+async def test_the_key_language_policy_is_sent(edge_redactor_stub):
+    state, client = edge_redactor_stub
+    await R.redact_request(
+        BODY, RedactionPolicy(mode="redact", unsupported_language="patterns_only"), client, 2000
+    )
+    assert state["seen"][0]["policy"]["unsupported_language"] == "patterns_only"

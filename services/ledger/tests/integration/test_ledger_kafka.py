@@ -131,6 +131,7 @@ async def test_calls_recorded_once_whatever_replays_and_order(ledger_fresh_dsn, 
                 "ttft_ms",
                 "overhead_ms",
                 "trace_id",
+                "redaction_language_policy",
             ):
                 assert row[col] == getattr(terminal, col), col
             if terminal.redaction is not None:

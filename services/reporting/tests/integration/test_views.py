@@ -23,7 +23,14 @@ async def test_calls_view_hides_bookkeeping_and_matches_the_table(reporting_env:
             )
         }
         assert not cols & {"reservation", "started_event_id", "terminal_event_id", "updated_at", "redaction"}
-        assert {"request_id", "tenant_id", "cost_micro_usd", "latency_ms", "redaction_mode"} <= cols
+        assert {
+            "request_id",
+            "tenant_id",
+            "cost_micro_usd",
+            "latency_ms",
+            "redaction_mode",
+            "redaction_language_policy",
+        } <= cols
         assert await conn.fetchval("SELECT count(*) FROM ledger.v_calls") == await conn.fetchval(
             "SELECT count(*) FROM ledger.usage_records"
         )

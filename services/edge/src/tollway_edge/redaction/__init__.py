@@ -9,7 +9,7 @@ unless the caller's policy allows it (DESIGN "Request path" step 4).
 - ``step`` — the step of the request path (:class:`EdgeRedaction`).
 """
 
-from tollway_edge.redaction.client import RedactorClient, RedactorPool
+from tollway_edge.redaction.client import RedactionRejected, RedactorClient, RedactorPool, RedactorServerError
 from tollway_edge.redaction.restore import (
     ChunkRestorer,
     SSERestorer,
@@ -23,7 +23,9 @@ from tollway_edge.redaction.step import (
     RedactionOutcome,
     block_error,
     entity_counts,
+    language_blocked,
     redact_request,
+    rejection_error,
     summarize,
 )
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
@@ -32,9 +34,11 @@ __all__ = [
     "ChunkRestorer",
     "EdgeRedaction",
     "RedactionOutcome",
+    "RedactionRejected",
     "RedactionUnavailable",
     "RedactorClient",
     "RedactorPool",
+    "RedactorServerError",
     "SSERestorer",
     "StreamRestorer",
     "TextRef",
@@ -43,7 +47,9 @@ __all__ = [
     "build_mapping",
     "entity_counts",
     "extract_texts",
+    "language_blocked",
     "redact_request",
+    "rejection_error",
     "restore_response",
     "restore_text",
     "summarize",

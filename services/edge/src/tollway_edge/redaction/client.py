@@ -1,8 +1,16 @@
 """The redactor client: ``POST /v1/redact`` with a deadline, over one or
 several redactor processes with failover (``TOLLWAY_EDGE_REDACTOR_URLS``).
 
-Every failure is :class:`RedactionUnavailable`, which the edge turns into a
-503 and sends nothing to the provider (fail closed).
+Two kinds of failure, both failing the call closed (nothing is sent to the
+provider):
+
+- :class:`RedactionUnavailable` — connection error, timeout, a 5xx, a
+  malformed answer: another redactor may answer (the pool fails over on
+  connection errors and 5xx), else the edge answers 503 with ``Retry-After``;
+- :class:`RedactionRejected` — the redactor's definitive 4xx
+  (413 ``redaction_request_too_large``, 400 ``invalid_redaction_request`` /
+  ``unknown_entity_type``): every redactor would answer the same, so no
+  failover and no retry advice.
 """
 
 from __future__ import annotations
@@ -26,6 +34,39 @@ from tollway_contracts.redaction import (
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
 
 log = structlog.get_logger("tollway_edge.redaction")
+
+
+class RedactorServerError(RedactionUnavailable):
+    """The redactor answered a 5xx (its workers cannot answer): another
+    redactor may; :class:`RedactorPool` fails over to the next URL."""
+
+
+class RedactionRejected(Exception):
+    """The redactor refused the request with a 4xx: the same request fails
+    on every redactor, every time (not retryable, no failover).
+
+    Attributes:
+        status: the redactor's HTTP status (413, 400, ...).
+        code: its ``error.code`` (``redaction_request_too_large``,
+            ``invalid_redaction_request``, ``unknown_entity_type``), or
+            ``redactor_<status>`` when the body does not name one.
+    """
+
+    def __init__(self, status: int, code: str) -> None:
+        super().__init__(f"redactor answered {status} {code}")
+        self.status = status
+        self.code = code
+
+
+def _error_code(status: int, raw: bytes) -> str:
+    """The OpenAI-format ``error.code`` of a redactor's error body, else ``redactor_<status>``."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return f"redactor_{status}"
+    err = obj.get("error") if isinstance(obj, dict) else None
+    code = err.get("code") if isinstance(err, dict) else None
+    return code if isinstance(code, str) and code else f"redactor_{status}"
 
 
 class RedactorClient:
@@ -55,7 +96,10 @@ class RedactorClient:
 
         Raises:
             RedactionUnavailable: connection error, no answer within the
-                deadline, a non-200 status, a malformed body, or a missing text.
+                deadline, a 5xx (:class:`RedactorServerError`) or other
+                non-200, non-4xx status, a malformed body, or a missing text.
+            RedactionRejected: a 4xx (413 too large, 400 invalid request or
+                unknown entity type): not retryable.
         """
         if self._session is None:
             self._session = aiohttp.ClientSession()
@@ -69,10 +113,15 @@ class RedactorClient:
                 timeout=timeout,
             ) as resp:
                 raw = await resp.read()
-                if resp.status != 200:
-                    raise RedactionUnavailable(f"redactor answered {resp.status}")
+                status = resp.status
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise RedactionUnavailable(f"redactor unreachable: {type(exc).__name__}") from exc
+        if 400 <= status < 500:
+            raise RedactionRejected(status, _error_code(status, raw))
+        if status >= 500:
+            raise RedactorServerError(f"redactor answered {status}")
+        if status != 200:
+            raise RedactionUnavailable(f"redactor answered {status}")
         try:
             answer = RedactResponse.model_validate(orjson.loads(raw))
         except (orjson.JSONDecodeError, ValidationError) as exc:
@@ -97,7 +146,7 @@ class RedactorClient:
             return False
         try:
             await self.redact(policy, texts, deadline_ms)
-        except RedactionUnavailable:
+        except (RedactionUnavailable, RedactionRejected):
             return False
         return True
 
@@ -116,9 +165,11 @@ class RedactorPool:
         urls: base URLs, e.g. ``["http://127.0.0.1:8081", "http://127.0.0.1:8082"]``.
         session: the shared HTTP session (owned by the caller).
 
-    Calls go round-robin; a connection error (refused, reset, DNS) moves to
-    the next URL with what is left of the deadline; a timeout, a non-200 or a
-    malformed answer does not fail over (the deadline is the caller's).
+    Calls go round-robin; a connection error (refused, reset, DNS) or a 5xx
+    moves to the next URL with what is left of the deadline; a timeout (the
+    deadline is the caller's), a malformed answer or a 4xx
+    (:class:`RedactionRejected`: every redactor would answer the same) does
+    not fail over.
     """
 
     def __init__(self, urls: Sequence[str], session: aiohttp.ClientSession) -> None:
@@ -134,6 +185,8 @@ class RedactorPool:
 
         Raises:
             RedactionUnavailable: every tried URL failed, or the deadline passed.
+            RedactionRejected: a redactor refused the request (4xx); raised at
+                once, never retried on another URL.
         """
         end = time.perf_counter() + deadline_ms / 1000.0
         first = next(self._next)
@@ -147,11 +200,16 @@ class RedactorPool:
                 return await client.redact(policy, texts, left_ms)
             except RedactionUnavailable as exc:
                 last_exc = exc
-                if not isinstance(exc.__cause__, aiohttp.ClientConnectionError) or isinstance(
-                    exc.__cause__, aiohttp.ServerTimeoutError
-                ):
+                server_error = isinstance(exc, RedactorServerError)
+                connection_error = isinstance(
+                    exc.__cause__, aiohttp.ClientConnectionError
+                ) and not isinstance(exc.__cause__, aiohttp.ServerTimeoutError)
+                if not (server_error or connection_error):
                     raise
-                log.warning("redactor_unreachable", url_index=(first + i) % len(self.clients))
+                log.warning(
+                    "redactor_unreachable" if connection_error else "redactor_server_error",
+                    url_index=(first + i) % len(self.clients),
+                )
         raise last_exc or RedactionUnavailable("redaction deadline passed")
 
     async def prime(
@@ -162,6 +220,6 @@ class RedactorPool:
             return False
         try:
             await self.redact(policy, texts, deadline_ms)
-        except RedactionUnavailable:
+        except (RedactionUnavailable, RedactionRejected):
             return False
         return True

@@ -7,10 +7,13 @@ sent to the provider).
 - :func:`redact_request` — extraction, the redactor's answer, application,
   block and reversible mapping, in the order the edge needs (pure over a client);
 - :class:`EdgeRedaction` — per call: the principal's policy (typed when the
-  snapshot loaded) → :func:`redact_request` → the body to forward, or a 400
-  (``block``) / 503 (redactor unavailable) ``EdgeError``; records the
-  ``RedactionSummary`` and the reversible mapping on the call; restores and
-  primes the answer.
+  snapshot loaded) → :func:`redact_request` → the body to forward, or an
+  ``EdgeError`` (:func:`rejection_error` maps the redactor's answers):
+  400 ``pii_detected`` (``block``), 400 ``unsupported_language`` (language
+  policy ``block``), 413 ``redaction_request_too_large`` (redactor 413),
+  502 ``redaction_rejected`` (redactor 400), 503 ``redaction_unavailable``
+  (redactor down, late, 5xx, malformed); records the ``RedactionSummary``
+  and the reversible mapping on the call; restores and primes the answer.
 """
 
 from __future__ import annotations
@@ -27,10 +30,23 @@ import orjson
 import structlog
 
 from tollway_contracts.events import RedactionSummary
-from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactResponse
+from tollway_contracts.redaction import (
+    AppliedLanguagePolicy,
+    RedactionPolicy,
+    RedactionText,
+    RedactResponse,
+    strictest_language_policy,
+)
 from tollway_edge.auth.principals import Principal
-from tollway_edge.errors import pii_detected, redaction_unavailable
-from tollway_edge.redaction.client import RedactorPool
+from tollway_edge.errors import (
+    EdgeError,
+    pii_detected,
+    redaction_rejected,
+    redaction_too_large,
+    redaction_unavailable,
+    unsupported_language_blocked,
+)
+from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
 
@@ -64,6 +80,27 @@ def block_error(answer: RedactResponse) -> dict[str, Any] | None:
     return pii_detected(", ".join(sorted(counts))).body_dict()
 
 
+def language_blocked(policy: RedactionPolicy, answer: RedactResponse) -> bool:
+    """True when the call must be refused for its language: the policy
+    redacts or blocks and some text came back with ``language_policy ==
+    "block"`` (the key's ``unsupported_language: block``, or the redactor's
+    default when the key says nothing). ``detect`` only records."""
+    if policy.mode not in ("redact", "block"):
+        return False
+    return any(r.language_policy == "block" for r in answer.results)
+
+
+def rejection_error(exc: RedactionRejected) -> EdgeError:
+    """The client's answer to a redactor's 4xx: its 413 → 413
+    ``redaction_request_too_large`` (the request can never pass; no
+    ``Retry-After``); any other 4xx (400 ``invalid_redaction_request``,
+    ``unknown_entity_type``) → 502 ``redaction_rejected`` (the client's
+    request is valid, the gateway's policy or request is not; no retry advice)."""
+    if exc.status == 413:
+        return redaction_too_large()
+    return redaction_rejected(exc.code)
+
+
 def summarize(policy: RedactionPolicy, answer: RedactResponse | None, duration_ms: float) -> RedactionSummary:
     """The usage event's ``redaction`` object: counts by type, cache use, time (ms)."""
     if answer is None:
@@ -88,15 +125,23 @@ class RedactionOutcome:
             the original).
         blocked: in ``block`` mode with detections, the 400 error body to
             return instead of forwarding; else None.
+        language_blocked: some text is in a language or script the policy's
+            ``unsupported_language: block`` refuses (:func:`language_blocked`);
+            the call is refused with 400 ``unsupported_language``.
         mapping: placeholder -> original for reversible ``redact`` (empty
             otherwise); use with ``restore.restore_response`` / :class:`SSERestorer`.
         summary: for the usage event; None when the policy is ``off``.
+        language_policy: the strictest ``language_policy`` of the answer's
+            texts (the usage event's ``redaction_language_policy``); None
+            when nothing was analysed.
     """
 
     body: dict[str, Any]
     blocked: dict[str, Any] | None = None
+    language_blocked: bool = False
     mapping: dict[str, str] = field(default_factory=dict)
     summary: RedactionSummary | None = None
+    language_policy: AppliedLanguagePolicy | None = None
 
 
 async def redact_request(
@@ -110,6 +155,8 @@ async def redact_request(
 
     Raises:
         RedactionUnavailable: the redactor failed; answer 503 and forward nothing.
+        RedactionRejected: the redactor refused the request (4xx); forward
+            nothing (:func:`rejection_error`).
     """
     if policy is None or policy.mode == "off":
         return RedactionOutcome(body=body)
@@ -118,8 +165,12 @@ async def redact_request(
     if not texts:
         return RedactionOutcome(body=body, summary=summarize(policy, None, 0.0))
     answer = await client.redact(policy, texts, deadline_ms)
-    outcome = RedactionOutcome(body=body)
-    if policy.mode == "redact":
+    outcome = RedactionOutcome(
+        body=body,
+        language_blocked=language_blocked(policy, answer),
+        language_policy=strictest_language_policy(r.language_policy for r in answer.results),
+    )
+    if policy.mode == "redact" and not outcome.language_blocked:  # a refused call needs no copy
         outcome.body = apply_redaction(body, texts, answer)
         if policy.reversible:
             outcome.mapping = build_mapping(texts, answer)
@@ -137,6 +188,7 @@ class RedactionCall(Protocol):
     redaction: RedactionSummary | None
     redaction_mapping: dict[str, str] | None
     redaction_policy: RedactionPolicy | None
+    redaction_language_policy: AppliedLanguagePolicy | None
 
 
 class EdgeRedaction:
@@ -179,13 +231,17 @@ class EdgeRedaction:
         """The body to forward for this call (``body`` itself when the policy is off).
 
         Sets ``call.redaction`` (summary for every event of the call),
-        ``call.redaction_policy`` and, in reversible ``redact`` mode,
+        ``call.redaction_language_policy`` (the strictest applied language
+        policy), ``call.redaction_policy`` and, in reversible ``redact`` mode,
         ``call.redaction_mapping``.
 
         Raises:
             tollway_edge.errors.EdgeError: 400 ``pii_detected`` (``block``
-                mode, naming entity types only); 503 ``redaction_unavailable``
-                (redactor down, past the deadline, erroring, not configured,
+                mode, naming entity types only); 400 ``unsupported_language``
+                (:func:`language_blocked`); 413 ``redaction_request_too_large``
+                and 502 ``redaction_rejected`` (the redactor's 4xx,
+                :func:`rejection_error`); 503 ``redaction_unavailable``
+                (redactor down, past the deadline, 5xx, not configured,
                 or a malformed stored policy) — the provider receives nothing.
         """
         principal = call.principal
@@ -208,7 +264,14 @@ class EdgeRedaction:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))
             raise redaction_unavailable() from None
+        except RedactionRejected as exc:
+            call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
+            log.warning("redaction_rejected", request_id=call.request_id, status=exc.status, code=exc.code)
+            raise rejection_error(exc) from None
         call.redaction = outcome.summary
+        call.redaction_language_policy = outcome.language_policy
+        if outcome.language_blocked:
+            raise unsupported_language_blocked()
         if outcome.blocked is not None:
             raise pii_detected(", ".join(sorted(outcome.summary.entities if outcome.summary else {})))
         if outcome.mapping:
