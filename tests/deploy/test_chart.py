@@ -360,13 +360,11 @@ def _settings_env_names(cls: type[BaseSettings]) -> set[str]:
     return names
 
 
-# Set by the chart for the edge's stop sequence and journal; the edge reads them
-# once "Nothing lost, ever" (issue 10) lands.
+# Set by the chart for the edge's stop sequence; the edge reads them once the
+# drain of "Nothing lost, ever" (issue 10) lands.
 RESERVED_FOR_LATER = {
     "TOLLWAY_EDGE_ACCEPT_GRACE_SECONDS",
     "TOLLWAY_EDGE_DRAIN_DEADLINE_SECONDS",
-    "TOLLWAY_EDGE_JOURNAL_FLUSH_SECONDS",
-    "TOLLWAY_EDGE_JOURNAL_DIR",
 }
 
 

@@ -192,6 +192,9 @@ async def edge(
         "usage_topic": topic,
         "max_body_bytes": 64 * 1024,
         "log_format": "console",
+        "journal_dir": str(
+            tmp_path / "journal"
+        ),  # per test: a journal is never adopted by another topic's edge
     }
     values.update(overrides)
     async with running_edge(
@@ -221,7 +224,7 @@ async def running_edge(
     await server.start_server()
     state = app[STATE]
     for _ in range(300 if wait_for_kafka else 0):
-        if state.emitter.ready:
+        if state.journal.kafka_connected:
             break
         await asyncio.sleep(0.05)
     try:

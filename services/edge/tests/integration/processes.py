@@ -46,6 +46,7 @@ def start_edge(port: int, env: dict[str, str], log_path: Path) -> subprocess.Pop
         **os.environ,
         "TOLLWAY_LOG_LEVEL": "WARNING",
         "TOLLWAY_LOG_FORMAT": "json",
+        "TOLLWAY_EDGE_JOURNAL_DIR": str(log_path.parent / "journal"),  # per test: never adopt another's
         **env,
         "TOLLWAY_EDGE_PORT": str(port),
     }

@@ -19,6 +19,7 @@ from tollway_contracts.principals import INVALIDATION_CHANNEL, Invalidation
 from tollway_testing.fake_provider import count_prompt_tokens
 
 from .conftest import Edge
+from .kafka_forwarder import Forwarder, free_port
 from .principals_schema import revoke_key
 
 pytestmark = pytest.mark.integration
@@ -292,27 +293,59 @@ async def test_edge_waits_for_principals_then_serves(edge: Edge, edge_http: aioh
     assert status == 200
 
 
-@pytest.mark.parametrize(
-    "edge", [{"kafka_bootstrap_servers": "127.0.0.1:9", "usage_queue_size": 2}], indirect=True
-)
-async def test_kafka_outage_never_fails_a_call(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+KAFKA_LATER = free_port()  # the edge's bootstrap address: nothing listens until the test starts a forwarder
+
+
+@pytest.mark.parametrize("edge", [{"kafka_bootstrap_servers": f"127.0.0.1:{KAFKA_LATER}"}], indirect=True)
+async def test_kafka_outage_never_fails_a_call(
+    edge: Edge, edge_http: aiohttp.ClientSession, kafka_bootstrap_servers: str
+) -> None:
+    """Kafka unreachable: calls succeed at full speed, /readyz stays 200 (the
+    journal has room), nothing is dropped; once Kafka is reachable every
+    event of those calls arrives."""
     from prometheus_client import REGISTRY
 
+    from tollway_edge.state import STATE
+
     def dropped() -> float:
-        return (
-            REGISTRY.get_sample_value("tollway_usage_events_dropped_total", {"reason": "queue_full"}) or 0.0
+        return sum(
+            s.value
+            for m in REGISTRY.collect()
+            if m.name == "tollway_usage_events_dropped"
+            for s in m.samples
+            if s.name == "tollway_usage_events_dropped_total"
         )
 
     before = dropped()
     key = await edge.new_key("a")
+    ids: set[str] = set()
     t0 = time.perf_counter()
     for _ in range(3):
-        status, _, _ = await _post(edge_http, edge, OK, key)
+        status, _, request_id = await _post(edge_http, edge, OK, key)
         assert status == 200
+        ids.add(request_id)
+    stream = await _client(edge, key).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=MESSAGES, stream=True
+    )
+    ids.add(stream.headers["x-request-id"])
+    assert [c async for c in stream.parse()]
     assert time.perf_counter() - t0 < 5
     async with edge_http.get(edge.url + "/readyz") as resp:
-        assert resp.status == 503  # not ready without a producer, but serving
-    assert dropped() - before == 4  # 6 events, a queue of 2
+        assert resp.status == 200  # Kafka does not matter while the journal has room
+        assert (await resp.json())["kafka_connected"] is False
+    assert dropped() == before
+    assert edge.app[STATE].journal.stats().records == 8  # on disk, waiting for Kafka
+
+    kafka = Forwarder(KAFKA_LATER, kafka_bootstrap_servers)
+    await kafka.start()  # Kafka is reachable again
+    try:
+        events = await edge.events(ids, 8, within_s=60)
+    finally:
+        await kafka.stop()
+    assert sorted((e["request_id"], e["type"]) for e in events) == sorted(
+        (i, t) for i in ids for t in ("started", "completed")
+    )
+    assert dropped() == before
 
 
 async def test_provider_cut_mid_stream_ends_with_an_error_the_sdk_raises(edge: Edge) -> None:
