@@ -266,7 +266,10 @@ for entry in "${SERVICES[@]}"; do
       # The edge runs one process per core on one port (SO_REUSEPORT); admission's
       # local fallback shares each limit between them.
       workers=${TOLLWAY_EDGE_WORKERS:-2}
-      extra_env=(env "TOLLWAY_EDGE_WORKERS=$workers" "TOLLWAY_EDGE_EXPECTED_PROCESSES=${TOLLWAY_EDGE_EXPECTED_PROCESSES:-$workers}")
+      # Each worker journals usage events under .tollway/journal (its own directory;
+      # a restarted edge adopts and replays what the previous one left there).
+      extra_env=(env "TOLLWAY_EDGE_WORKERS=$workers" "TOLLWAY_EDGE_EXPECTED_PROCESSES=${TOLLWAY_EDGE_EXPECTED_PROCESSES:-$workers}"
+        "TOLLWAY_EDGE_JOURNAL_DIR=${TOLLWAY_EDGE_JOURNAL_DIR:-$TOLLWAY_ROOT/.tollway/journal}")
     fi
     start_service "$pkg" "$port" "${extra_env[@]}" uv run --no-sync python -m "$pkg"
     started_services+=("$pkg :$port")
