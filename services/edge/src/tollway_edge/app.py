@@ -65,7 +65,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         probe_interval_seconds=settings.admission_probe_interval_seconds,
         max_connections=settings.admission_max_connections,
         pipelined=settings.admission_pipelined,
-        pool=lambda: sync.pool,
+        quota_url=settings.quota_url or None,
+        quota_seed_token=settings.quota_seed_token.get_secret_value(),
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from tollway_edge.journal import FullPolicy, JournalSettings
@@ -38,6 +38,12 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         usage_topic: the topic usage events go to (tests use a fresh one).
         shutdown_drain_seconds: at stop, time in-flight calls and streams may
             take to finish (aiohttp's shutdown timeout), s.
+        quota_url: quota's base URL (``TOLLWAY_EDGE_QUOTA_URL``): a cold budget
+            counter is seeded by quota (``POST /internal/v1/budget-seeds``),
+            never by the edge reading the ledger. Empty: cold budget counters
+            cannot be seeded (the local bound, or 503 in ``refuse`` mode).
+        quota_seed_token: the bearer token of that endpoint
+            (``TOLLWAY_QUOTA_SEED_TOKEN``, the same variable quota reads).
         journal_dir: root of the usage journal (``TOLLWAY_EDGE_JOURNAL_DIR``);
             each worker process keeps its own ``w-<pid>-<hex>`` directory under
             it and adopts any a dead process left. A local file system (in
@@ -100,6 +106,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_pipelined: bool = True
     redactor_urls: str = "http://127.0.0.1:8081"
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
+    quota_url: str = "http://127.0.0.1:8082"
+    quota_seed_token: SecretStr = shared("quota_seed_token", default=SecretStr(""))
     journal_dir: Path = Path(".tollway/journal")
     journal_flush_seconds: float = Field(default=10.0, gt=0)
     journal_segment_bytes: int = Field(default=16 * MIB, ge=4096)
