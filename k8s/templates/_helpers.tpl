@@ -72,11 +72,12 @@ app.kubernetes.io/component: {{ .name }}
 {{/*
 What each component talks to: DESIGN.md's "talks to" column, the one source
 of the NetworkPolicies' egress rules and of the connection settings each
-component gets. `redactor` is the edge → redactor call inside the release.
+component gets. `redactor` and `quota` (budget seeding) are the edge's calls
+inside the release.
 Every component also reaches the OTLP collector when tracing is on.
 */}}
 {{- define "tollway.talksTo" -}}
-edge: [valkey, redactor, kafka, providers, postgres]
+edge: [valkey, redactor, quota, kafka, providers, postgres]
 redactor: [valkey]
 quota: [postgres, valkey, kafka, webhooks]
 ledger: [kafka, postgres]
@@ -184,6 +185,14 @@ margin, or a larger explicit value; a smaller one fails the render).
       name: {{ include "tollway.secretName" $root }}
       key: admin-token
 {{- end }}
+{{- if has $name (list "edge" "quota") }}
+# Cold budget counters: the edge asks quota to seed them (POST /internal/v1/budget-seeds) with this token.
+- name: TOLLWAY_QUOTA_SEED_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "tollway.secretName" $root }}
+      key: seed-token
+{{- end }}
 {{- if eq $name "edge" }}
 - name: TOLLWAY_CATALOGUE_PATH
   value: /etc/tollway/catalogue/catalogue.yaml
@@ -195,6 +204,8 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: {{ mul $svc.workers (ternary $svc.autoscaling.maxReplicas $svc.replicas $svc.autoscaling.enabled) | quote }}
 - name: TOLLWAY_EDGE_USAGE_TOPIC
   value: {{ $t.usage.name | quote }}
+- name: TOLLWAY_EDGE_QUOTA_URL
+  value: {{ if $root.Values.services.quota.enabled }}{{ printf "http://%s:%v" (include "tollway.componentName" (dict "root" $root "name" "quota")) $root.Values.services.quota.port | quote }}{{ else }}""{{ end }}
 - name: TOLLWAY_EDGE_REDACTOR_URLS
   value: {{ if $root.Values.services.redactor.enabled }}{{ printf "http://%s:%v" (include "tollway.componentName" (dict "root" $root "name" "redactor")) $root.Values.services.redactor.port | quote }}{{ else }}""{{ end }}
 # The stop sequence (DESIGN.md "Nothing lost, ever"); terminationGracePeriodSeconds covers their sum.
@@ -521,14 +532,15 @@ spec:
     - {port: 53, protocol: UDP}
     - {port: 53, protocol: TCP}
 {{- range $peer := index $map .name }}
-{{- if eq $peer "redactor" }}
-{{- if $root.Values.services.redactor.enabled }}
+{{- if has $peer (list "redactor" "quota") }}
+{{- $inner := index $root.Values.services $peer }}
+{{- if $inner.enabled }}
 - to:
     - podSelector:
         matchLabels:
-          {{- include "tollway.selectorLabels" (dict "root" $root "name" "redactor") | nindent 10 }}
+          {{- include "tollway.selectorLabels" (dict "root" $root "name" $peer) | nindent 10 }}
   ports:
-    - {port: {{ $root.Values.services.redactor.port }}, protocol: TCP}
+    - {port: {{ $inner.port }}, protocol: TCP}
 {{- end }}
 {{- else }}
 {{- $p := index $np.peers $peer }}
@@ -587,6 +599,15 @@ spec:
       from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+    {{- if and (eq .name "quota") $from }}
+    # The edges ask quota to seed cold budget counters (POST /internal/v1/budget-seeds).
+    - from:
+        - podSelector:
+            matchLabels:
+              {{- include "tollway.selectorLabels" (dict "root" $root "name" "edge") | nindent 14 }}
+      ports:
+        - {port: {{ $svc.port }}, protocol: TCP}
+    {{- end }}
     {{- end }}
     {{- if or $svc.metrics (eq .name "ledger") }}
     - from:

@@ -222,7 +222,7 @@ def test_each_workload_has_a_pdb_that_selects_it(rendered: Rendered) -> None:
 
 # DESIGN.md "talks to" (plus DNS): the peers each component's egress allows.
 TALKS_TO = {
-    "edge": {"valkey", "redactor", "kafka", "providers", "postgres"},
+    "edge": {"valkey", "redactor", "quota", "kafka", "providers", "postgres"},
     "redactor": {"valkey"},
     "quota": {"postgres", "valkey", "kafka", "webhooks"},
     "ledger": {"kafka", "postgres"},
@@ -235,11 +235,9 @@ def _peer_names(rule: dict[str, Any], values_peers: dict[str, Any]) -> set[str]:
     ports = sorted(p["port"] for p in rule["ports"])
     if ports == [53, 53]:
         return {"dns"}
-    if (
-        rule["to"][0].get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/component")
-        == "redactor"
-    ):
-        return {"redactor"}
+    component = rule["to"][0].get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/component")
+    if component in ("redactor", "quota"):  # calls inside the release
+        return {str(component)}
     names = {
         str(n)
         for n, peer in values_peers.items()
@@ -328,7 +326,7 @@ def test_generated_secrets_survive_upgrades_and_uninstall(rendered: Rendered) ->
         return
     (secret,) = generated
     assert secret["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
-    assert set(secret["data"]) == {"admin-token", "key-pepper"}
+    assert set(secret["data"]) == {"admin-token", "key-pepper", "seed-token"}
 
 
 def test_the_catalogue_configmap_is_a_valid_catalogue(rendered: Rendered, tmp_path: Path) -> None:
@@ -360,13 +358,11 @@ def _settings_env_names(cls: type[BaseSettings]) -> set[str]:
     return names
 
 
-# Set by the chart for the edge's stop sequence and journal; the edge reads them
-# once "Nothing lost, ever" (issue 10) lands.
+# Set by the chart for the edge's stop sequence; the edge reads them once the
+# drain of "Nothing lost, ever" (issue 10) lands.
 RESERVED_FOR_LATER = {
     "TOLLWAY_EDGE_ACCEPT_GRACE_SECONDS",
     "TOLLWAY_EDGE_DRAIN_DEADLINE_SECONDS",
-    "TOLLWAY_EDGE_JOURNAL_FLUSH_SECONDS",
-    "TOLLWAY_EDGE_JOURNAL_DIR",
 }
 
 

@@ -175,8 +175,12 @@ async def smoke(
                 "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": kafka,
                 "TOLLWAY_ADMIN_TOKEN": secrets.token_urlsafe(32),
                 "TOLLWAY_KEY_PEPPER": secrets.token_urlsafe(32),
+                "TOLLWAY_QUOTA_SEED_TOKEN": secrets.token_urlsafe(32),
                 "TOLLWAY_EDGE_USAGE_TOPIC": topics["usage"],
                 "TOLLWAY_EDGE_REDACTOR_URLS": f"http://127.0.0.1:{SMOKE_PORTS['redactor']}",
+                # The pod's journal volume: here on the /tmp tmpfs (the image's root is read-only).
+                "TOLLWAY_EDGE_JOURNAL_DIR": "/tmp/journal",
+                "TOLLWAY_EDGE_QUOTA_URL": f"http://127.0.0.1:{SMOKE_PORTS['quota']}",
                 "TOLLWAY_CATALOGUE_PATH": "/tmp/catalogue.yaml",
                 "TOLLWAY_QUOTA_USAGE_TOPIC": topics["usage"],
                 "TOLLWAY_QUOTA_ALERTS_TOPIC": topics["alerts"],

@@ -213,6 +213,7 @@ async def main() -> None:
                 "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
                 "TOLLWAY_EDGE_PORT": "18080",
                 "TOLLWAY_EDGE_USAGE_TOPIC": topic,
+                "TOLLWAY_EDGE_JOURNAL_DIR": str(tmp / "journal"),
                 "TOLLWAY_EDGE_ADMISSION_ENABLED": "true" if mode == "on" else "false",
                 "TOLLWAY_LOG_LEVEL": args.log_level,
                 "TOLLWAY_LOG_FORMAT": "json",

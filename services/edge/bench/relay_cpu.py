@@ -1,4 +1,5 @@
-"""Edge CPU per call and per relayed stream chunk, read from /proc/<pid>/stat
+"""Edge CPU per call and per relayed stream chunk, read from /proc/<pid>/stat,
+and each call's latency at the client (request sent → last byte read)
 (no wrk needed: the load comes from an aiohttp client in this process).
 
 Starts (all on 127.0.0.1, free ports, all stopped at the end): a fresh
@@ -12,6 +13,7 @@ Relay CPU per chunk = (CPU per 200-chunk stream - CPU per 10-chunk stream) / 190
 
     uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR]
 
+Latency p50/p99 per mode is printed with the CPU (measured in the same calls).
 ``--src DIR`` runs the edge from another source tree (e.g. an older commit:
 ``git archive <commit> services/edge/src | tar -x -C /tmp/before`` then
 ``--src /tmp/before/services/edge/src``) for before/after numbers.
@@ -27,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -67,8 +70,9 @@ async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: 
 
 async def run_mode(
     url: str, key: str, model: str, stream: bool, calls: int, concurrency: int, pid: int
-) -> tuple[float, float]:
-    """``(user, system)`` CPU of the edge process per call, ms, over ``calls`` calls after a warm-up."""
+) -> tuple[float, float, list[float]]:
+    """``(user, system, latencies)``: CPU of the edge process per call, ms, over
+    ``calls`` calls after a warm-up, and each call's latency at the client, ms."""
     body = b'{"model":"%s","messages":[{"role":"user","content":"hello there"}]%s}' % (
         model.encode(),
         b',"stream":true' if stream else b"",
@@ -77,15 +81,24 @@ async def run_mode(
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
         await asyncio.gather(*(_call(session, url, body, headers) for _ in range(concurrency * 2)))
         sem = asyncio.Semaphore(concurrency)
+        latencies: list[float] = []
 
         async def one() -> None:
             async with sem:
+                t = time.perf_counter()
                 await _call(session, url, body, headers)
+                latencies.append((time.perf_counter() - t) * 1000.0)
 
         u0, s0 = cpu_seconds(pid)
         await asyncio.gather(*(one() for _ in range(calls)))
         u1, s1 = cpu_seconds(pid)
-        return (u1 - u0) / calls * 1000.0, (s1 - s0) / calls * 1000.0
+        return (u1 - u0) / calls * 1000.0, (s1 - s0) / calls * 1000.0, latencies
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The ``p``-th percentile (nearest rank) of ``values``."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
 async def main() -> None:
@@ -145,6 +158,7 @@ async def main() -> None:
             "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
             "TOLLWAY_EDGE_PORT": str(edge_port),
             "TOLLWAY_EDGE_USAGE_TOPIC": topic,
+            "TOLLWAY_EDGE_JOURNAL_DIR": str(tmp / "journal"),
             "TOLLWAY_LOG_LEVEL": "WARNING",
             "TOLLWAY_LOG_FORMAT": "json",
         }
@@ -162,11 +176,13 @@ async def main() -> None:
                 await run_mode(url, key, model, stream, args.calls, args.concurrency, edge.pid)
                 for _ in range(args.repeat)
             ]
-            best = min(runs, key=sum)
-            results[name] = sum(best)
+            best = min(runs, key=lambda r: r[0] + r[1])
+            results[name] = best[0] + best[1]
+            lat = [ms for r in runs for ms in r[2]]
             print(
                 f"{name}: edge CPU per call {results[name]:.3f} ms (user {best[0]:.3f} + system {best[1]:.3f}; "
-                f"runs: {', '.join(f'{sum(r):.3f}' for r in runs)})"
+                f"runs: {', '.join(f'{r[0] + r[1]:.3f}' for r in runs)}); latency p50 "
+                f"{percentile(lat, 50):.3f} ms, p99 {percentile(lat, 99):.3f} ms over {len(lat)} calls"
             )
         if "stream-200" in results and "stream-10" in results:
             per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0

@@ -10,9 +10,10 @@ from tollway_admission import Clock, utc_now
 from tollway_contracts.catalogue import load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
-from tollway_edge.emitter import UsageEmitter
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.models import list_models
+from tollway_edge.journal import UsageJournal
+from tollway_edge.metrics import EVENTS_DROPPED
 from tollway_edge.middleware import edge_middleware, on_prepare
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.upstream import close_upstreams, open_upstreams
@@ -25,11 +26,14 @@ from tollway_runtime.metrics import metrics_handler
 def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
     """Build the edge application.
 
-    Startup order (cleanup_ctx, reversed at stop): usage emitter (connects to
-    Kafka in the background; events queue meanwhile) → provider sessions →
-    admission (Valkey; starts degraded when unreachable) → principals snapshot (loaded before the first request is served; its
-    loops keep it current). At stop: principals loops, provider sessions,
-    then the emitter drains and flushes.
+    Startup order (cleanup_ctx, reversed at stop): usage journal (this
+    process's own directory under ``journal_dir``, locked; orphan journals
+    adopted and replayed; Kafka connects in the background and events wait
+    on disk meanwhile) → provider sessions → admission (Valkey; starts
+    degraded when unreachable) → principals snapshot (loaded before the
+    first request is served; its loops keep it current). At stop:
+    principals loops, provider sessions, then the journal ships what it
+    holds for up to ``journal_flush_seconds`` (the rest stays on disk).
 
     Args:
         settings: the edge's settings.
@@ -41,12 +45,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     """
     catalogue = load_catalogue(settings.catalogue_path)
     snapshot = Snapshot(settings.negative_cache_size)
-    emitter = UsageEmitter(
+    journal = UsageJournal(
+        settings.journal,
         settings.kafka_bootstrap_servers,
         settings.usage_topic,
-        queue_size=settings.usage_queue_size,
+        dropped_counter=EVENTS_DROPPED,
         linger_ms=settings.kafka_linger_ms,
-        drain_seconds=settings.shutdown_drain_seconds,
     )
     sync = PrincipalsSync(
         snapshot, settings.postgres_dsn, settings.valkey_url, settings.version_poll_interval_seconds
@@ -61,7 +65,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         probe_interval_seconds=settings.admission_probe_interval_seconds,
         max_connections=settings.admission_max_connections,
         pipelined=settings.admission_pipelined,
-        pool=lambda: sync.pool,
+        quota_url=settings.quota_url or None,
+        quota_seed_token=settings.quota_seed_token.get_secret_value(),
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )
@@ -71,7 +76,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         snapshot=snapshot,
         sync=sync,
         pepper=settings.key_pepper.get_secret_value().encode(),
-        emitter=emitter,
+        journal=journal,
         max_body_bytes=settings.max_body_bytes,
         max_in_flight=settings.max_in_flight,
         admission=admission,
@@ -82,10 +87,10 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app[STATE] = state
     app.on_response_prepare.append(on_prepare)
 
-    async def emitter_ctx(_: web.Application) -> AsyncIterator[None]:
-        await emitter.start()
+    async def journal_ctx(_: web.Application) -> AsyncIterator[None]:
+        await journal.start()
         yield
-        await emitter.stop()
+        await journal.stop(settings.journal_flush_seconds)
 
     async def upstreams_ctx(_: web.Application) -> AsyncIterator[None]:
         state.upstreams = await open_upstreams(catalogue)
@@ -107,11 +112,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
-    app.cleanup_ctx.extend([emitter_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
+    app.cleanup_ctx.extend([journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded
-    checks["kafka"] = lambda: emitter.ready
+    checks["journal"] = lambda: journal.ready  # Kafka does not matter while the journal has room
+    app[READINESS_DETAILS]["kafka_connected"] = lambda: journal.kafka_connected
     app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/models", list_models)

@@ -15,7 +15,7 @@ from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, en
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
-from tollway_edge.emitter import UsageEmitter
+from tollway_edge.journal import UsageJournal
 from tollway_edge.usage import Tokens
 
 CLIENT_CLOSED = 499
@@ -30,12 +30,12 @@ class Call:
     ``overhead_ms`` is the edge's own time.
 
     Args:
-        emitter: where usage events go (None: metrics only, e.g. health checks).
+        journal: where usage events go (None: metrics only, e.g. health checks).
         admission: the admission adapter settling and releasing ``ticket``.
     """
 
     __slots__ = (
-        "_emitter",
+        "_journal",
         "_admission",
         "request_uuid",
         "request_id",
@@ -61,8 +61,8 @@ class Call:
         "redaction_language_policy",
     )
 
-    def __init__(self, emitter: UsageEmitter | None = None, admission: EdgeAdmission | None = None) -> None:
-        self._emitter = emitter
+    def __init__(self, journal: UsageJournal | None = None, admission: EdgeAdmission | None = None) -> None:
+        self._journal = journal
         self._admission = admission
         self.request_uuid = uuid.UUID(bytes=os.urandom(16), version=4)
         self.request_id = str(self.request_uuid)  # x-request-id, the Kafka key, logs
@@ -123,11 +123,11 @@ class Call:
 
     def _emit(self, type_: EventType, tokens: Tokens | None = None, cost: int | None = None) -> None:
         """Build this call's usage event v1 (``tollway_contracts.events.UsageEvent``,
-        the contract's one definition) and hand it to the emitter, encoded by
+        the contract's one definition) and append it to the journal, encoded by
         the contract's strict encoder. The terminal event settles a local
         admission reservation with the actuals first."""
         p = self.principal
-        if p is None or self._emitter is None:
+        if p is None or self._journal is None:
             return  # unauthenticated: metrics only, never an event
         ticket = self.ticket
         if type_ == "started":
@@ -184,7 +184,14 @@ class Call:
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
             )
-        self._emitter.emit(self.request_id.encode(), encode_usage_event(event))
+        self._journal.append(self.request_id.encode(), encode_usage_event(event))
+
+    async def journaled(self) -> None:
+        """Wait until this call's events so far are written to the journal (in the
+        OS's page cache: a process kill cannot lose them). One loop pass at most,
+        shared by every call of that pass; immediate when nothing is pending."""
+        if self._journal is not None and self.principal is not None:
+            await self._journal.written()
 
     # -- admission ---------------------------------------------------------------
 

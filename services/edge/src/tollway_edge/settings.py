@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from tollway_edge.journal import FullPolicy, JournalSettings
 from tollway_runtime.settings import (
     KafkaSettings,
     PepperSettings,
@@ -15,6 +17,8 @@ from tollway_runtime.settings import (
     ValkeySettings,
     shared,
 )
+
+MIB = 1024 * 1024
 
 
 class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSettings, PepperSettings):
@@ -29,12 +33,29 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         negative_cache_size: how many unknown key ids are remembered.
         max_in_flight: calls served at once by this process; beyond it the
             edge answers 503 with ``Retry-After`` (DESIGN.md "Load shedding").
-        usage_queue_size: usage events waiting for the Kafka producer; beyond
-            it events are dropped and counted (never blocking a call).
-        kafka_linger_ms: how long usage events are collected before being
-            handed to Kafka in one batch per partition, ms (off the call's path).
+        kafka_linger_ms: the journal's shipper waits this long after being
+            woken before it reads and produces, ms (off the call's path).
         usage_topic: the topic usage events go to (tests use a fresh one).
-        shutdown_drain_seconds: time allowed to flush usage events at stop, s.
+        shutdown_drain_seconds: at stop, time in-flight calls and streams may
+            take to finish (aiohttp's shutdown timeout), s.
+        quota_url: quota's base URL (``TOLLWAY_EDGE_QUOTA_URL``): a cold budget
+            counter is seeded by quota (``POST /internal/v1/budget-seeds``),
+            never by the edge reading the ledger. Empty: cold budget counters
+            cannot be seeded (the local bound, or 503 in ``refuse`` mode).
+        quota_seed_token: the bearer token of that endpoint
+            (``TOLLWAY_QUOTA_SEED_TOKEN``, the same variable quota reads).
+        journal_dir: root of the usage journal (``TOLLWAY_EDGE_JOURNAL_DIR``);
+            each worker process keeps its own ``w-<pid>-<hex>`` directory under
+            it and adopts any a dead process left. A local file system (in
+            Kubernetes the pod's persistent volume). Default ``.tollway/journal``.
+        journal_flush_seconds: at stop, after in-flight calls ended, time to
+            ship the journal to Kafka (``TOLLWAY_EDGE_JOURNAL_FLUSH_SECONDS``);
+            what is not acknowledged by then stays on disk for the next life, s.
+        journal_segment_bytes, journal_max_bytes, journal_reserve_bytes,
+        journal_fsync_interval_ms, journal_full_policy, journal_max_record_bytes,
+        journal_adopt_interval_seconds: the journal's knobs, as
+            :class:`tollway_edge.journal.JournalSettings` documents them
+            (``TOLLWAY_EDGE_JOURNAL_MAX_BYTES`` etc.); :attr:`journal` builds it.
         workers: edge processes this command runs, all serving one port with
             SO_REUSEPORT (the kernel spreads connections over them); 0 = one
             per CPU core. Each is a whole edge (own snapshot, Kafka producer,
@@ -70,7 +91,6 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     version_poll_interval_seconds: float = Field(default=1.0, gt=0)
     negative_cache_size: int = Field(default=10_000, ge=1)
     max_in_flight: int = Field(default=4096, ge=1)
-    usage_queue_size: int = Field(default=100_000, ge=1)
     kafka_linger_ms: int = Field(default=50, ge=0)
     usage_topic: str = "tollway.usage.v1"
     shutdown_drain_seconds: float = Field(default=10.0, gt=0)
@@ -86,6 +106,36 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_pipelined: bool = True
     redactor_urls: str = "http://127.0.0.1:8081"
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
+    quota_url: str = "http://127.0.0.1:8082"
+    quota_seed_token: SecretStr = shared("quota_seed_token", default=SecretStr(""))
+    journal_dir: Path = Path(".tollway/journal")
+    journal_flush_seconds: float = Field(default=10.0, gt=0)
+    journal_segment_bytes: int = Field(default=16 * MIB, ge=4096)
+    journal_max_bytes: int = Field(default=1024 * MIB, ge=8192)
+    journal_reserve_bytes: int = Field(default=16 * MIB, ge=0)
+    journal_fsync_interval_ms: int = Field(default=200, ge=1)
+    journal_full_policy: FullPolicy = "refuse"
+    journal_max_record_bytes: int = Field(default=256 * 1024, ge=64, le=500_000)
+    journal_adopt_interval_seconds: float = Field(default=10.0, ge=0)
+
+    @model_validator(mode="after")
+    def _journal_bounds(self) -> EdgeSettings:
+        self.journal  # noqa: B018 - builds JournalSettings: its cross-field checks fail the load
+        return self
+
+    @property
+    def journal(self) -> JournalSettings:
+        """The usage journal's settings, built from the ``journal_*`` fields."""
+        return JournalSettings(
+            root_dir=self.journal_dir,
+            segment_bytes=self.journal_segment_bytes,
+            max_bytes=self.journal_max_bytes,
+            reserve_bytes=self.journal_reserve_bytes,
+            fsync_interval_ms=self.journal_fsync_interval_ms,
+            full_policy=self.journal_full_policy,
+            max_record_bytes=self.journal_max_record_bytes,
+            adopt_interval_seconds=self.journal_adopt_interval_seconds,
+        )
 
     @property
     def redactor_url_list(self) -> list[str]:

@@ -10,7 +10,7 @@ from tollway_contracts.catalogue import Catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.call import Call
-from tollway_edge.emitter import UsageEmitter
+from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.upstream import Upstream
 
@@ -30,7 +30,7 @@ class EdgeState:
     snapshot: Snapshot
     sync: PrincipalsSync | None
     pepper: bytes
-    emitter: UsageEmitter
+    journal: UsageJournal
     upstreams: dict[str, Upstream] = field(default_factory=dict)
     max_body_bytes: int = 4 * 1024 * 1024
     max_in_flight: int = 4096
@@ -39,8 +39,8 @@ class EdgeState:
     redaction: EdgeRedaction | None = None
 
     def new_call(self) -> Call:
-        """A call wired to this edge's emitter and admission."""
-        return Call(self.emitter, self.admission)
+        """A call wired to this edge's usage journal and admission."""
+        return Call(self.journal, self.admission)
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)

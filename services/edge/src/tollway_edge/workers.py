@@ -5,7 +5,8 @@ SO_REUSEPORT (the kernel spreads new connections over them), forwards
 SIGTERM/SIGINT to them, and returns when they have all stopped. If one dies on
 its own, it stops the others and returns 1, so the process manager
 (Kubernetes, ``infra/up.sh``) restarts the whole set. Each worker is a whole
-edge: its own principals snapshot, Kafka producer and Valkey connection;
+edge: its own principals snapshot, usage journal (a directory of its own
+under ``journal_dir``), Kafka producer and Valkey connection;
 nothing a call needs is shared between them (DESIGN.md: edge processes are
 interchangeable).
 """
@@ -86,7 +87,8 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
         time.sleep(0.2)
     if not stopping and any(p.exitcode for p in procs):
         code = 1
-    deadline = time.monotonic() + settings.shutdown_drain_seconds + 5
+    # A worker's stop: in-flight calls (shutdown_drain_seconds), then the journal's flush.
+    deadline = time.monotonic() + settings.shutdown_drain_seconds + settings.journal_flush_seconds + 5
     for proc in procs:
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -157,6 +158,36 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
     }
 
 
+@contextlib.asynccontextmanager
+async def quota_seeder(dsn: str, valkey_url: str) -> AsyncIterator[tuple[str, str]]:
+    """Quota's seeding endpoint (``tollway_quota.seeding``: its handler, seeder
+    and ledger read, without the rest of quota, whose migrations would clash
+    with the stand-in principals tables) on a free port, over ``dsn`` (with
+    the ledger schema) and the edge's Valkey: yields ``(base_url, seed_token)``
+    for the edge's ``quota_url``/``quota_seed_token``."""
+    from psycopg_pool import AsyncConnectionPool
+
+    from tollway_admission import Admission, valkey_client
+    from tollway_quota.seeding import ROUTE, SEED_TOKENS, SEEDER, BudgetSeeder, LedgerSpend, seed_budget
+
+    token = "seed-" + secrets.token_hex(8)
+    pool = AsyncConnectionPool(dsn, min_size=1, max_size=4, open=False)
+    await pool.open(wait=True, timeout=30)
+    valkey = valkey_client(valkey_url)  # one node or a cluster, as the edge's
+    app = web.Application()
+    app[SEED_TOKENS] = (token.encode(),)
+    app[SEEDER] = BudgetSeeder(Admission(valkey), LedgerSpend(pool))
+    app.router.add_post(ROUTE, seed_budget)
+    server = TestServer(app, host="127.0.0.1", port=0)
+    await server.start_server()
+    try:
+        yield str(server.make_url("")).rstrip("/"), token
+    finally:
+        await server.close()
+        await valkey.aclose()
+        await pool.close()
+
+
 @pytest_asyncio.fixture
 async def edge(
     fresh_database: str,
@@ -169,12 +200,17 @@ async def edge(
     tmp_path: Path,
     request: pytest.FixtureRequest,
 ) -> AsyncIterator[Edge]:
-    """An in-process edge on a free port, with a fresh database, Valkey db and topic."""
+    """An in-process edge on a free port, with a fresh database, Valkey db and topic.
+
+    ``_ledger``: the ledger schema exists and quota's app runs to seed cold
+    budget counters from it (else the edge has no quota URL)."""
     overrides = dict(getattr(request, "param", {}) or {})
     clock = overrides.pop("_clock", None)
+    ledger = False
     if not overrides.pop("_no_schema", False):
         await create_principals_schema(fresh_database)
-        if overrides.pop("_ledger", False):
+        ledger = overrides.pop("_ledger", False)
+        if ledger:
             await create_ledger_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
     slow = fake_provider_factory(
@@ -192,14 +228,23 @@ async def edge(
         "usage_topic": topic,
         "max_body_bytes": 64 * 1024,
         "log_format": "console",
+        "journal_dir": str(tmp_path / "journal"),  # per test: never adopted by another topic's edge
+        "quota_url": "",
     }
-    values.update(overrides)
-    async with running_edge(
-        EdgeSettings(**values),
-        catalogue,
-        clock=clock,
-        wait_for_kafka=values["kafka_bootstrap_servers"] == kafka_bootstrap_servers,
-    ) as running:
+    async with contextlib.AsyncExitStack() as stack:
+        if ledger:
+            values["quota_url"], values["quota_seed_token"] = await stack.enter_async_context(
+                quota_seeder(fresh_database, valkey_test_url)
+            )
+        values.update(overrides)
+        running = await stack.enter_async_context(
+            running_edge(
+                EdgeSettings(**values),
+                catalogue,
+                clock=clock,
+                wait_for_kafka=values["kafka_bootstrap_servers"] == kafka_bootstrap_servers,
+            )
+        )
         yield running
 
 
@@ -221,7 +266,7 @@ async def running_edge(
     await server.start_server()
     state = app[STATE]
     for _ in range(300 if wait_for_kafka else 0):
-        if state.emitter.ready:
+        if state.journal.kafka_connected:
             break
         await asyncio.sleep(0.05)
     try:

@@ -46,6 +46,8 @@ def start_edge(port: int, env: dict[str, str], log_path: Path) -> subprocess.Pop
         **os.environ,
         "TOLLWAY_LOG_LEVEL": "WARNING",
         "TOLLWAY_LOG_FORMAT": "json",
+        "TOLLWAY_EDGE_JOURNAL_DIR": str(log_path.parent / "journal"),  # per test: never adopt another's
+        "TOLLWAY_EDGE_QUOTA_URL": "",  # no seeding unless a test starts quota (never the stack's)
         **env,
         "TOLLWAY_EDGE_PORT": str(port),
     }

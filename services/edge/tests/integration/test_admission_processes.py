@@ -27,7 +27,7 @@ from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.admission.bounds import prompt_token_bound
 
-from .conftest import PEPPER
+from .conftest import PEPPER, quota_seeder
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
 from .processes import (
@@ -81,6 +81,8 @@ async def two_edges(
     path.write_text(
         yaml.safe_dump(catalogue(f"http://127.0.0.1:{fake_port}/v1", f"http://127.0.0.1:{slow_port}/v1"))
     )
+    quota = quota_seeder(fresh_database, valkey_test_url)  # seeds the cold budget counters
+    quota_url, seed_token = await quota.__aenter__()
     env = {
         "TOLLWAY_POSTGRES_DSN": fresh_database,
         "TOLLWAY_VALKEY_URL": valkey_test_url,
@@ -89,6 +91,8 @@ async def two_edges(
         "TOLLWAY_CATALOGUE_PATH": str(path),
         "TOLLWAY_EDGE_USAGE_TOPIC": topic,
         "TOLLWAY_EDGE_EXPECTED_PROCESSES": "2",
+        "TOLLWAY_EDGE_QUOTA_URL": quota_url,
+        "TOLLWAY_QUOTA_SEED_TOKEN": seed_token,
     }
     ports = [free_port(), free_port()]
     procs = [start_edge(p, env, tmp_path / f"edge-{p}.log") for p in ports]
@@ -109,6 +113,7 @@ async def two_edges(
             stop(proc)
         stop(fake)
         stop(slow)
+        await quota.__aexit__(None, None, None)
 
 
 async def _burst(edges: Edges, key: str, model: str = "gpt-4o-mini") -> list[tuple[int, Any]]:

@@ -8,8 +8,6 @@ port (the broker then advertises its own address, 127.0.0.1:9092).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,13 +22,9 @@ from prometheus_client import CollectorRegistry, Counter
 from tollway_edge.journal import JournalSettings, UsageJournal
 from tollway_edge.journal import format as fmt
 
+from .kafka_forwarder import Forwarder, free_port
+
 pytestmark = pytest.mark.integration
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def event(i: int, run: str = "") -> tuple[bytes, bytes]:
@@ -110,35 +104,6 @@ def journal_dirs(root: Path) -> list[Path]:
 @pytest_asyncio.fixture
 async def topic(fresh_topic: object) -> str:
     return await fresh_topic(partitions=3)  # type: ignore[operator, no-any-return]
-
-
-class Forwarder:
-    """A TCP forwarder on ``port`` to ``target``: Kafka's bootstrap address that can be switched on."""
-
-    def __init__(self, port: int, target: str) -> None:
-        self.port = port
-        host, tport = target.split(",")[0].rsplit(":", 1)
-        self._target = (host, int(tport))
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, reuse_address=True)
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self._target)
-
-        async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(Exception):
-                while data := await r.read(65536):
-                    w.write(data)
-                    await w.drain()
-            w.close()
-
-        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
 
 
 @pytest_asyncio.fixture

@@ -143,6 +143,8 @@ async def redaction_edge(
         "log_format": "console",
         "redactor_urls": urls,
         "redaction_deadline_ms": 10_000,  # a shared 2-core machine; the deadline tests set their own
+        "journal_dir": str(tmp_path / "journal"),
+        "quota_url": "",
     }
     values.update(overrides)
     async with running_edge(EdgeSettings(**values), catalogue) as running:

@@ -41,18 +41,19 @@ def test_cost_uses_cached_price() -> None:
     assert Tokens(100, 50, 40, 0, 150).cost(prices) == 42
 
 
-class _Emitter:
-    """Collects what the call hands to the Kafka emitter."""
+class _Journal:
+    """Collects what the call appends to the usage journal."""
 
     def __init__(self) -> None:
         self.sent: list[tuple[bytes, bytes]] = []
 
-    def emit(self, key: bytes, value: bytes) -> None:
+    def append(self, key: bytes, value: bytes) -> bool:
         self.sent.append((key, value))
+        return True
 
 
-def _call(emitter: _Emitter) -> Call:
-    call = Call(emitter)  # type: ignore[arg-type]  # duck-typed emitter
+def _call(journal: _Journal) -> Call:
+    call = Call(journal)  # type: ignore[arg-type]  # duck-typed journal
     call.principal = Principal(
         key_id="abcdefabcdef",
         secret_hash="h",
@@ -72,13 +73,13 @@ def _call(emitter: _Emitter) -> Call:
 
 
 def test_built_events_satisfy_the_strict_contract() -> None:
-    emitter = _Emitter()
-    call = _call(emitter)
+    journal = _Journal()
+    call = _call(journal)
     call.provider, call.upstream_model, call.attempts = "fake", "m", 1
     call.started()
     call.ttft = call.t0 + 0.00325
     call.completed(200, Tokens(10, 5, 0, 0, 15), 3)
-    [(key, raw_started), (_, raw_done)] = emitter.sent
+    [(key, raw_started), (_, raw_done)] = journal.sent
     assert key == call.request_id.encode()
     started = validate_produced(orjson.loads(raw_started))
     assert started.type == "started" and started.prompt_tokens is None
@@ -87,12 +88,12 @@ def test_built_events_satisfy_the_strict_contract() -> None:
     assert done.ts_start == started.ts_start == call.ts_start and done.status_code == 200
     assert done.ttft_ms == 3.25
     call.fail(500, "internal_error")  # one terminal event per call
-    assert len(emitter.sent) == 2
+    assert len(journal.sent) == 2
 
-    emitter = _Emitter()
-    failed_call = _call(emitter)
+    journal = _Journal()
+    failed_call = _call(journal)
     failed_call.fail(400, "invalid_json")
-    [(_, raw_failed)] = emitter.sent
+    [(_, raw_failed)] = journal.sent
     failed = validate_produced(orjson.loads(raw_failed))
     assert failed.attempts == 0 and failed.error_type == "invalid_json" and failed.type == "failed"
 

@@ -1,5 +1,6 @@
-"""Admission at the edge (adapter): ``tollway_admission`` on Valkey, the
-ledger seed provider on Postgres, and the local fallback.
+"""Admission at the edge (adapter): ``tollway_admission`` on Valkey, cold
+budget counters seeded by quota (``seed.QuotaSeedClient``; the edge never
+reads the ledger), and the local fallback.
 
 One call (DESIGN.md "The request path" 3, "Reservations"):
 
@@ -7,7 +8,7 @@ One call (DESIGN.md "The request path" 3, "Reservations"):
   prompt bound + output bound; stream: prompt bound + the stream allowance),
   priced with the catalogue, on every applicable limit in ONE Valkey round
   trip (a cold budget counter adds one seed round, once per counter and
-  period: the ledger's spend, read on the read-only Postgres pool). A
+  period: quota writes the ledger's spend, one coalesced HTTP call). A
   refusal is an :class:`EdgeError` 429 with OpenAI's headers.
 - :meth:`EdgeAdmission.extend` reserves more as a stream flows; refused means
   the edge ends the stream.
@@ -17,49 +18,45 @@ One call (DESIGN.md "The request path" 3, "Reservations"):
 Modes (``tollway_admission_mode`` gauge, ``/readyz``): ``exact`` (Valkey); while
 Valkey is unreachable ``local`` (a per-process share of every limit) or
 ``refuse`` (503), per ``TOLLWAY_EDGE_ADMISSION_FAILURE_MODE``. A probe returns
-to ``exact``; lost counters are reseeded from the ledger (cold-counter path).
+to ``exact`` (``modes.ModeSwitch``) after local spend is written back
+(``continuity.SplitKeeper``); lost counters are reseeded by quota (cold-counter path).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
 from datetime import timedelta
 
-import asyncpg
 import structlog
 
 from tollway_admission import (
-    VALKEY_UNAVAILABLE,
     Admission,
     Clock,
+    EdgeRegistry,
     PipelinedClient,
     ValkeyClient,
-    Window,
-    drop_idle_connections,
     parse_valkey_url,
     utc_now,
     valkey_client,
 )
 from tollway_contracts.catalogue import Model
-from tollway_contracts.limits import Limit
 from tollway_contracts.pricing import cost_micro_usd
+from tollway_edge.admission.continuity import SplitKeeper, new_process_id
 from tollway_edge.admission.local_limits import LocalLimiter
-from tollway_edge.admission.seed import SeedError, ledger_spend
+from tollway_edge.admission.modes import UNREACHABLE, ModeSwitch
+from tollway_edge.admission.seed import QuotaSeedClient, SeedError, unseedable
 from tollway_edge.admission.ticket import Ticket, refusal
 from tollway_edge.auth.principals import Principal
 from tollway_edge.errors import admission_unavailable, limits_invalid
-from tollway_edge.metrics import ADMISSION_MODE, ADMISSION_REFUSED
+from tollway_edge.metrics import ADMISSION_REFUSED
 
 log = structlog.get_logger("tollway_edge.admission")
 
-UNREACHABLE = VALKEY_UNAVAILABLE  # one node or a cluster
-MODES = ("exact", "local", "refuse")
 STREAM_TTL = timedelta(minutes=10)
 
 
-class EdgeAdmission:
+class EdgeAdmission(ModeSwitch):
     """The edge's admission adapter (one per process; built by ``create_app``).
 
     Args:
@@ -72,7 +69,10 @@ class EdgeAdmission:
         probe_interval_seconds: how often Valkey is re-tried when down, s.
         max_connections: Valkey connection pool size.
         pipelined: run the scripts over one pipelined connection (default).
-        pool: returns the read-only asyncpg pool for seeding (or None).
+        quota_url: quota's base URL; cold budget counters are seeded by quota
+            (``POST /internal/v1/budget-seeds``, ``seed.QuotaSeedClient``). None:
+            a cold budget counter cannot be seeded (local bound or 503).
+        quota_seed_token: the bearer token of that endpoint (``TOLLWAY_QUOTA_SEED_TOKEN``).
         clock: the admission clock (tests inject one; windows and periods derive from it).
         enabled: False admits everything without any I/O (benchmarks).
     """
@@ -89,7 +89,8 @@ class EdgeAdmission:
         probe_interval_seconds: float = 0.5,
         max_connections: int = 512,
         pipelined: bool = True,
-        pool: Callable[[], asyncpg.Pool | None] = lambda: None,
+        quota_url: str | None = None,
+        quota_seed_token: str = "",
         clock: Clock = utc_now,
         enabled: bool = True,
     ) -> None:
@@ -101,7 +102,6 @@ class EdgeAdmission:
         self._probe_interval = probe_interval_seconds
         self._max_connections = max_connections
         self._pipelined = pipelined
-        self._pool = pool
         self.clock = clock
         self.enabled = enabled
         self.local = LocalLimiter(expected_processes)
@@ -110,6 +110,11 @@ class EdgeAdmission:
         self.adm: Admission | None = None
         self.mode = "exact"
         self._probe: asyncio.Task[None] | None = None
+        # issue 10: quota seeds cold counters; the keeper keeps local mode exact
+        self.seeder = QuotaSeedClient(quota_url, quota_seed_token) if quota_url else None
+        self.keeper: SplitKeeper | None = None
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._baselines: asyncio.Task[None] | None = None
         self._set_gauge()
 
     async def start(self) -> None:
@@ -121,7 +126,11 @@ class EdgeAdmission:
         # far less CPU per call than the pool, and no pool to exhaust (one node; a cluster routes per slot).
         single = not parse_valkey_url(self._url).cluster
         self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined and single else None
-        self.adm = Admission(self.client, clock=self.clock, seed_provider=self._seed, pipelined=self.fast)
+        self.adm = Admission(self.client, clock=self.clock, seed_provider=unseedable, pipelined=self.fast)
+        self.keeper = SplitKeeper(
+            self.local, EdgeRegistry(self.client, new_process_id()), self.adm, clock=self.clock
+        )
+        self._heartbeat = asyncio.create_task(self.keeper.run(), name="admission-heartbeat")
         try:
             await self.adm.load()
         except UNREACHABLE as exc:
@@ -129,6 +138,15 @@ class EdgeAdmission:
 
     async def stop(self) -> None:
         """Stop the probe and close the Valkey pool."""
+        for task in (self._heartbeat,):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self.keeper is not None:
+            await self.keeper.stop()
+        if self.seeder is not None:
+            await self.seeder.close()
         if self._probe is not None:
             self._probe.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -138,43 +156,6 @@ class EdgeAdmission:
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
-
-    def _set_gauge(self) -> None:
-        for m in MODES:
-            ADMISSION_MODE.labels(m).set(1 if m == self.mode else 0)
-
-    def _degrade(self, where: str, exc: BaseException | None = None) -> None:
-        if self.mode != "exact":
-            return
-        self.mode = self.failure_mode
-        self._set_gauge()
-        log.warning("admission_degraded", mode=self.mode, where=where, error=repr(exc))
-        if self._probe is None or self._probe.done():
-            self._probe = asyncio.create_task(self._probe_loop(), name="admission-probe")
-
-    async def _probe_loop(self) -> None:
-        assert self.client is not None and self.adm is not None
-        while True:
-            await asyncio.sleep(self._probe_interval)
-            try:
-                # Idle connections from before the outage are dead: drop them
-                # all so none fails the first calls once exact again.
-                await drop_idle_connections(self.client)
-                if self.fast is not None:
-                    self.fast.disconnect()
-                await self.client.ping()
-                await self.adm.load()
-            except Exception as exc:  # noqa: BLE001 - still down
-                log.debug("admission_probe_failed", error=repr(exc))
-                continue
-            self.mode = "exact"
-            self._set_gauge()
-            log.warning("admission_exact_again")
-            return
-
-    async def _seed(self, limit: Limit, window: Window) -> int:
-        """Seed provider of ``tollway_admission``: the ledger's spend (``seed.ledger_spend``)."""
-        return await ledger_spend(self._pool(), limit, window)
 
     async def admit(
         self,
@@ -224,6 +205,8 @@ class EdgeAdmission:
                     model=model,
                     tokens=tokens,
                     cost_micro_usd=cost,
+                    # cold counters: quota seeds them from the ledger (one coalesced call)
+                    seed_provider=self.seeder.provider(tenant) if self.seeder is not None else None,
                 )
             except UNREACHABLE as exc:
                 self._degrade("admit", exc)
@@ -234,6 +217,8 @@ class EdgeAdmission:
                 return self._admit_local(ticket, tokens, cost)
             else:
                 if result.status == "admitted":
+                    if self.keeper is not None:
+                        self.keeper.observe(result)
                     ticket.result = result
                     ticket.reservation = result.reservation
                     ticket.has_slot = any(c.kind == "concurrency" for c in result.checks)
@@ -260,6 +245,9 @@ class EdgeAdmission:
         if res is None:
             raise refusal(result)
         ticket.mode = "local"
+        if self.keeper is not None and self.seeder is not None and self.local.missing_baselines():
+            if self._baselines is None or self._baselines.done():  # one fetch at a time
+                self._baselines = asyncio.create_task(self._fill_baselines(self.keeper, self.seeder))
         ticket.result = result
         ticket.local = res
         ticket.has_slot = any(c.kind == "concurrency" for c in result.checks)

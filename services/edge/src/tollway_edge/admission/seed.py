@@ -4,10 +4,8 @@
 asks quota to seed the counter from the ledger's spend view, once per counter
 and period, and never reads the ledger itself.
 
-:func:`ledger_spend` is the former provider (the edge querying
-``ledger.usage_records`` on the principals' read-only pool); it stays only
-until ``EdgeAdmission`` (adapter.py, the edge owner's file) switches to
-``QuotaSeedClient.provider(tenant_id)``, then it goes.
+:func:`unseedable` stands in when no quota URL is configured (a cold budget
+counter then takes the local bound or a 503, as when quota is unreachable).
 """
 
 from __future__ import annotations
@@ -15,10 +13,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
 
 import aiohttp
-import asyncpg
 import structlog
 
 from tollway_admission import Window
@@ -26,43 +22,14 @@ from tollway_contracts.limits import Limit
 
 log = structlog.get_logger("tollway_edge.admission")
 
-_SCOPE_COLUMN = {"key": "key_id", "user": "user_id", "team": "team_id", "tenant": "tenant_id"}
-SEED_SQL = (
-    "SELECT coalesce(sum(cost_micro_usd), 0)::bigint FROM ledger.usage_records"
-    " WHERE {column} = $1 AND ts_start >= $2 AND ts_start < $3{model}"
-)
-
 
 class SeedError(Exception):
-    """The ledger could not be read to seed a cold budget counter."""
+    """A cold budget counter could not be seeded (quota unreachable or not configured)."""
 
 
-async def ledger_spend(pool: asyncpg.Pool | None, limit: Limit, window: Window) -> int:
-    """The ledger's spend for the limit's scope (and model) in ``window``, micro-USD.
-
-    Raises:
-        SeedError: no pool, or the query failed.
-    """
-    if pool is None:
-        raise SeedError("no Postgres pool")
-    column = _SCOPE_COLUMN[limit.scope]
-    args: list[Any] = [limit.scope_id, window.start, window.end]
-    model = ""
-    if limit.model is not None:
-        model = " AND model = $4"
-        args.append(limit.model)
-    try:
-        value = await pool.fetchval(SEED_SQL.format(column=column, model=model), *args)
-    except (asyncpg.PostgresError, OSError, asyncpg.InterfaceError, TimeoutError) as exc:
-        raise SeedError(str(exc)) from exc
-    log.info(
-        "budget_seeded",
-        scope=limit.scope,
-        scope_id=limit.scope_id,
-        spent_micro_usd=int(value),
-        period_start=window.start.isoformat(),
-    )
-    return int(value)
+async def unseedable(limit: Limit, window: Window) -> int:
+    """The seed provider when no quota URL is configured: always :class:`SeedError`."""
+    raise SeedError(f"no quota URL to seed the {limit.scope} budget counter from {window.start.isoformat()}")
 
 
 class QuotaSeedClient:

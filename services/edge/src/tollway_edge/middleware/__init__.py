@@ -1,6 +1,7 @@
-"""What wraps every request: the call's id, load shedding, errors turned into
-responses (``responses``), metrics, the canonical log line, and the
-``x-request-id``/``x-tollway-overhead-ms`` headers on every response."""
+"""What wraps every request: the call's id, load shedding, the journal-full
+refusal, errors turned into responses (``responses``), metrics, the
+canonical log line, and the ``x-request-id``/``x-tollway-overhead-ms``
+headers on every response."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from aiohttp.typedefs import Handler
 
 from tollway_edge.call import Call
 from tollway_edge.errors import EdgeError, overloaded
+from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
 from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
 from tollway_edge.middleware.responses import error_response, http_error_response, internal_error_response
 from tollway_edge.state import CALL_KEY, STATE
@@ -37,8 +39,14 @@ async def on_prepare(request: web.Request, response: web.StreamResponse) -> None
 
 @web.middleware
 async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Request id, load shedding (503 beyond ``max_in_flight``), errors to
-    responses, the catch-all 500, metrics, and one log line per ``/v1/`` call."""
+    """Request id, load shedding (503 beyond ``max_in_flight``), the journal's
+    503 (``journal_full``, no event, like a shed call) while the usage journal
+    has no room (``refuse`` policy), errors to responses, the catch-all 500,
+    metrics, and one log line per ``/v1/`` call.
+
+    A non-streamed answer leaves only once its terminal event is written to
+    the journal (``Call.journaled``; a stream's relay does the same before
+    its last bytes)."""
     state = request.app[STATE]
     call = state.new_call()
     request[CALL_KEY] = call
@@ -47,6 +55,15 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         SHED.inc()
         call.status = 503
         return error_response(overloaded())
+    if is_api and not state.journal.has_room():
+        call.status, call.error_type = FULL_STATUS, FULL_CODE
+        _account(request, call, state.catalogue.models)
+        return web.Response(
+            body=full_error_body(),
+            status=FULL_STATUS,
+            content_type="application/json",
+            headers={"Retry-After": "1"},
+        )
     state.in_flight += 1
     IN_FLIGHT.inc()
     try:
@@ -63,6 +80,7 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
                 call.fail(500, "internal_error")
         if call.status == 0:
             call.status = resp.status
+        await call.journaled()  # the terminal event is written before the answer's first byte
         return resp
     finally:
         state.in_flight -= 1

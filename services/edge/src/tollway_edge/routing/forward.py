@@ -58,6 +58,7 @@ async def forward(
         call.provider = upstream.name
         call.upstream_model = route.upstream_model
         call.started()
+        await call.journaled()  # `started` is on disk (page cache) before the provider hears of the call
         call.attempts += 1
         if not upstream.usable:
             last_error = "upstream_credential_missing"

@@ -13,6 +13,11 @@ one upstream read go out in one write. The stream ends in one of four ways:
 - the provider fails or ends without ``[DONE]``: the terminator's error
   event (the SDK raises), ``failed`` with ``upstream_stream_error``;
 - the client goes away: ``failed`` with ``client_disconnected`` (499).
+
+The terminal event is appended to the usage journal and written (one loop
+pass, ``Call.journaled``) before the bytes that end the stream (``[DONE]``,
+the clean end, the error event) are written: a client that saw the end of
+its stream was billed durably.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from aiohttp import web
 from tollway_contracts.catalogue import Prices
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
-from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.redaction import EdgeRedaction, SSERestorer
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.usage import Tokens, extract_usage
@@ -182,11 +187,16 @@ async def relay_stream(
                 data = events[0].raw + tail if tail else events[0].raw
             else:
                 data = b"".join([e.raw for e in events]) + tail if events else tail
+            if (outcome == "cut" or reader.done or not chunk) and not call.terminal_sent:
+                ending = "cut" if outcome == "cut" else "completed" if reader.done else "failed"
+                _settle(call, ending, reader, ticket, prices, restorer, redaction)
+                await call.journaled()  # billed durably before the client sees its stream end
             if data:
                 try:
                     await out.write(data)
                 except _CLIENT_GONE:
-                    call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
+                    if not call.terminal_sent:  # once journaled, the call's outcome is fixed
+                        call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
                     outcome = "failed"
                     break
             if outcome == "cut" or not chunk:
@@ -199,16 +209,32 @@ async def relay_stream(
         return out
     finally:
         upstream.release() if outcome == "completed" else upstream.close()
-        tokens = _tokens(call, outcome, reader, ticket)
-        cost = None if tokens is None else tokens.cost(prices)
-        if outcome in ("completed", "cut"):
-            if restorer is not None and redaction is not None:
-                redaction.prime(call, [restorer.answer])
-            call.completed(200, tokens, cost)
-        else:
-            if call.error_type is None:
-                call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
-            call.fail(call.status, call.error_type, tokens, cost)
+        _settle(call, outcome, reader, ticket, prices, restorer, redaction)
+
+
+def _settle(
+    call: Call,
+    outcome: str,
+    reader: UsageReader,
+    ticket: Ticket | None,
+    prices: Prices,
+    restorer: SSERestorer | None,
+    redaction: EdgeRedaction | None,
+) -> None:
+    """The stream's terminal event, once: ``completed`` (provider's ``[DONE]``
+    or the clean cut) or ``failed`` (provider cut; else the client left)."""
+    if call.terminal_sent:
+        return
+    tokens = _tokens(call, outcome, reader, ticket)
+    cost = None if tokens is None else tokens.cost(prices)
+    if outcome in ("completed", "cut"):
+        if restorer is not None and redaction is not None:
+            redaction.prime(call, [restorer.answer])
+        call.completed(200, tokens, cost)
+    else:
+        if call.error_type is None:
+            call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
+        call.fail(call.status, call.error_type, tokens, cost)
 
 
 def _tokens(call: Call, outcome: str, reader: UsageReader, ticket: Ticket | None) -> Tokens | None:
