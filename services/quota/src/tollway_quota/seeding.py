@@ -34,7 +34,6 @@ one counter share one ledger query.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -48,6 +47,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tollway_admission import Admission, Window, period_window
+from tollway_admission.singleflight import SingleFlight
 from tollway_contracts.errors import error_json
 from tollway_contracts.events import utcnow
 from tollway_contracts.limits import Limit
@@ -89,7 +89,7 @@ class LedgerSpend:
 
     def __init__(self, pool: AsyncConnectionPool) -> None:
         self._pool = pool
-        self._inflight: dict[tuple[Any, ...], asyncio.Future[int]] = {}
+        self._flights: SingleFlight[tuple[Any, ...], int] = SingleFlight()
 
     async def __call__(self, tenant_id: str, limit: Limit, window: Window) -> int:
         """Spent micro-USD.
@@ -98,25 +98,7 @@ class LedgerSpend:
             psycopg.Error: Postgres unreachable or the view missing.
         """
         key = (tenant_id, limit.scope, limit.scope_id, limit.model, window.start)
-        fut = self._inflight.get(key)
-        if fut is not None:
-            return await asyncio.shield(fut)
-        fut = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
-        try:
-            value = await self._query(tenant_id, limit, window)
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                fut.cancel()
-            else:
-                fut.set_exception(exc)
-                fut.exception()  # retrieved: waiters re-raise it
-            raise
-        else:
-            fut.set_result(value)
-            return value
-        finally:
-            self._inflight.pop(key, None)
+        return await self._flights.run(key, lambda: self._query(tenant_id, limit, window))
 
     async def _query(self, tenant_id: str, limit: Limit, window: Window) -> int:
         column = _SCOPE_COLUMN[limit.scope]

@@ -10,7 +10,6 @@ counter then takes the local bound or a 503, as when quota is unreachable).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
@@ -18,6 +17,7 @@ import aiohttp
 import structlog
 
 from tollway_admission import Window
+from tollway_admission.singleflight import SingleFlight
 from tollway_contracts.limits import Limit
 
 log = structlog.get_logger("tollway_edge.admission")
@@ -56,7 +56,7 @@ class QuotaSeedClient:
         self._headers = {"Authorization": f"Bearer {token}"}
         self._timeout = aiohttp.ClientTimeout(total=timeout_seconds)
         self._session: aiohttp.ClientSession | None = None
-        self._inflight: dict[tuple[str, str, str, str | None, datetime], asyncio.Future[int]] = {}
+        self._flights: SingleFlight[tuple[str, str, str, str | None, datetime], int] = SingleFlight()
         self.requests = 0
 
     async def close(self) -> None:
@@ -92,25 +92,7 @@ class QuotaSeedClient:
             SeedError: quota unreachable, or it answered an error.
         """
         key = (tenant_id, limit.scope, limit.scope_id, limit.model, window.start)
-        fut = self._inflight.get(key)
-        if fut is not None:
-            return await asyncio.shield(fut)
-        fut = asyncio.get_running_loop().create_future()
-        self._inflight[key] = fut
-        try:
-            value = await self._post(tenant_id, limit, window)
-        except BaseException as exc:
-            if isinstance(exc, asyncio.CancelledError):
-                fut.cancel()
-            else:
-                fut.set_exception(exc)
-                fut.exception()  # retrieved: waiters re-raise it
-            raise
-        else:
-            fut.set_result(value)
-            return value
-        finally:
-            self._inflight.pop(key, None)
+        return await self._flights.run(key, lambda: self._post(tenant_id, limit, window))
 
     async def _post(self, tenant_id: str, limit: Limit, window: Window, *, dry_run: bool = False) -> int:
         if self._session is None:
