@@ -103,6 +103,51 @@ class RedactionSummary(msgspec.Struct, frozen=True, kw_only=True):
     duration_ms: NonNegFloat = 0.0
 
 
+class AttemptDetail(msgspec.Struct, frozen=True, kw_only=True):
+    """One provider attempt of a call (a retry or a fallback is another).
+
+    The call's token and cost fields are the sum over the attempts that
+    produced usage (issue "Nothing lost": every billable attempt is billed).
+
+    Attributes:
+        deployment: the catalogue deployment id tried (null for an unnamed route).
+        provider, upstream_model: where it was sent.
+        status_code: the provider's HTTP status, null when none was received
+            (connect error, timeout before headers).
+        error_type: why the attempt failed (``timeout``, ``connect_error``,
+            ``upstream_error``, ``stream_cut`` ...), null when it answered.
+        prompt_tokens, completion_tokens, cached_tokens: the attempt's usage
+            (OpenAI's meaning), null when it produced none.
+        cost_micro_usd: its cost, integer micro-USD, null when no usage.
+        usage_estimated: True when its usage was estimated (the provider's
+            own count never arrived).
+    """
+
+    deployment: str | None = None
+    provider: str | None = None
+    upstream_model: str | None = None
+    status_code: int | None = None
+    error_type: str | None = None
+    prompt_tokens: NonNegInt | None = None
+    completion_tokens: NonNegInt | None = None
+    cached_tokens: NonNegInt | None = None
+    cost_micro_usd: NonNegInt | None = None
+    usage_estimated: bool = False
+
+
+class ShadowRefusal(msgspec.Struct, frozen=True, kw_only=True):
+    """A limit in shadow mode that would have refused this call.
+
+    Attributes:
+        scope: ``<scope>:<id>`` (e.g. ``team:t-ml``), as in ``reservation``.
+        limit: the limit kind (``requests_per_minute``, ``tokens_per_minute``,
+            ``max_concurrent``, ``budget``).
+    """
+
+    scope: str
+    limit: str
+
+
 class UsageEvent(msgspec.Struct, frozen=True, kw_only=True):
     """A usage event, schema version 1.
 
@@ -131,6 +176,21 @@ class UsageEvent(msgspec.Struct, frozen=True, kw_only=True):
     when redaction is off, nothing was analysed, or the redactor did not
     answer. A top-level field (not inside
     ``redaction``) so the ledger stores it as its own column.
+
+    Added in this batch (all additive; absent fields decode to the default):
+    ``deployment``: the catalogue deployment id that answered.
+    ``cache_write_tokens``: prompt tokens written to the provider's prompt
+    cache (Anthropic's ``cache_creation_input_tokens``; included in
+    ``prompt_tokens``). ``usage_estimated``: True when the call ended early
+    and the provider's own usage never arrived, so tokens and cost are the
+    edge's estimate (prompt by the documented estimator, completion counted
+    from what was relayed). ``attempt_details``: one entry per provider
+    attempt (see :class:`AttemptDetail`); null for a call that reached no
+    provider. ``response_cache_hit``: True when the answer came from
+    Tollway's response cache (provider cost 0). ``catalogue_version``: the
+    version of the catalogue whose prices billed the call (price
+    provenance). ``shadow_refusals``: the shadow-mode limits that would have
+    refused the call (they refused nothing); null when none.
 
     Raises:
         TypeError: on construction with an unknown field.
@@ -176,6 +236,14 @@ class UsageEvent(msgspec.Struct, frozen=True, kw_only=True):
     redaction: RedactionSummary | None = None
     redaction_language_policy: AppliedLanguagePolicy | None = None
     trace_id: str | None = None
+
+    deployment: str | None = None
+    cache_write_tokens: NonNegInt | None = None
+    usage_estimated: bool = False
+    attempt_details: list[AttemptDetail] | None = None
+    response_cache_hit: bool = False
+    catalogue_version: str | None = None
+    shadow_refusals: list[ShadowRefusal] | None = None
 
     def __post_init__(self) -> None:
         # Runs on construction and on decode (where a ValueError becomes a
@@ -313,6 +381,10 @@ def validate_produced(raw: bytes | str | Mapping[str, Any]) -> UsageEvent:
         for scope, reserved in (data.get("reservation") or {}).items():
             unknown += _unknown_keys(reserved, ScopeReservation, f"$.reservation.{scope}")
         unknown += _unknown_keys(data.get("redaction"), RedactionSummary, "$.redaction")
+        for i, attempt in enumerate(data.get("attempt_details") or ()):
+            unknown += _unknown_keys(attempt, AttemptDetail, f"$.attempt_details[{i}]")
+        for i, refusal in enumerate(data.get("shadow_refusals") or ()):
+            unknown += _unknown_keys(refusal, ShadowRefusal, f"$.shadow_refusals[{i}]")
     if unknown:
         raise msgspec.ValidationError(f"unknown fields: {', '.join(unknown)}")
     return msgspec.convert(data, UsageEvent, strict=True)

@@ -37,10 +37,12 @@ MAX_TS_START = datetime(3000, 1, 1, tzinfo=UTC)
 # Staging-table columns, in the order of :func:`stage_record`: ``seq`` (apply
 # order), then every field of the contract's Struct in its order, except
 # ``schema_version`` (always 1) and with ``type`` named ``event_type``. jsonb
-# fields (``reservation``, ``redaction``) are staged as JSON text and cast in SQL.
+# fields (``reservation``, ``redaction``, ``attempt_details``, ``shadow_refusals``)
+# are staged as JSON text and cast in SQL.
 _STRUCT_FIELDS = tuple(f for f in USAGE_EVENT_FIELDS if f != "schema_version")
 STAGE_COLUMNS: tuple[str, ...] = ("seq", *("event_type" if f == "type" else f for f in _STRUCT_FIELDS))
-_JSON_FIELDS = ("reservation", "redaction")
+JSON_FIELDS: tuple[str, ...] = ("reservation", "redaction", "attempt_details", "shadow_refusals")
+_JSON_FIELDS = JSON_FIELDS
 # Columns whose table type is integer (int4) rather than bigint.
 _INT4_COLUMNS = ("status_code", "attempts")
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import asyncpg
 
-from .handler import STAGE_COLUMN_TYPES, STAGE_COLUMNS, Effects, months_of, stage_record
+from .handler import JSON_FIELDS, STAGE_COLUMN_TYPES, STAGE_COLUMNS, Effects, months_of, stage_record
 from .retention import expired_partitions, orphan_cutoff, retention_cutoff
 
 if TYPE_CHECKING:  # the stubs' generics are not subscriptable at run time
@@ -71,9 +71,7 @@ CREATE TEMP TABLE IF NOT EXISTS ledger_applied (
 """
 
 
-_STAGE_VALUES = ", ".join(
-    f"s.{c}::jsonb" if c in ("reservation", "redaction") else f"s.{c}" for c in _RECORD_COLUMNS
-)
+_STAGE_VALUES = ", ".join(f"s.{c}::jsonb" if c in JSON_FIELDS else f"s.{c}" for c in _RECORD_COLUMNS)
 
 _INSERT_STARTED = f"""
 INSERT INTO ledger.usage_records AS r ({", ".join(_RECORD_COLUMNS)}, status, started_event_id, updated_at)

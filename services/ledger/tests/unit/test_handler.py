@@ -9,8 +9,9 @@ import msgspec
 import orjson
 import pytest
 
-from tollway_contracts.events import USAGE_EVENT_FIELDS, ScopeReservation
+from tollway_contracts.events import USAGE_EVENT_FIELDS, AttemptDetail, ScopeReservation, ShadowRefusal
 from tollway_ledger.handler import (
+    JSON_FIELDS,
     STAGE_COLUMNS,
     DlqLimit,
     DlqLimitExceeded,
@@ -146,13 +147,20 @@ def test_every_field_of_the_contract_reaches_the_staging_row() -> None:
         completed,
         error_type="e",
         reservation={"key:k": ScopeReservation(tokens=7, cost_micro_usd=3)},
+        deployment="openai-eu",
+        cache_write_tokens=4,
+        usage_estimated=True,
+        attempt_details=[AttemptDetail(deployment="openai-eu", status_code=200, prompt_tokens=5)],
+        response_cache_hit=True,
+        catalogue_version="sha256:abc",
+        shadow_refusals=[ShadowRefusal(scope="team:t", limit="budget")],
     )
     effects = handle([msg(0, completed.to_json())], consumer_group="g")
     row = dict(zip(STAGE_COLUMNS, stage_record(9, effects.terminal[0]), strict=True))
     assert row.pop("seq") == 9 and row.pop("event_type") == "completed"
     for name, value in row.items():
         expected = getattr(completed, name)
-        if name in ("reservation", "redaction"):
+        if name in JSON_FIELDS:
             assert orjson.loads(value) == msgspec.to_builtins(expected), name
         else:
             assert value == expected, name
