@@ -49,6 +49,10 @@ class Provider(BaseModel):
             time allowed to first byte for a stream.
         connect_timeout_seconds: TCP/TLS connect timeout.
         max_connections: size of the keep-alive pool to this provider.
+        api_version: the API version the edge names: ``azure``'s
+            ``api-version`` query parameter (default ``2024-10-21``),
+            ``anthropic``'s ``anthropic-version`` header when the client sent
+            none (default ``2023-06-01``); unused for ``openai``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -59,6 +63,7 @@ class Provider(BaseModel):
     timeout_seconds: float = Field(default=600.0, gt=0)
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     max_connections: int = Field(default=2048, ge=1)
+    api_version: str | None = None
 
     def api_key(self) -> str | None:
         """The credential read from ``api_key_env`` at call time, or None.

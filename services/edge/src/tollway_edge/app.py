@@ -11,7 +11,10 @@ from tollway_contracts.catalogue import load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.endpoints.chat import chat_completions
+from tollway_edge.endpoints.completions import completions
+from tollway_edge.endpoints.embeddings import embeddings
 from tollway_edge.endpoints.models import list_models
+from tollway_edge.endpoints.moderations import moderations
 from tollway_edge.endpoints.not_served import add_not_served_routes
 from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import EVENTS_DROPPED
@@ -121,6 +124,9 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app[READINESS_DETAILS]["kafka_connected"] = lambda: journal.kafka_connected
     app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_post("/v1/completions", completions)
+    app.router.add_post("/v1/embeddings", embeddings)
+    app.router.add_post("/v1/moderations", moderations)
     app.router.add_get("/v1/models", list_models)
     add_not_served_routes(app)  # images, audio, files, ...: 404 endpoint_not_served, not unknown_url
     app.router.add_get("/metrics", metrics_handler)  # every worker's metrics (tollway_runtime.metrics)

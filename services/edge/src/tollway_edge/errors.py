@@ -86,6 +86,30 @@ def model_not_allowed(model: str) -> EdgeError:
     )
 
 
+def unsupported(path: str, model: str, kinds: str) -> EdgeError:
+    """400 ``unsupported``: no route of ``model`` goes to a provider kind that
+    serves ``path`` (e.g. embeddings to ``anthropic``; ``routing.kinds``).
+    Raised before admission: nothing reaches a provider, nothing is billed."""
+    return EdgeError(
+        400,
+        f"The model '{model}' is served by a provider ({kinds}) that does not support /v1{path}.",
+        code="unsupported",
+        param="model",
+    )
+
+
+def redaction_not_covered(path: str, mode: str) -> EdgeError:
+    """400 ``redaction_unsupported``: the key's redaction policy (``redact`` or
+    ``block``) cannot be applied to this endpoint's inputs yet (token arrays
+    can never be scanned). Fail closed: nothing reaches a provider."""
+    return EdgeError(
+        400,
+        f"This API key's redaction policy ({mode}) cannot be applied to the inputs of /v1{path}; "
+        "the request was not sent to the provider.",
+        code="redaction_unsupported",
+    )
+
+
 def pii_detected(entity_types: str) -> EdgeError:
     """400 in ``block`` mode: names the entity types found, never a value."""
     return EdgeError(

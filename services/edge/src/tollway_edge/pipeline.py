@@ -14,15 +14,24 @@ reads its answers; a new endpoint adds a file, not branches here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import orjson
 from aiohttp import web
 
-from tollway_contracts.catalogue import Prices
+from tollway_contracts.catalogue import Prices, Route
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
-from tollway_edge.errors import EdgeError, model_not_allowed, model_not_found, too_large, upstream_error
+from tollway_edge.errors import (
+    EdgeError,
+    model_not_allowed,
+    model_not_found,
+    redaction_not_covered,
+    too_large,
+    unsupported,
+    upstream_error,
+)
 from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
@@ -63,10 +72,16 @@ class Endpoint(Protocol):
     """One client-facing API (OpenAI chat completions today).
 
     Attributes:
-        upstream_path: the provider path, e.g. ``/chat/completions``.
+        upstream_path: the API path, e.g. ``/chat/completions``; each
+            route's provider kind (``routing.kinds``) turns it into a URL,
+            and a model none of whose kinds serves it is a 400 ``unsupported``.
+        redaction_covered: the redaction step reaches every text of this
+            endpoint's bodies; when False, a key whose policy is ``redact``
+            or ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
     """
 
     upstream_path: str
+    redaction_covered: bool
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -110,6 +125,10 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
+        routes = _serving_routes(state, entry.routes, endpoint.upstream_path, parsed.model)
+        policy = call.principal.redaction_policy
+        if not endpoint.redaction_covered and policy is not None and policy.mode in ("redact", "block"):
+            raise redaction_not_covered(endpoint.upstream_path, policy.mode)
         if state.admission is not None:
             call.ticket = await state.admission.admit(
                 call.principal,
@@ -125,7 +144,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             if body is not parsed.body:
                 parsed.replace_body(body)
         resp, raw = await forward(
-            call, state.upstreams, entry.routes, parsed, endpoint.upstream_path, parsed.stream
+            call, state.upstreams, routes, parsed, endpoint.upstream_path, parsed.stream
         )
     except EdgeError as err:
         call.fail(err.status, err.code)
@@ -146,6 +165,20 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
     finally:
         await call.release()
+
+
+def _serving_routes(state: EdgeState, routes: Sequence[Route], path: str, model: str) -> list[Route]:
+    """The routes whose provider kind serves ``path`` (``routing.kinds``), in order.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 ``unsupported`` when there is none.
+    """
+    upstreams = state.upstreams
+    serving = [r for r in routes if upstreams[r.provider].kind.serves(path)]
+    if not serving:
+        kinds = ", ".join(sorted({upstreams[r.provider].kind.name for r in routes}))
+        raise unsupported(path, model, kinds)
+    return serving
 
 
 def _answer(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -31,6 +32,8 @@ from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
 
 PEPPER = "edge-test-pepper"
+PROVIDER_KEY_ENV = "TOLLWAY_TEST_PROVIDER_KEY"
+os.environ.setdefault(PROVIDER_KEY_ENV, "sk-test-provider")  # the azure/anthropic providers' credential
 
 
 async def _error_provider_handler(request: web.Request) -> web.Response:
@@ -124,6 +127,20 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
             "err500": {"base_url": f"{error_url}/500/openai/v1", "timeout_seconds": 5},
             "err503": {"base_url": f"{error_url}/503/html/v1", "timeout_seconds": 5},
             "slow": {"base_url": slow_base_url, "timeout_seconds": 10},
+            # the same fake provider spoken to as Azure (deployment URLs) and as Anthropic
+            "azure": {
+                "kind": "azure",
+                "base_url": fake_base_url.removesuffix("/v1"),
+                "api_key_env": PROVIDER_KEY_ENV,
+                "api_version": "2024-10-21",
+                "timeout_seconds": 10,
+            },
+            "anthropic": {
+                "kind": "anthropic",
+                "base_url": fake_base_url,
+                "api_key_env": PROVIDER_KEY_ENV,
+                "timeout_seconds": 10,
+            },
         },
         "models": {
             "gpt-4o-mini": {
@@ -154,6 +171,30 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
             },
             "unreachable": {"prices": prices, "routes": [{"provider": "dead", "upstream_model": "x"}]},
             "broken": {"prices": prices, "routes": [{"provider": "err500", "upstream_model": "x"}]},
+            "text-embedding-3-small": {
+                "prices": {"input": 20000, "output": 0},
+                "routes": [{"provider": "fake", "upstream_model": "fake-embedding"}],
+            },
+            "azure-embedding": {
+                "prices": {"input": 20000, "output": 0},
+                "routes": [{"provider": "azure", "upstream_model": "embed-deployment"}],
+            },
+            "omni-moderation-latest": {
+                "prices": {"input": 0, "output": 0},
+                "routes": [{"provider": "fake", "upstream_model": "omni-moderation-latest"}],
+            },
+            "gpt-3.5-turbo-instruct": {
+                "prices": prices,
+                "routes": [{"provider": "fake", "upstream_model": "fake-instruct"}],
+            },
+            "azure-chat": {
+                "prices": prices,
+                "routes": [{"provider": "azure", "upstream_model": "chat-deployment"}],
+            },
+            "claude-test": {
+                "prices": prices,
+                "routes": [{"provider": "anthropic", "upstream_model": "claude-fake"}],
+            },
         },
     }
 

@@ -96,6 +96,7 @@ class ChatEndpoint:
     """The chat completions adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/chat/completions"
+    redaction_covered = True
 
     def parse(self, raw: bytes, call: Call) -> ChatRequest:
         """Parse once, note the model and ``stream`` on the call, then check.

@@ -36,6 +36,9 @@ NOT_SERVED: tuple[str, ...] = (
 
 SERVED: tuple[str, ...] = (
     "/v1/chat/completions",
+    "/v1/completions",
+    "/v1/embeddings",
+    "/v1/moderations",
     "/v1/models",
 )
 """What the gateway serves (named in the error so the client sees the alternatives)."""

@@ -71,7 +71,9 @@ async def forward(
         try:
             async with asyncio.timeout(upstream.timeout_seconds):
                 resp = await upstream.session.post(
-                    upstream.url_for(path), data=outbound.encoded(route.upstream_model), headers=headers
+                    upstream.url_for(path, route.upstream_model),
+                    data=outbound.encoded(route.upstream_model),
+                    headers=headers,
                 )
                 if not (stream and resp.status == 200):
                     raw = await resp.read()

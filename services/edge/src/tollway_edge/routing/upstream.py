@@ -3,7 +3,8 @@
 Each session keeps a large keep-alive pool (at least 1,024 connections, or the
 catalogue's ``max_connections`` when larger, so 1,000 concurrent streams fit)
 and the request headers are computed once at start, including the
-credential read from the provider's ``api_key_env``.
+credential read from the provider's ``api_key_env``, placed the way the
+provider's kind wants it (``routing.kinds``: Bearer, ``api-key``, ``x-api-key``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import structlog
 from yarl import URL
 
 from tollway_contracts.catalogue import Catalogue, Provider
+from tollway_edge.routing.kinds import ProviderKind, kind_of
 
 log = structlog.get_logger("tollway_edge.upstream")
 
@@ -53,6 +55,8 @@ class Upstream:
             byte (stream), s.
         usable: False when its credential variable is missing (every call
             to it then counts as a connection failure and falls back).
+        kind: its wire protocol (``routing.kinds``): which API paths it
+            serves and their URLs.
     """
 
     name: str
@@ -62,13 +66,17 @@ class Upstream:
     headers: dict[str, str]
     timeout_seconds: float
     usable: bool
-    _urls: dict[str, URL] = field(default_factory=dict)
+    kind: ProviderKind
+    _urls: dict[tuple[str, str], URL] = field(default_factory=dict)
 
-    def url_for(self, path: str) -> URL:
-        """``{base_url}{path}`` (e.g. ``/chat/completions``), parsed once per path."""
-        url = self._urls.get(path)
+    def url_for(self, path: str, upstream_model: str = "") -> URL:
+        """The URL of API ``path`` (e.g. ``/chat/completions``) for ``upstream_model``
+        in this provider's kind (``{base_url}{path}`` for ``openai``; Azure's
+        deployment URL), built once per path and model."""
+        url = self._urls.get((path, upstream_model))
         if url is None:
-            url = self._urls[path] = URL(self.base_url + path)
+            url = self.kind.url(self.base_url, self.provider, path, upstream_model)
+            self._urls[(path, upstream_model)] = url
         return url
 
 
@@ -87,8 +95,8 @@ async def open_upstreams(catalogue: Catalogue) -> dict[str, Upstream]:
         except KeyError:
             log.error("provider_credential_missing", provider=name, env=provider.api_key_env)
             key, usable = None, False
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        kind = kind_of(provider)
+        headers.update(kind.headers(provider, key))
         connector = _PacedConnector(
             limit=max(provider.max_connections, MIN_POOL),
             limit_per_host=0,
@@ -112,6 +120,7 @@ async def open_upstreams(catalogue: Catalogue) -> dict[str, Upstream]:
             headers=headers,
             timeout_seconds=provider.timeout_seconds,
             usable=usable,
+            kind=kind,
         )
     return upstreams
 

@@ -1,0 +1,93 @@
+"""``POST /v1/completions``: OpenAI's legacy completions over the pipeline, stream and not.
+
+``prompt`` is a string, a list of strings, a token array or a list of token
+arrays. Prompt bound: :func:`openai_json.text_bound` of ``prompt`` (+ the
+``suffix``). Output bound: ``max_tokens`` (OpenAI's default for this API is
+16) × ``max(n, best_of)`` × the number of prompts. Streams are OpenAI chunks
+(``text_completion`` objects ending in ``[DONE]``), relayed like chat's; the
+edge asks for the usage chunk and bills from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from tollway_edge.call import Call
+from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.errors import bad_request
+from tollway_edge.pipeline import handle
+from tollway_edge.streaming.terminator import OpenAITerminator
+from tollway_edge.usage import Tokens, extract_usage
+
+DEFAULT_MAX_TOKENS = 16
+"""OpenAI's default ``max_tokens`` of legacy completions."""
+
+
+def _prompt_count(prompt: Any) -> int:
+    """How many prompts ``prompt`` holds (each gets its own choice(s))."""
+    if type(prompt) is str:
+        return 1
+    if type(prompt) is list and prompt:
+        if all(type(p) is int for p in prompt):
+            return 1
+        if all(type(p) is str for p in prompt) or all(
+            type(p) is list and all(type(t) is int for t in p) for p in prompt
+        ):
+            return len(prompt)
+    raise bad_request(
+        "'prompt' must be a string, an array of strings, an array of tokens or an array of token arrays.",
+        "prompt",
+        "invalid_type",
+    )
+
+
+def _positive(body: dict[str, Any], name: str, default: int) -> int:
+    value = body.get(name)
+    if value is None:
+        return default
+    if type(value) is not int or value < 1:
+        raise bad_request(f"'{name}' must be an integer >= 1.", name, "invalid_type")
+    return value
+
+
+class CompletionsEndpoint:
+    """The legacy completions adapter of :func:`tollway_edge.pipeline.handle`."""
+
+    upstream_path = "/completions"
+    redaction_covered = False
+
+    def parse(self, raw: bytes, call: Call) -> JsonRequest:
+        """Check ``model``, ``prompt``, ``stream``, ``max_tokens``, ``n``, ``best_of``.
+
+        Raises:
+            tollway_edge.errors.EdgeError: 400 naming the field.
+        """
+        body = load_with_model(raw, call)
+        if "prompt" not in body:
+            raise bad_request("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter")
+        prompts = _prompt_count(body["prompt"])
+        max_tokens = _positive(body, "max_tokens", DEFAULT_MAX_TOKENS)
+        choices = max(_positive(body, "n", 1), _positive(body, "best_of", 1))
+        options = body.get("stream_options")
+        if options is not None and type(options) is not dict:
+            raise bad_request("'stream_options' must be an object.", "stream_options", "invalid_type")
+        prompt_bound = text_bound(body["prompt"]) + text_bound(body.get("suffix"))
+        return JsonRequest(body, prompt_bound, max_tokens * choices * prompts)
+
+    def usage_of(self, answer: Any) -> Tokens | None:
+        """The ``usage`` of a completion."""
+        return extract_usage(answer.get("usage")) if type(answer) is dict else None
+
+    def terminator(self, call: Call) -> OpenAITerminator:
+        """Completion chunks end the OpenAI way (an error event; ``[DONE]``)."""
+        return OpenAITerminator(f"cmpl-{call.request_id}", call.model)
+
+
+COMPLETIONS = CompletionsEndpoint()
+
+
+async def completions(request: web.Request) -> web.StreamResponse:
+    """``POST /v1/completions``: the whole request path (``pipeline.handle``)."""
+    return await handle(request, COMPLETIONS)
