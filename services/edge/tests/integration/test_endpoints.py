@@ -212,3 +212,27 @@ async def test_redacting_policy_refuses_uncovered_endpoints(edge: Edge, fake_pro
         await _client(edge, full).embeddings.create(model="text-embedding-3-small", input=[[1, 2, 3]])
     assert info.value.code == "redaction_unsupported"
     assert fake_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+@pytest.mark.parametrize(
+    "edge", [{"_ledger": True, "stream_allowance_tokens": 5, "stream_extend_tokens": 5}], indirect=True
+)
+async def test_legacy_completion_stream_cut_cleanly_when_extension_refused(
+    edge: Edge, fake_provider: Any
+) -> None:
+    prompt = "Stream it"
+    bound = len(prompt.encode())  # openai_json.text_bound
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": bound + 8}]
+    )
+    stream = await _client(edge, key).completions.create(
+        model="gpt-3.5-turbo-instruct", prompt=prompt, stream=True, max_tokens=50
+    )
+    request_id = stream.response.headers["x-request-id"]
+    chunks = [c async for c in stream]  # the SDK parses every chunk, the clean end included
+    assert chunks[-1].object == "text_completion" and chunks[-1].choices[0].finish_reason == "length"
+    sent = sum(1 for c in chunks if c.choices and c.choices[0].text)
+    assert sent == 8
+    done = await _terminal(edge, request_id)
+    assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 8
+    assert done["cost_micro_usd"] == cost_micro_usd(CHAT_PRICES, prompt_tokens=bound, completion_tokens=8)

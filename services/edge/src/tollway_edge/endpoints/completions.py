@@ -81,8 +81,8 @@ class CompletionsEndpoint:
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
     def terminator(self, call: Call) -> OpenAITerminator:
-        """Completion chunks end the OpenAI way (an error event; ``[DONE]``)."""
-        return OpenAITerminator(f"cmpl-{call.request_id}", call.model)
+        """Legacy completion chunks (``text_completion``; an error event; ``[DONE]``)."""
+        return OpenAITerminator(f"cmpl-{call.request_id}", call.model, legacy=True)
 
 
 COMPLETIONS = CompletionsEndpoint()
