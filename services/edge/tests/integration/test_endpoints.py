@@ -236,3 +236,36 @@ async def test_legacy_completion_stream_cut_cleanly_when_extension_refused(
     done = await _terminal(edge, request_id)
     assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 8
     assert done["cost_micro_usd"] == cost_micro_usd(CHAT_PRICES, prompt_tokens=bound, completion_tokens=8)
+
+
+async def test_responses_chain_pinned_and_billed(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    first = await client.responses.with_raw_response.create(model="gpt-4o-mini", input="Hello responses")
+    answer = first.parse()
+    assert answer.output_text
+    record = _one_record(fake_provider, first.headers["x-request-id"])
+    assert record["api"] == "responses" and record["body"]["model"] == "fake-model"
+    _assert_billed_as_logged(await _terminal(edge, first.headers["x-request-id"]), record, CHAT_PRICES)
+    # previous_response_id reaches the deployment that stored the first response
+    second = await client.responses.with_raw_response.create(
+        model="gpt-4o-mini", input="And again", previous_response_id=answer.id
+    )
+    assert second.parse().output_text
+    record = _one_record(fake_provider, second.headers["x-request-id"])
+    assert record["prompt_tokens"] > answer.usage.input_tokens  # the stored conversation counted
+    _assert_billed_as_logged(await _terminal(edge, second.headers["x-request-id"]), record, CHAT_PRICES)
+
+
+async def test_responses_never_fall_back_and_reach_azure(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    with pytest.raises(openai.APIStatusError) as info:  # chat on this model falls back; responses do not
+        await client.responses.create(model="fallback-dead", input="x")
+    assert info.value.status_code == 502
+    raw = await client.responses.with_raw_response.create(model="azure-chat", input="hi azure")
+    record = _one_record(fake_provider, raw.headers["x-request-id"])
+    assert record["path"] == "/openai/responses" and record["body"]["model"] == "chat-deployment"
+    with pytest.raises(openai.BadRequestError) as bad:
+        await client.responses.create(model="claude-test", input="x")
+    assert bad.value.code == "unsupported"

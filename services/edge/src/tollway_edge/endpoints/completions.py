@@ -57,6 +57,7 @@ class CompletionsEndpoint:
 
     upstream_path = "/completions"
     redaction_covered = False
+    fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``prompt``, ``stream``, ``max_tokens``, ``n``, ``best_of``.
