@@ -78,10 +78,13 @@ class Endpoint(Protocol):
         redaction_covered: the redaction step reaches every text of this
             endpoint's bodies; when False, a key whose policy is ``redact``
             or ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
+        fallback: False pins the call to the first serving route (state
+            kept by the provider, e.g. stored responses).
     """
 
     upstream_path: str
     redaction_covered: bool
+    fallback: bool
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -126,6 +129,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
         routes = _serving_routes(state, entry.routes, endpoint.upstream_path, parsed.model)
+        if not endpoint.fallback:
+            routes = routes[:1]
         policy = call.principal.redaction_policy
         if not endpoint.redaction_covered and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)

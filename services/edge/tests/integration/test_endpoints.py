@@ -212,3 +212,60 @@ async def test_redacting_policy_refuses_uncovered_endpoints(edge: Edge, fake_pro
         await _client(edge, full).embeddings.create(model="text-embedding-3-small", input=[[1, 2, 3]])
     assert info.value.code == "redaction_unsupported"
     assert fake_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+@pytest.mark.parametrize(
+    "edge", [{"_ledger": True, "stream_allowance_tokens": 5, "stream_extend_tokens": 5}], indirect=True
+)
+async def test_legacy_completion_stream_cut_cleanly_when_extension_refused(
+    edge: Edge, fake_provider: Any
+) -> None:
+    prompt = "Stream it"
+    bound = len(prompt.encode())  # openai_json.text_bound
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": bound + 8}]
+    )
+    stream = await _client(edge, key).completions.create(
+        model="gpt-3.5-turbo-instruct", prompt=prompt, stream=True, max_tokens=50
+    )
+    request_id = stream.response.headers["x-request-id"]
+    chunks = [c async for c in stream]  # the SDK parses every chunk, the clean end included
+    assert chunks[-1].object == "text_completion" and chunks[-1].choices[0].finish_reason == "length"
+    sent = sum(1 for c in chunks if c.choices and c.choices[0].text)
+    assert sent == 8
+    done = await _terminal(edge, request_id)
+    assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 8
+    assert done["cost_micro_usd"] == cost_micro_usd(CHAT_PRICES, prompt_tokens=bound, completion_tokens=8)
+
+
+async def test_responses_chain_pinned_and_billed(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    first = await client.responses.with_raw_response.create(model="gpt-4o-mini", input="Hello responses")
+    answer = first.parse()
+    assert answer.output_text
+    record = _one_record(fake_provider, first.headers["x-request-id"])
+    assert record["api"] == "responses" and record["body"]["model"] == "fake-model"
+    _assert_billed_as_logged(await _terminal(edge, first.headers["x-request-id"]), record, CHAT_PRICES)
+    # previous_response_id reaches the deployment that stored the first response
+    second = await client.responses.with_raw_response.create(
+        model="gpt-4o-mini", input="And again", previous_response_id=answer.id
+    )
+    assert second.parse().output_text
+    record = _one_record(fake_provider, second.headers["x-request-id"])
+    assert record["prompt_tokens"] > answer.usage.input_tokens  # the stored conversation counted
+    _assert_billed_as_logged(await _terminal(edge, second.headers["x-request-id"]), record, CHAT_PRICES)
+
+
+async def test_responses_never_fall_back_and_reach_azure(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    with pytest.raises(openai.APIStatusError) as info:  # chat on this model falls back; responses do not
+        await client.responses.create(model="fallback-dead", input="x")
+    assert info.value.status_code == 502
+    raw = await client.responses.with_raw_response.create(model="azure-chat", input="hi azure")
+    record = _one_record(fake_provider, raw.headers["x-request-id"])
+    assert record["path"] == "/openai/responses" and record["body"]["model"] == "chat-deployment"
+    with pytest.raises(openai.BadRequestError) as bad:
+        await client.responses.create(model="claude-test", input="x")
+    assert bad.value.code == "unsupported"

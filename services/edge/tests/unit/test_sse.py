@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tollway_edge.streaming.relay import UsageReader
-from tollway_edge.streaming.sse import SSESplitter, split_events
+from tollway_edge.streaming.sse import SSEEvent, SSESplitter, split_events
 
 pytestmark = pytest.mark.unit
 
@@ -147,3 +147,13 @@ def test_each_event_is_yielded_once_with_its_data(events: list[list[bytes]], cut
     for event, lines in zip(got, events, strict=True):
         datas = [line.split(b":", 1)[1].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
         assert event.data == (b"\n".join(datas) if datas else None)
+
+
+def test_completion_tokens_count_chat_tool_and_legacy_completion_deltas() -> None:
+    chat = SSEEvent(b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n')
+    tool = SSEEvent(b'data: {"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\\"a"}}]}}]}\n\n')
+    legacy = SSEEvent(b'data: {"object":"text_completion","choices":[{"text":" word","index":0}]}\n\n')
+    finish = SSEEvent(
+        b'data: {"object":"text_completion","choices":[{"text":"","finish_reason":"stop"}]}\n\n'
+    )
+    assert [e.completion_tokens for e in (chat, tool, legacy, finish)] == [1, 1, 1, 0]

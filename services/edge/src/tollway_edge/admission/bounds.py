@@ -21,8 +21,8 @@ for an image.
 catalogue model's ``max_output_tokens``; never above the model's cap.
 
 **Stream count**: one completion token per relayed content delta (an SSE
-event carrying a non-empty ``"content":"..."`` or ``"arguments":"..."``
-string). OpenAI-compatible providers send one token per delta; this is an
+event carrying a non-empty ``"content":"..."``, ``"arguments":"..."`` or
+(legacy completions) ``"text":"..."`` string). OpenAI-compatible providers send one token per delta; this is an
 estimate used to extend the reservation as a stream flows and to bill a
 stream the edge cuts; a stream that ends normally is billed from the
 provider's own usage chunk. Counted once per event by

@@ -97,6 +97,7 @@ class ChatEndpoint:
 
     upstream_path = "/chat/completions"
     redaction_covered = True
+    fallback = True
 
     def parse(self, raw: bytes, call: Call) -> ChatRequest:
         """Parse once, note the model and ``stream`` on the call, then check.

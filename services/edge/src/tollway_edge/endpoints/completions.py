@@ -57,6 +57,7 @@ class CompletionsEndpoint:
 
     upstream_path = "/completions"
     redaction_covered = False
+    fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``prompt``, ``stream``, ``max_tokens``, ``n``, ``best_of``.
@@ -81,8 +82,8 @@ class CompletionsEndpoint:
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
     def terminator(self, call: Call) -> OpenAITerminator:
-        """Completion chunks end the OpenAI way (an error event; ``[DONE]``)."""
-        return OpenAITerminator(f"cmpl-{call.request_id}", call.model)
+        """Legacy completion chunks (``text_completion``; an error event; ``[DONE]``)."""
+        return OpenAITerminator(f"cmpl-{call.request_id}", call.model, legacy=True)
 
 
 COMPLETIONS = CompletionsEndpoint()

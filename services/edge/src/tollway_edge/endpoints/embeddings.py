@@ -41,6 +41,7 @@ class EmbeddingsEndpoint:
 
     upstream_path = "/embeddings"
     redaction_covered = False
+    fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``input``, ``dimensions``, ``encoding_format``.

@@ -39,6 +39,7 @@ class ModerationsEndpoint:
 
     upstream_path = "/moderations"
     redaction_covered = False
+    fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model`` (defaulted) and ``input``.

@@ -39,6 +39,7 @@ SERVED: tuple[str, ...] = (
     "/v1/completions",
     "/v1/embeddings",
     "/v1/moderations",
+    "/v1/responses",
     "/v1/models",
 )
 """What the gateway serves (named in the error so the client sees the alternatives)."""

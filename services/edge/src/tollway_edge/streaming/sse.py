@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 _UNPARSED: Any = object()
-_DELTA_TOKEN = re.compile(rb'"(?:content|arguments)": ?"(?!")')
-"""A non-empty ``content`` or ``arguments`` string: one completion token (one scan)."""
+_DELTA_TOKEN = re.compile(rb'"(?:content|arguments|text)": ?"(?!")')
+"""A non-empty ``content``, ``arguments`` or ``text`` (legacy completions'
+chunks) string: one completion token (one scan)."""
 
 
 class SSEEvent:
@@ -97,8 +98,8 @@ class SSEEvent:
 
     @property
     def completion_tokens(self) -> int:
-        """Completion tokens this event carries: one per non-empty ``content`` or
-        ``arguments`` delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
+        """Completion tokens this event carries: one per non-empty ``content``,
+        ``arguments`` or ``text`` (legacy completions) delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
         if self._tokens < 0:
             self._tokens = len(_DELTA_TOKEN.findall(self.raw))
         return self._tokens

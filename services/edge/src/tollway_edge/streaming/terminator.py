@@ -47,14 +47,17 @@ class OpenAITerminator:
         fallback_id: the chunk id to use when no relayed chunk gave one
             (``chatcmpl-<request id>``).
         model: the model name to use likewise (the requested model).
+        legacy: legacy completions' chunks (``object: "text_completion"``,
+            choices carry ``text``) instead of chat completion chunks.
     """
 
-    __slots__ = ("_first", "_fallback_id", "_model")
+    __slots__ = ("_first", "_fallback_id", "_model", "_legacy")
 
-    def __init__(self, fallback_id: str, model: str | None) -> None:
+    def __init__(self, fallback_id: str, model: str | None, *, legacy: bool = False) -> None:
         self._first: SSEEvent | None = None
         self._fallback_id = fallback_id
         self._model = model
+        self._legacy = legacy
 
     def observe(self, event: SSEEvent) -> None:
         """Keep the first relayed event (parsed only if the stream is cut)."""
@@ -70,7 +73,7 @@ class OpenAITerminator:
                     ident[k] = first[k]
         return {
             "id": ident["id"],
-            "object": "chat.completion.chunk",
+            "object": "text_completion" if self._legacy else "chat.completion.chunk",
             "created": ident["created"],
             "model": ident["model"],
         }
@@ -78,7 +81,9 @@ class OpenAITerminator:
     def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
         """``finish_reason: "length"`` chunk, the usage chunk if asked (tokens), ``[DONE]``."""
         base = self._base()
-        chunk = {**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}]}
+        choice: dict[str, Any] = {"index": 0, "logprobs": None, "finish_reason": "length"}
+        choice["text" if self._legacy else "delta"] = "" if self._legacy else {}
+        chunk = {**base, "choices": [choice]}
         out = b"data: " + orjson.dumps(chunk) + b"\n\n"
         if include_usage:
             usage = {

@@ -1,0 +1,37 @@
+"""routing.kinds: which API paths each provider kind serves, its URLs and credential headers."""
+
+from __future__ import annotations
+
+from tollway_contracts.catalogue import Provider
+from tollway_edge.routing.kinds import ANTHROPIC, AZURE, OPENAI, kind_of
+
+
+def test_openai_kind_bearer_and_plain_paths() -> None:
+    p = Provider(kind="openai", base_url="http://h/v1")
+    assert kind_of(p) is OPENAI
+    assert OPENAI.headers(p, "k") == {"Authorization": "Bearer k"} and OPENAI.headers(p, None) == {}
+    assert str(OPENAI.url("http://h/v1", p, "/embeddings", "m")) == "http://h/v1/embeddings"
+    assert OPENAI.serves("/moderations") and not OPENAI.serves("/messages")
+
+
+def test_azure_kind_deployment_urls_api_version_api_key() -> None:
+    p = Provider(kind="azure", base_url="https://r.openai.azure.com", api_version="2025-01-01")
+    assert AZURE.headers(p, "k") == {"api-key": "k"}
+    url = AZURE.url("https://r.openai.azure.com", p, "/chat/completions", "my dep")
+    assert (
+        str(url)
+        == "https://r.openai.azure.com/openai/deployments/my%20dep/chat/completions?api-version=2025-01-01"
+    )
+    url = AZURE.url("https://r.openai.azure.com", p, "/responses", "d")
+    assert str(url) == "https://r.openai.azure.com/openai/responses?api-version=2025-01-01"
+    default = Provider(kind="azure", base_url="https://r")
+    assert AZURE.url("https://r", default, "/embeddings", "d").query["api-version"] == "2024-10-21"
+    assert not AZURE.serves("/moderations")
+
+
+def test_anthropic_kind_x_api_key_and_version() -> None:
+    p = Provider(kind="anthropic", base_url="https://api.anthropic.com/v1")
+    assert ANTHROPIC.headers(p, "k") == {"anthropic-version": "2023-06-01", "x-api-key": "k"}
+    assert str(ANTHROPIC.url("https://api.anthropic.com/v1", p, "/messages", "c")).endswith("/v1/messages")
+    assert ANTHROPIC.serves("/messages/count_tokens")
+    assert not any(ANTHROPIC.serves(x) for x in ("/embeddings", "/completions", "/moderations", "/responses"))
