@@ -18,6 +18,7 @@ from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import COMPLETIONS_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -56,7 +57,7 @@ class CompletionsEndpoint:
     """The legacy completions adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/completions"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = COMPLETIONS_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:

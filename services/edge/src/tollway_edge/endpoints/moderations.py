@@ -18,6 +18,7 @@ from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import MODERATIONS_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -38,7 +39,7 @@ class ModerationsEndpoint:
     """The moderations adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/moderations"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = MODERATIONS_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:

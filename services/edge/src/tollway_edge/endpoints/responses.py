@@ -27,6 +27,7 @@ from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.errors import EdgeError, bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import RESPONSES_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -64,7 +65,7 @@ class ResponsesEndpoint:
     """The Responses adapter of :func:`tollway_edge.pipeline.handle` (module doc)."""
 
     upstream_path = "/responses"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = RESPONSES_FIELDS
     fallback = False
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
