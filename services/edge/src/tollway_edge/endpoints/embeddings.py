@@ -15,6 +15,7 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import EMBEDDINGS_FIELDS, FieldTable
@@ -64,6 +65,7 @@ class EmbeddingsEndpoint:
             )
         if body.get("stream"):
             raise bad_request("Embeddings are not streamed.", "stream", "invalid_value")
+        check_shapes(body, COMMON_SHAPES)
         return JsonRequest(body, text_bound(body["input"]), 0)
 
     def usage_of(self, answer: Any) -> Tokens | None:

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import MODERATIONS_SHAPES, check_shapes
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import MODERATIONS_FIELDS, FieldTable
@@ -53,6 +54,7 @@ class ModerationsEndpoint:
             raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
         if body.get("stream"):
             raise bad_request("Moderations are not streamed.", "stream", "invalid_value")
+        check_shapes(body, MODERATIONS_SHAPES)
         return JsonRequest(body, _texts_bound(body["input"]), 0)
 
     def usage_of(self, answer: Any) -> Tokens | None:
