@@ -37,7 +37,13 @@ def chat_body(tokens: int) -> dict[str, Any]:
             "parameters": {"type": "object", "properties": {"q": {"type": "string", "description": "query"}}},
         },
     }
-    return {"model": "gpt-4o-mini", "messages": messages, "user": "u-1", "metadata": {"a": "b"}, "tools": [tool]}
+    return {
+        "model": "gpt-4o-mini",
+        "messages": messages,
+        "user": "u-1",
+        "metadata": {"a": "b"},
+        "tools": [tool],
+    }
 
 
 def measure(tokens: int, calls: int = 200) -> float:
