@@ -334,3 +334,58 @@ def test_apply_texts_copies_only_changed_paths() -> None:
     assert out == {"a": {"b": "X", "c": {"d": "y"}}, "e": ["z"]}
     assert body["a"]["b"] == "x"  # type: ignore[index]
     assert out["a"]["c"] is body["a"]["c"] and out["e"] is body["e"]  # type: ignore[index]
+
+
+MAPPING = {"<PERSON_1>": 'Jane "JR" Roe'}
+
+
+def test_restore_legacy_completion_and_responses_answers() -> None:
+    from tollway_edge.redaction import restore_response
+
+    legacy = {"object": "text_completion", "choices": [{"index": 0, "text": "Dear <PERSON_1>,"}]}
+    assert restore_response(legacy, MAPPING)["choices"][0]["text"] == 'Dear Jane "JR" Roe,'
+    answer = {
+        "object": "response",
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "Hi <PERSON_1>"}]},
+            {"type": "function_call", "name": "f", "arguments": '{"who": "<PERSON_1>"}'},
+        ],
+    }
+    out = restore_response(answer, MAPPING)
+    assert out["output"][0]["content"][0]["text"] == 'Hi Jane "JR" Roe'
+    assert json.loads(out["output"][1]["arguments"]) == {"who": 'Jane "JR" Roe'}
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_restore_legacy_completion_stream_split_anywhere(cut: int) -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    text = "Dear <PERSON_1>, thanks"
+    restorer = ChunkRestorer(MAPPING)
+    pieces = [text[:cut], text[cut:]]
+    out = []
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        chunk = {
+            "object": "text_completion",
+            "choices": [{"index": 0, "text": piece, "finish_reason": "stop" if last else None}],
+        }
+        restored = restorer.restore_chunk(chunk)
+        assert "delta" not in restored["choices"][0]  # legacy chunks keep their shape
+        out.append(restored["choices"][0]["text"])
+    assert restorer.flush() is None
+    assert "".join(out) == 'Dear Jane "JR" Roe, thanks'
+
+
+def test_restore_legacy_stream_flush_at_done() -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    restorer = ChunkRestorer(MAPPING)
+    chunk = {
+        "object": "text_completion",
+        "choices": [{"index": 0, "text": "Dear <PERS", "finish_reason": None}],
+    }
+    assert restorer.restore_chunk(chunk)["choices"][0]["text"] == "Dear "
+    tail = restorer.flush()
+    assert tail is not None and tail["object"] == "text_completion"
+    assert tail["choices"] == [{"index": 0, "text": "<PERS", "finish_reason": None}]
