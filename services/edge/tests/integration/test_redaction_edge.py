@@ -595,6 +595,8 @@ FIELD_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
         {"web_search_options": {"user_location": {"type": "approximate", "approximate": {"city": PII}}}},
     ),
     "unknown_field": (_USER, {"x_vendor_note": PII}),
+    "unknown_object": (_USER, {"x_vendor": {"contact": {"who": PII}}}),
+    "metadata.key": (_USER, {"metadata": {f"{NAME} {EMAIL}": "vip"}}),
 }
 
 

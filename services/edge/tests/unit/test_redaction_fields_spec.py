@@ -172,7 +172,9 @@ class EverythingRedactor:
         )
 
 
-_KEYS = sorted({tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes"})
+_KEYS = sorted(
+    {tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes", PII}
+)
 _strings = st.one_of(
     st.sampled_from(["", "hi", PII, f"call {PII} now", "text", "function"]),
     st.text(max_size=8).map(lambda s: s + PII),
@@ -224,10 +226,16 @@ def _leaks(value: Any, pattern: str) -> list[str]:
         return []
     if rule == "schema":
         return _schema_leaks(value)
+    if rule == "arguments" and type(value) is str:
+        try:  # keys of parsed arguments are structure (tool parameter names); values must be clean
+            return _schema_leaks(orjson.loads(value))
+        except orjson.JSONDecodeError:
+            pass
     if type(value) is str:
         return [value] if PII in value else []
     if type(value) is dict:
-        return [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
+        keys = [k for k in value if PII in k]
+        return keys + [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
     if type(value) is list:
         return [s for v in value for s in _leaks(v, pattern + "[]")]
     return []

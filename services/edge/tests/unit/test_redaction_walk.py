@@ -190,8 +190,61 @@ def test_unknown_field_strings_are_scanned_and_reported() -> None:
         "vendor_extra": {"a": PII},
     }
     walk = walk_body(body, CHAT_FIELDS)
-    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra/a"]
-    assert {t.id for t in walk.texts} >= set(walk.unknown)
+    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra"]
+    ids = {t.id for t in walk.texts}
+    assert {"/messages/0/x_note", "/vendor_extra/a"} <= ids
+    # the unknown fields' names and the unknown object's keys are text too; known names are not
+    assert {"key:/messages/0/x_note", "key:/vendor_extra", "key:/vendor_extra/a"} <= ids
+    assert not any(i in ids for i in ("key:/model", "key:/messages", "key:/messages/0/content"))
+    numbers = {"model": "m", "messages": [], "temperature": 0.2, "max_tokens": 5, "stream": True, "seed": 1}
+    assert walk_body(numbers, CHAT_FIELDS).texts == []  # known numeric fields send nothing
+
+
+async def test_keys_holding_pii_are_renamed_copy_on_write() -> None:
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "x"}],
+        "metadata": {PII: "vip", "plan": PII},
+        "x_vendor": {"nested": {PII: 1}},
+        PII: True,
+    }
+    original = copy.deepcopy(body)
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
+    assert body == original
+    assert PII not in orjson.dumps(outcome.body).decode()
+    assert outcome.body["metadata"] == {"<PERSON_1>": "vip", "plan": "<PERSON_1>"}
+    assert list(outcome.body)[-1] == "<PERSON_1>"  # key order kept
+    assert outcome.body["x_vendor"] == {"nested": {"<PERSON_1>": 1}}
+    assert outcome.body["messages"] is body["messages"]
+    blocked = await redact_request(
+        {"model": "m", "messages": [], "metadata": {PII: "x"}},
+        RedactionPolicy(mode="block"),
+        PlantedRedactor(),
+        1000.0,
+    )
+    assert blocked.blocked is not None
+
+
+def test_schema_property_names_and_argument_keys_are_structure() -> None:
+    body = {
+        "model": "m",
+        "messages": [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"who": "x"}'}}
+                ],
+            }
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "f", "parameters": {"properties": {"who": {"type": "string"}}}},
+            }
+        ],
+    }
+    ids = [t.id for t in walk_body(body, CHAT_FIELDS).texts]
+    assert ids == ["/messages/0/tool_calls/0/function/arguments#/who"]
 
 
 async def test_unknown_fields_refuse_policy() -> None:
