@@ -26,7 +26,15 @@ from typing import Any, Final
 import orjson
 
 from tollway_contracts.redaction import RedactResponse
-from tollway_edge.redaction.fields import CHAT_FIELDS, SCHEMA_OPAQUE_KEYS, FieldTable
+from tollway_edge.redaction.fields import (
+    CHAT_FIELDS,
+    COMPLETIONS_FIELDS,
+    EMBEDDINGS_FIELDS,
+    MODERATIONS_FIELDS,
+    RESPONSES_FIELDS,
+    SCHEMA_OPAQUE_KEYS,
+    FieldTable,
+)
 from tollway_edge.redaction.texts import TextRef, check_answer
 
 KEY_PREFIX: Final = "key:"
@@ -139,23 +147,30 @@ def _free_strings(value: Any, pointer: str, out: BodyWalk) -> None:
             _free_strings(v, f"{pointer}/{i}", out)
 
 
+def _prefixes_of(table: FieldTable) -> frozenset[str]:
+    out: set[str] = set()
+    for pattern in table:
+        for i, ch in enumerate(pattern):
+            if ch == "." or ch == "[":
+                out.add(pattern[:i])
+            if pattern.startswith("[]", i):
+                out.add(pattern[: i + 2])
+        out.add(pattern)
+    return frozenset(out)
+
+
+_TABLES = (CHAT_FIELDS, COMPLETIONS_FIELDS, EMBEDDINGS_FIELDS, MODERATIONS_FIELDS, RESPONSES_FIELDS)
+_PREFIXES: dict[int, tuple[FieldTable, frozenset[str]]] = {id(t): (t, _prefixes_of(t)) for t in _TABLES}
+
+
 def _known_prefixes(table: FieldTable) -> frozenset[str]:
-    """Every pattern of ``table`` and every pattern leading to one (``messages[]``...)."""
-    known = _PREFIXES.get(id(table))
-    if known is None:
-        out: set[str] = set()
-        for pattern in table:
-            for i, ch in enumerate(pattern):
-                if ch == "." or ch == "[":
-                    out.add(pattern[:i])
-                if pattern.startswith("[]", i):
-                    out.add(pattern[: i + 2])
-            out.add(pattern)
-        known = _PREFIXES[id(table)] = frozenset(out)
-    return known
-
-
-_PREFIXES: dict[int, frozenset[str]] = {}
+    """Every pattern of ``table`` and every pattern leading to one
+    (``messages[]``...): precomputed for the endpoints' tables, computed
+    afresh for any other (the cache holds each table, so an id is never reused)."""
+    cached = _PREFIXES.get(id(table))
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    return _prefixes_of(table)
 
 
 def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWalk) -> None:
