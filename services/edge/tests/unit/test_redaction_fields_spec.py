@@ -173,7 +173,8 @@ class EverythingRedactor:
 
 
 _KEYS = sorted(
-    {tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes", PII}
+    {tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")}
+    | {"x_extra", "notes", PII, "a#b", "c/d", "e~f", "#", ""}
 )
 _strings = st.one_of(
     st.sampled_from(["", "hi", PII, f"call {PII} now", "text", "function"]),

@@ -442,3 +442,9 @@ def test_restore_legacy_stream_flush_at_done() -> None:
     tail = restorer.flush()
     assert tail is not None and tail["object"] == "text_completion"
     assert tail["choices"] == [{"index": 0, "text": "<PERS", "finish_reason": None}]
+
+
+async def test_keys_with_pointer_characters() -> None:
+    body = {"model": "m", "messages": [], "metadata": {"a#b": PII, "c/d~e": PII, "#": PII}}
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
+    assert outcome.body["metadata"] == {"a#b": "<PERSON_1>", "c/d~e": "<PERSON_1>", "#": "<PERSON_1>"}

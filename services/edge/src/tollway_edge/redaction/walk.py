@@ -9,8 +9,8 @@ redactor's answer applied copy-on-write (issue 11).
   shared with the original, which is never modified);
 - :func:`nesting_depth` — a body's JSON nesting depth, without recursion.
 
-Text ids are JSON pointers into the body (``/messages/0/content``); a
-string leaf of a tool call's ``arguments`` is ``<pointer of arguments>#<JSON
+Text ids are JSON pointers into the body (``/messages/0/content``; ``#`` in
+a key is escaped as ``~2``); a string leaf of a tool call's ``arguments`` is ``<pointer of arguments>#<JSON
 pointer inside the parsed arguments>``. ``arguments`` that are not valid
 JSON, are not an object or array, or are nested deeper than
 :data:`MAX_DEPTH`, are one text (models emit such text and clients send it
@@ -67,13 +67,15 @@ class BodyWalk:
 
 
 def escape_pointer(token: str) -> str:
-    """One JSON pointer reference token (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
+    """One reference token of a text id: RFC 6901 (``~`` → ``~0``, ``/`` →
+    ``~1``) plus ``#`` → ``~2``, so that the one raw ``#`` of an id separates
+    a tool call's ``arguments`` from the pointer inside them."""
+    return token.replace("~", "~0").replace("/", "~1").replace("#", "~2")
 
 
 def unescape_pointer(token: str) -> str:
     """The inverse of :func:`escape_pointer`."""
-    return token.replace("~1", "/").replace("~0", "~")
+    return token.replace("~1", "/").replace("~2", "#").replace("~0", "~")
 
 
 def nesting_depth(value: Any) -> int:
