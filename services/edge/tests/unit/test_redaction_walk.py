@@ -448,3 +448,10 @@ async def test_keys_with_pointer_characters() -> None:
     body = {"model": "m", "messages": [], "metadata": {"a#b": PII, "c/d~e": PII, "#": PII}}
     outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
     assert outcome.body["metadata"] == {"a#b": "<PERSON_1>", "c/d~e": "<PERSON_1>", "#": "<PERSON_1>"}
+
+
+def test_keys_spelling_patterns_are_unknown_fields() -> None:
+    body = {"model": "m", "messages": [], "web_search_options.search_context_size": PII, "tools[].type": PII}
+    walk = walk_body(body, CHAT_FIELDS)
+    assert walk.unknown == ["/web_search_options.search_context_size", "/tools[].type"]
+    assert {t.text for t in walk.texts} >= {PII, "web_search_options.search_context_size", "tools[].type"}

@@ -222,7 +222,9 @@ def _walk_object(
     prefix = f"{pattern}." if pattern else ""
     known = _known_prefixes(table)
     for k, v in value.items():
-        sub = prefix + k
+        # a key spelling pattern syntax ("web_search_options.search_context_size") must not
+        # match a table entry: it becomes a pattern no table names (an unknown field)
+        sub = prefix + (k if "." not in k and "[" not in k and "*" not in k else "\x00" + k)
         child = f"{pointer}/{escape_pointer(k)}"
         if sub not in known and k:
             out.texts.append(TextRef(KEY_PREFIX + child, k))
