@@ -135,7 +135,7 @@ CHAT_FIELDS: Final[FieldTable] = {
     "metadata": FREE,
     "user": TEXT,
     "safety_identifier": TEXT,
-    "prompt_cache_key": OPAQUE,
+    "prompt_cache_key": TEXT,  # OpenAI suggests a user id here: it may be an e-mail address
     "prompt_cache_options": OPAQUE,
     "prompt_cache_retention": OPAQUE,
     "stop": TEXT,
@@ -265,7 +265,7 @@ RESPONSES_FIELDS: Final[FieldTable] = {
     "safety_identifier": TEXT,
     "previous_response_id": OPAQUE,
     "conversation": OPAQUE,
-    "prompt_cache_key": OPAQUE,
+    "prompt_cache_key": TEXT,  # OpenAI suggests a user id here: it may be an e-mail address
     "prompt_cache_retention": OPAQUE,
     "include": OPAQUE,
     "service_tier": OPAQUE,
