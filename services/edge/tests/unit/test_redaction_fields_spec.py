@@ -320,3 +320,90 @@ class _Detecting(EverythingRedactor):
             for r, t in zip(answer.results, texts, strict=True)
         ]
         return answer.model_copy(update={"results": results})
+
+
+@cache
+def chat_request_types() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """pattern -> (JSON types the spec allows there, keys it requires there) in
+    ``CreateChatCompletionRequest`` (unions over ``anyOf``/``oneOf``; ``any``
+    when a branch names no type)."""
+    with open(openai_openapi_path(), encoding="utf-8") as f:
+        spec = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    schemas = spec["components"]["schemas"]
+    types: dict[str, set[str]] = {}
+    required: dict[str, set[str]] = {}
+
+    def resolve(s: Any) -> Any:
+        while isinstance(s, dict) and "$ref" in s:
+            s = schemas[s["$ref"].rsplit("/", 1)[-1]]
+        return s
+
+    def own_types(s: dict[str, Any]) -> set[str]:
+        t = s.get("type")
+        if t is not None:
+            return set(t) if isinstance(t, list) else {t}
+        values = s.get("enum", []) + ([s["const"]] if "const" in s else [])
+        if values:
+            return {"string" if isinstance(v, str) else "null" if v is None else "other" for v in values}
+        if "properties" in s:
+            return {"object"}
+        return set()
+
+    def walk(s: Any, path: str, seen: frozenset[tuple[int, str]], branch: bool = False) -> None:
+        s = resolve(s)
+        if not isinstance(s, dict) or (id(s), path) in seen or path.count(".") > 12:
+            return
+        seen = seen | {(id(s), path)}
+        subs = [x for c in ("anyOf", "oneOf") for x in s.get(c, [])]
+        mine = own_types(s)
+        if subs:
+            for sub in subs:
+                walk(sub, path, seen, branch=True)
+        elif mine:
+            types.setdefault(path, set()).update(mine)
+        elif not s.get("allOf"):
+            types.setdefault(path, set()).add("any")
+        for sub in s.get("allOf", []):
+            walk(sub, path, seen, branch=branch)
+        if s.get("required") and not branch:
+            required.setdefault(path, set()).update(s["required"])
+        elif s.get("required"):
+            required.setdefault(path, set())  # branches differ: only keys all branches need count
+        for k, v in (s.get("properties") or {}).items():
+            walk(v, f"{path}.{k}" if path else k, seen)
+        if "items" in s:
+            walk(s["items"], path + "[]", seen)
+        extra = s.get("additionalProperties")
+        if isinstance(extra, dict) and extra:
+            walk(extra, path + ".*", seen)
+
+    walk(schemas["CreateChatCompletionRequest"], "", frozenset())
+    return {p: (frozenset(t), frozenset(required.get(p, set()))) for p, t in types.items()}
+
+
+def test_chat_shapes_never_refuse_what_the_spec_allows() -> None:
+    """Every type the spec allows at a checked field is allowed by CHAT_SHAPES
+    (null counts as absent), so validation only refuses bodies OpenAI refuses."""
+    from tollway_edge.endpoints.shapes import CHAT_SHAPES
+
+    spec = chat_request_types()
+    assert "messages[].content" in spec
+    stricter = []
+    for pattern, shape in CHAT_SHAPES.items():
+        allowed, _ = spec.get(pattern, (frozenset({"any"}), frozenset()))
+        if "any" in allowed:
+            continue
+        allowed = allowed | ({"number"} if "integer" in allowed else set())
+        missing = allowed - shape.types - {"null", "other"}
+        if missing:
+            stricter.append((pattern, sorted(missing)))
+    assert stricter == []
+    assert sorted(p for p in CHAT_SHAPES if p not in spec) == []  # no typo, no invented field
+    # a required key we check is one the spec requires (where no anyOf/oneOf branch differs)
+    too_required = [
+        (p, k)
+        for p, shape in CHAT_SHAPES.items()
+        for k in shape.required
+        if spec[p][1] and k not in spec[p][1]
+    ]
+    assert too_required == []
