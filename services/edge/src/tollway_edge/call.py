@@ -147,6 +147,7 @@ class Call:
                 reservation=None if ticket is None else ticket.reservation_field() or None,
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
+                shadow_refusals=None if ticket is None else ticket.shadow_refusals,
             )
         else:
             if self.terminal_sent:
@@ -183,6 +184,7 @@ class Call:
                 overhead_ms=round(self.overhead_ms(), 3),
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
+                shadow_refusals=None if ticket is None else ticket.shadow_refusals,
             )
         self._journal.append(self.request_id.encode(), encode_usage_event(event))
 

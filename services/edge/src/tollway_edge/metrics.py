@@ -43,3 +43,10 @@ ADMISSION_REFUSED = Counter(
     "Calls refused (429) or streams cut by admission, by the refusing kind (requests, tokens, concurrency, budget, extension).",
     ["kind"],
 )
+ADMISSION_SHADOW_REFUSALS = Counter(
+    "tollway_admission_shadow_refusals_total",
+    "Calls a shadow-mode limit would have refused (they were admitted), by the limit's scope kind"
+    " (key, user, team, tenant) and limit (requests_per_minute, tokens_per_minute, max_concurrent,"
+    " budget); a stream extension counts once more per limit it would have refused.",
+    ["scope", "limit"],
+)

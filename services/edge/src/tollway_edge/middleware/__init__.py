@@ -98,6 +98,7 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
     DURATION.observe(latency)
     p = call.principal
     ttft = call.ttft_ms()
+    shadow = call.ticket.shadow_refusals if call.ticket is not None else None
     log.info(
         "request",
         request_id=call.request_id,
@@ -114,4 +115,6 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
         latency_ms=round(latency * 1000.0, 3),
         ttft_ms=None if ttft is None else round(ttft, 3),
         overhead_ms=round(call.overhead_ms(), 3),
+        # "<scope>:<id> <limit>" of each shadow limit that would have refused (it refused nothing)
+        shadow_refusals=None if not shadow else [f"{r.scope} {r.limit}" for r in shadow],
     )
