@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from aiohttp import web
@@ -26,6 +27,7 @@ from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE, EdgeState
 from tollway_runtime.health import READINESS_DETAILS, add_health_routes
 from tollway_runtime.metrics import metrics_handler
+from tollway_runtime.tracing import setup_tracing, tracing_middleware
 
 
 def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
@@ -38,7 +40,10 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     degraded when unreachable) → principals snapshot (loaded before the
     first request is served; its loops keep it current). At stop:
     principals loops, provider sessions, then the journal ships what it
-    holds for up to ``journal_flush_seconds`` (the rest stays on disk).
+    holds for up to ``journal_flush_seconds`` (the rest stays on disk), and
+    last the tracing exporter flushes its spans. Tracing
+    (``tollway_edge.tracing``) is on only when the standard ``OTEL_*``
+    variables name an OTLP endpoint.
 
     Args:
         settings: the edge's settings.
@@ -75,7 +80,11 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )
-    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms)
+    tracing = setup_tracing(
+        "tollway-edge"
+    )  # OTEL_* variables; off (no middleware, no spans) without an endpoint
+    tracer = tracing.tracer if tracing.enabled else None
+    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms, tracer=tracer)
     state = EdgeState(
         catalogue=catalogue,
         snapshot=snapshot,
@@ -86,9 +95,13 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         max_in_flight=settings.max_in_flight,
         admission=admission,
         redaction=redaction,
+        tracer=tracer,
     )
 
-    app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
+    # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
+    # so the span is current when the call adopts it and when the canonical line is written.
+    middlewares = [edge_middleware] if tracer is None else [tracing_middleware(tracer), edge_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[STATE] = state
     app.on_response_prepare.append(on_prepare)
 
@@ -117,7 +130,13 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
-    app.cleanup_ctx.extend([journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
+    async def tracing_ctx(_: web.Application) -> AsyncIterator[None]:
+        yield
+        await asyncio.to_thread(tracing.shutdown)  # flush the last spans (OTEL_BSP_EXPORT_TIMEOUT)
+
+    app.cleanup_ctx.extend(
+        [tracing_ctx, journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx]
+    )
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded

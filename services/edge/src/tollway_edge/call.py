@@ -10,6 +10,7 @@ import os
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, encode_usage_event
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
@@ -18,12 +19,19 @@ from tollway_edge.auth.principals import Principal
 from tollway_edge.journal import UsageJournal
 from tollway_edge.usage import Tokens
 
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, Tracer
+
 CLIENT_CLOSED = 499
 """nginx's convention for a client that went away; in metrics and events only."""
 
 
 class Call:
     """Per-call bookkeeping.
+
+    Tracing (``tollway_edge.tracing``): ``tracer`` is None when off; when on,
+    ``span`` is the call's server span, ``trace_id`` its trace id and
+    ``trace_context`` its W3C context for the journal.
 
     Times are ``time.perf_counter()`` seconds; ``upstream_wait`` sums the time
     spent waiting on the provider (connect, headers, body reads), so
@@ -59,9 +67,18 @@ class Call:
         "redaction_mapping",
         "redaction_policy",
         "redaction_language_policy",
+        "tracer",
+        "span",
+        "trace_id",
+        "trace_context",
     )
 
-    def __init__(self, journal: UsageJournal | None = None, admission: EdgeAdmission | None = None) -> None:
+    def __init__(
+        self,
+        journal: UsageJournal | None = None,
+        admission: EdgeAdmission | None = None,
+        tracer: Tracer | None = None,
+    ) -> None:
         self._journal = journal
         self._admission = admission
         self.request_uuid = uuid.UUID(bytes=os.urandom(16), version=4)
@@ -86,6 +103,10 @@ class Call:
         self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
         self.redaction_policy: RedactionPolicy | None = None  # None when off
         self.redaction_language_policy: AppliedLanguagePolicy | None = None  # strictest of the texts
+        self.tracer = tracer  # None when tracing is off (``tollway_edge.tracing``)
+        self.span: Span | None = None  # the server span, when tracing is on
+        self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
+        self.trace_context = b""  # W3C context for the journal (Kafka record headers)
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -148,6 +169,7 @@ class Call:
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
                 shadow_refusals=None if ticket is None else ticket.shadow_refusals,
+                trace_id=self.trace_id,
             )
         else:
             if self.terminal_sent:
@@ -185,8 +207,37 @@ class Call:
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
                 shadow_refusals=None if ticket is None else ticket.shadow_refusals,
+                trace_id=self.trace_id,
             )
-        self._journal.append(self.request_id.encode(), encode_usage_event(event))
+        if self.span is not None and type_ != "started":
+            self._trace_outcome(tokens, cost)
+        self._journal.append(self.request_id.encode(), encode_usage_event(event), self.trace_context)
+
+    def _trace_outcome(self, tokens: Tokens | None, cost: int | None) -> None:
+        """The terminal outcome on the server span (GenAI conventions; no text)."""
+        span = self.span
+        assert span is not None
+        p = self.principal
+        attrs: dict[str, str | int | bool] = {
+            "tollway.request_id": self.request_id,
+            "tollway.attempts": self.attempts,
+            "tollway.stream": self.stream,
+        }
+        if p is not None:
+            attrs["tollway.tenant_id"] = p.tenant_id
+            attrs["tollway.key_id"] = p.key_id
+        if self.provider is not None:
+            attrs["tollway.provider"] = self.provider
+        if self.upstream_model is not None:
+            attrs["gen_ai.response.model"] = self.upstream_model
+        if tokens is not None:
+            attrs["gen_ai.usage.input_tokens"] = tokens.prompt_tokens
+            attrs["gen_ai.usage.output_tokens"] = tokens.completion_tokens
+        if cost is not None:
+            attrs["tollway.cost_micro_usd"] = cost
+        if self.error_type is not None:
+            attrs["error.type"] = self.error_type
+        span.set_attributes(attrs)
 
     async def journaled(self) -> None:
         """Wait until this call's events so far are written to the journal (in the

@@ -36,6 +36,7 @@ from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
 from tollway_edge.streaming.terminator import Terminator
+from tollway_edge.tracing import OPERATIONS
 from tollway_edge.usage import Tokens
 
 JSON = "application/json"
@@ -123,6 +124,13 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
     try:
         parsed = endpoint.parse(await _read_body(request, state.max_body_bytes), call)
+        if call.span is not None:
+            call.span.set_attributes(
+                {
+                    "gen_ai.operation.name": OPERATIONS.get(endpoint.upstream_path, endpoint.upstream_path),
+                    "gen_ai.request.model": parsed.model,
+                }
+            )
         entry = state.catalogue.models.get(parsed.model)
         if entry is None:
             raise model_not_found(parsed.model)

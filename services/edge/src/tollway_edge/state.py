@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aiohttp import web
+from opentelemetry.trace import Tracer
 
 from tollway_contracts.catalogue import Catalogue
 from tollway_edge.admission import EdgeAdmission
@@ -24,6 +25,8 @@ class EdgeState:
         max_body_bytes: request bodies beyond this are refused (413), bytes.
         max_in_flight: calls beyond this are shed (503), per process.
         in_flight: calls in flight now in this process.
+        tracer: the OpenTelemetry tracer when tracing is on, else None
+            (``tollway_edge.tracing``).
     """
 
     catalogue: Catalogue
@@ -37,10 +40,11 @@ class EdgeState:
     in_flight: int = 0
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
+    tracer: Tracer | None = None
 
     def new_call(self) -> Call:
-        """A call wired to this edge's usage journal and admission."""
-        return Call(self.journal, self.admission)
+        """A call wired to this edge's usage journal, admission and tracer."""
+        return Call(self.journal, self.admission, self.tracer)
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)

@@ -47,7 +47,7 @@ class _Journal:
     def __init__(self) -> None:
         self.sent: list[tuple[bytes, bytes]] = []
 
-    def append(self, key: bytes, value: bytes) -> bool:
+    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
         self.sent.append((key, value))
         return True
 

@@ -24,6 +24,7 @@ from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
 from tollway_redactor.service import Redactor, UnknownEntityTypes
 from tollway_redactor.settings import RedactorSettings
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.tracing import setup_tracing, tracing_middleware
 
 log = structlog.get_logger("tollway_redactor")
 
@@ -103,7 +104,10 @@ def create_app(settings: RedactorSettings) -> web.Application:
     the pool's start blocks the app's startup until every worker has loaded
     the model, and ``/readyz`` reports ``model`` until then.
     """
-    app = web.Application(client_max_size=settings.max_body_bytes)
+    tracing = setup_tracing("tollway-redactor")  # OTEL_* variables; off (no middleware) without an endpoint
+    # A SERVER span per request, continuing the edge's traceparent (never any text).
+    middlewares = [tracing_middleware(tracing.tracer)] if tracing.enabled else []
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     checks = add_health_routes(app)
     pool = AnalyzerPool(settings.engine_config(), settings.worker_count())
@@ -137,6 +141,7 @@ def create_app(settings: RedactorSettings) -> web.Application:
             await pool.close()
             if client is not None:
                 await client.aclose()
+            await asyncio.to_thread(tracing.shutdown)  # flush the last spans
 
     app.cleanup_ctx.append(resources)
     app.router.add_post(REDACT_PATH, redact_handler)

@@ -19,6 +19,7 @@ from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
 from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
 from tollway_edge.middleware.responses import error_response, http_error_response, internal_error_response
 from tollway_edge.state import CALL_KEY, STATE
+from tollway_edge.tracing import adopt_server_span
 
 log = structlog.get_logger("tollway_edge.request")
 
@@ -51,6 +52,10 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
     call = state.new_call()
     request[CALL_KEY] = call
     is_api = request.path.startswith("/v1/")
+    if state.tracer is not None and is_api:
+        adopted = adopt_server_span()  # tollway_runtime's tracing middleware runs outside this one
+        if adopted is not None:
+            call.span, call.trace_id, call.trace_context = adopted
     if is_api and state.in_flight >= state.max_in_flight:
         SHED.inc()
         call.status = 503
@@ -115,6 +120,7 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
         latency_ms=round(latency * 1000.0, 3),
         ttft_ms=None if ttft is None else round(ttft, 3),
         overhead_ms=round(call.overhead_ms(), 3),
+        trace_id=call.trace_id,
         # "<scope>:<id> <limit>" of each shadow limit that would have refused (it refused nothing)
         shadow_refusals=None if not shadow else [f"{r.scope} {r.limit}" for r in shadow],
     )

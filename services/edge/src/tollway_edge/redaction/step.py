@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import aiohttp
 import orjson
 import structlog
+from opentelemetry.trace import Tracer
 
 from tollway_contracts.events import RedactionSummary
 from tollway_contracts.redaction import (
@@ -199,10 +200,19 @@ class EdgeRedaction:
         deadline_ms: time allowed for the redactor's answer, ms
             (``TOLLWAY_EDGE_REDACTION_DEADLINE_MS``); beyond it → 503.
         prime_deadline_ms: time allowed for a cache-priming call, ms.
+        tracer: makes a CLIENT span per redactor request when tracing is on
+            (``tollway_edge.tracing``); None when off.
     """
 
-    def __init__(self, urls: Sequence[str], deadline_ms: float, prime_deadline_ms: float = 10_000.0) -> None:
+    def __init__(
+        self,
+        urls: Sequence[str],
+        deadline_ms: float,
+        prime_deadline_ms: float = 10_000.0,
+        tracer: Tracer | None = None,
+    ) -> None:
         self.urls = list(urls)
+        self.tracer = tracer
         self.deadline_ms = deadline_ms
         self.prime_deadline_ms = prime_deadline_ms
         self.pool: RedactorPool | None = None
@@ -217,7 +227,7 @@ class EdgeRedaction:
             connector=aiohttp.TCPConnector(limit=256, keepalive_timeout=30),
             json_serialize=lambda o: orjson.dumps(o).decode(),
         )
-        self.pool = RedactorPool(self.urls, self._session)
+        self.pool = RedactorPool(self.urls, self._session, self.tracer)
 
     async def stop(self) -> None:
         """Wait briefly for priming calls, then close the session."""

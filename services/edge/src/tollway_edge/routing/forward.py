@@ -15,8 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import aiohttp
+from opentelemetry.trace import Span, Tracer
 
 from tollway_contracts.catalogue import Route
+from tollway_edge import tracing
 from tollway_edge.call import Call
 from tollway_edge.errors import upstream_unreachable
 from tollway_edge.routing.upstream import Upstream
@@ -65,6 +67,10 @@ async def forward(
             continue
         headers = dict(upstream.headers)
         headers["x-request-id"] = call.request_id
+        span = None
+        if call.span is not None and call.tracer is not None:
+            span = _attempt_span(call.tracer, upstream, route.upstream_model, path, call.attempts)
+            tracing.inject(span, headers)
         t = time.perf_counter()
         resp: aiohttp.ClientResponse | None = None
         raw: bytes | None = None
@@ -81,18 +87,42 @@ async def forward(
             last_error = "upstream_timeout"
             if resp is not None:
                 resp.close()
+            if span is not None:
+                tracing.end_client_span(span, None, last_error)
             continue
         except (aiohttp.ClientError, OSError):
             last_error = "upstream_unavailable"
             if resp is not None:
                 resp.close()
+            if span is not None:
+                tracing.end_client_span(span, None, last_error)
             continue
         finally:
             call.upstream_wait += time.perf_counter() - t
         status = resp.status
+        if span is not None:
+            tracing.end_client_span(span, status)
         if (status == 429 or status >= 500) and index < last:
             last_error = f"upstream_{status}"
             resp.release()
             continue
         return resp, raw
     raise upstream_unreachable(last_error)
+
+
+def _attempt_span(tracer: Tracer, upstream: Upstream, upstream_model: str, path: str, attempt: int) -> Span:
+    """The CLIENT span of one provider attempt (GenAI conventions; no text)."""
+    operation = tracing.OPERATIONS.get(path, path)
+    return tracing.client_span(
+        tracer,
+        f"{operation} {upstream_model}",
+        {
+            "gen_ai.operation.name": operation,
+            "gen_ai.provider.name": upstream.kind.name,
+            "gen_ai.request.model": upstream_model,
+            "server.address": upstream.url_for(path, upstream_model).host or "",
+            "http.request.method": "POST",
+            "tollway.provider": upstream.name,
+            "tollway.attempt": attempt,
+        },
+    )
