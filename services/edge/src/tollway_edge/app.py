@@ -117,7 +117,14 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
-    app.cleanup_ctx.extend([journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
+    async def streams_ctx(_: web.Application) -> AsyncIterator[None]:
+        await state.streams.start()
+        yield
+        await state.streams.stop()
+
+    app.cleanup_ctx.extend(
+        [journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx, streams_ctx]
+    )
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded

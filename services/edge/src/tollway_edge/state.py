@@ -13,6 +13,7 @@ from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.upstream import Upstream
+from tollway_edge.streaming.live import LiveStreams
 
 
 @dataclass(slots=True)
@@ -24,6 +25,7 @@ class EdgeState:
         max_body_bytes: request bodies beyond this are refused (413), bytes.
         max_in_flight: calls beyond this are shed (503), per process.
         in_flight: calls in flight now in this process.
+        streams: the streams relayed now (client-gone watch, drain deadline).
     """
 
     catalogue: Catalogue
@@ -37,6 +39,7 @@ class EdgeState:
     in_flight: int = 0
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
+    streams: LiveStreams = field(default_factory=LiveStreams)
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal and admission."""
