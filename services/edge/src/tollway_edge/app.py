@@ -134,8 +134,13 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await asyncio.to_thread(tracing.shutdown)  # flush the last spans (OTEL_BSP_EXPORT_TIMEOUT)
 
+    async def streams_ctx(_: web.Application) -> AsyncIterator[None]:
+        await state.streams.start()
+        yield
+        await state.streams.stop()
+
     app.cleanup_ctx.extend(
-        [tracing_ctx, journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx]
+        [tracing_ctx, journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx, streams_ctx]
     )
 
     checks = add_health_routes(app)

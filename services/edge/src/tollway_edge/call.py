@@ -63,6 +63,7 @@ class Call:
         "started_sent",
         "ticket",
         "sent_tokens",
+        "usage_estimated",
         "redaction",
         "redaction_mapping",
         "redaction_policy",
@@ -98,7 +99,8 @@ class Call:
         self.terminal_sent = False
         self.started_sent = False
         self.ticket: Ticket | None = None
-        self.sent_tokens = 0  # completion tokens relayed so far (streams under admission)
+        self.sent_tokens = 0  # completion tokens received from the provider's stream so far
+        self.usage_estimated = False  # the terminal event's tokens are the edge's estimate
         self.redaction: RedactionSummary | None = None  # on every event of the call
         self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
         self.redaction_policy: RedactionPolicy | None = None  # None when off
@@ -200,6 +202,7 @@ class Call:
                 reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
                 total_tokens=None if tokens is None else tokens.total_tokens,
                 cost_micro_usd=cost,
+                usage_estimated=self.usage_estimated and tokens is not None,
                 reservation=None if ticket is None else ticket.reservation_field() or None,
                 latency_ms=round(self.elapsed_ms(), 3),
                 ttft_ms=None if ttft is None else round(max(ttft, 0.0), 3),

@@ -37,7 +37,7 @@ from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
-from tollway_edge.usage import Tokens
+from tollway_edge.usage import Tokens, estimate_prompt_tokens
 
 JSON = "application/json"
 
@@ -174,6 +174,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 prices=entry.prices,
                 admission=state.admission,
                 redaction=state.redaction,
+                prompt_estimate=lambda: estimate_prompt_tokens(parsed.body),  # the body the provider got
+                live=state.streams,
             )
         return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
     finally:

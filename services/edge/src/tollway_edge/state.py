@@ -14,6 +14,7 @@ from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.upstream import Upstream
+from tollway_edge.streaming.live import LiveStreams
 
 
 @dataclass(slots=True)
@@ -27,6 +28,7 @@ class EdgeState:
         in_flight: calls in flight now in this process.
         tracer: the OpenTelemetry tracer when tracing is on, else None
             (``tollway_edge.tracing``).
+        streams: the streams relayed now (client-gone watch, drain deadline).
     """
 
     catalogue: Catalogue
@@ -41,6 +43,7 @@ class EdgeState:
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
     tracer: Tracer | None = None
+    streams: LiveStreams = field(default_factory=LiveStreams)
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""
