@@ -30,6 +30,9 @@ UnsupportedLanguagePolicy = Literal["block", "patterns_only", "pass"]
   run inside a supported text is left as it is. Recorded, never silent.
 """
 
+UnknownFieldsPolicy = Literal["scan", "refuse"]
+"""What the edge does with strings in request fields it does not know (issue 11)."""
+
 AppliedLanguagePolicy = Literal["supported", "block", "patterns_only", "pass"]
 """Per text: ``supported`` when a configured model covered all of it, else the
 :data:`UnsupportedLanguagePolicy` that was applied."""
@@ -80,6 +83,10 @@ class RedactionPolicy(BaseModel):
         unsupported_language: the :data:`UnsupportedLanguagePolicy` for
             text no configured model covers; null = the redactor's
             configured default (``patterns_only`` unless configured).
+        unknown_fields: what the edge does, in ``redact`` and ``block``
+            mode, with a string in a request field its field tables do not
+            name (``tollway_edge.redaction.fields``): ``scan`` it like any
+            text (default), or ``refuse`` the call (400 ``unknown_field``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -89,6 +96,7 @@ class RedactionPolicy(BaseModel):
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     reversible: bool = False
     unsupported_language: UnsupportedLanguagePolicy | None = None
+    unknown_fields: UnknownFieldsPolicy = "scan"
 
 
 # --- Edge -> redactor HTTP contract: POST /v1/redact ------------------------

@@ -110,6 +110,48 @@ def redaction_not_covered(path: str, mode: str) -> EdgeError:
     )
 
 
+def unscannable_content(param: str) -> EdgeError:
+    """400 ``unscannable_content``: under a ``redact`` or ``block`` policy,
+    content redaction cannot read (a ``file`` part, token ids); nothing is
+    sent to the provider.
+
+    Args:
+        param: JSON pointer of the content (``/messages/0/content/1/file``).
+    """
+    return EdgeError(
+        400,
+        "This API key's redaction policy cannot be applied to this content (files and token arrays "
+        "cannot be scanned for personal data); the request was not sent to the provider.",
+        code="unscannable_content",
+        param=param,
+    )
+
+
+def unknown_field_refused(param: str) -> EdgeError:
+    """400 ``unknown_field``: the key's redaction policy says ``unknown_fields:
+    refuse`` and a string sits in a field the edge's field tables do not name.
+
+    Args:
+        param: JSON pointer of the first such string.
+    """
+    return EdgeError(
+        400,
+        "This API key's redaction policy refuses text in request fields the gateway does not know; "
+        "the request was not sent to the provider.",
+        code="unknown_field",
+        param=param,
+    )
+
+
+def nesting_too_deep(max_depth: int) -> EdgeError:
+    """400 ``nesting_too_deep``: the body's JSON nests deeper than ``max_depth`` levels."""
+    return EdgeError(
+        400,
+        f"The request body nests JSON deeper than {max_depth} levels.",
+        code="nesting_too_deep",
+    )
+
+
 def pii_detected(entity_types: str) -> EdgeError:
     """400 in ``block`` mode: names the entity types found, never a value."""
     return EdgeError(

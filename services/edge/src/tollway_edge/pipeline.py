@@ -32,6 +32,7 @@ from tollway_edge.errors import (
     unsupported,
     upstream_error,
 )
+from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
@@ -76,15 +77,16 @@ class Endpoint(Protocol):
         upstream_path: the API path, e.g. ``/chat/completions``; each
             route's provider kind (``routing.kinds``) turns it into a URL,
             and a model none of whose kinds serves it is a 400 ``unsupported``.
-        redaction_covered: the redaction step reaches every text of this
-            endpoint's bodies; when False, a key whose policy is ``redact``
-            or ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
+        redaction_fields: the field table of this endpoint's bodies
+            (``redaction.fields``), which the redaction step walks; None
+            when there is none yet: a key whose policy is ``redact`` or
+            ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
         fallback: False pins the call to the first serving route (state
             kept by the provider, e.g. stored responses).
     """
 
     upstream_path: str
-    redaction_covered: bool
+    redaction_fields: FieldTable | None
     fallback: bool
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
@@ -140,7 +142,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         if not endpoint.fallback:
             routes = routes[:1]
         policy = call.principal.redaction_policy
-        if not endpoint.redaction_covered and policy is not None and policy.mode in ("redact", "block"):
+        if endpoint.redaction_fields is None and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)
         if state.admission is not None:
             call.ticket = await state.admission.admit(
@@ -153,7 +155,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 parsed.stream,
             )
         if state.redaction is not None:
-            body = await state.redaction.apply(call, parsed.body)
+            body = await state.redaction.apply(call, parsed.body, endpoint.redaction_fields or {})
             if body is not parsed.body:
                 parsed.replace_body(body)
         resp, raw = await forward(

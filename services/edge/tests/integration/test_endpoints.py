@@ -198,7 +198,7 @@ async def test_unsupported_cells_are_400_and_bill_nothing(
     assert fake_provider.requests(request_id) == []
 
 
-async def test_redacting_policy_refuses_uncovered_endpoints(edge: Edge, fake_provider: Any) -> None:
+async def test_redacting_policy_refuses_token_arrays(edge: Edge, fake_provider: Any) -> None:
     full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode())
     policy = {"mode": "redact"}
     await set_policy(edge.dsn, key_id, policy)
@@ -210,7 +210,7 @@ async def test_redacting_policy_refuses_uncovered_endpoints(edge: Edge, fake_pro
         await asyncio.sleep(0.05)
     with pytest.raises(openai.BadRequestError) as info:
         await _client(edge, full).embeddings.create(model="text-embedding-3-small", input=[[1, 2, 3]])
-    assert info.value.code == "redaction_unsupported"
+    assert info.value.code == "unscannable_content" and info.value.param == "/input/0/0"
     assert fake_provider.requests(info.value.response.headers["x-request-id"]) == []
 
 

@@ -26,6 +26,7 @@ from tollway_contracts.redaction import (
     RedactionPolicy,
     RedactResponse,
 )
+from tollway_edge.redaction.fields import CHAT_FIELDS
 
 pytestmark = pytest.mark.unit
 
@@ -103,6 +104,7 @@ def test_extract_every_message_shape():
     texts = R.extract_texts(BODY)
     assert [(t.id, t.text) for t in texts] == [
         ("/messages/0/content", "You help Jane Roe."),
+        ("/messages/1/name", "Jane Roe"),
         ("/messages/1/content", "Email jane@example.com please"),
         ("/messages/2/content/0/text", "Call Jane Roe at +1 415 555 0134"),
         ("/messages/3/tool_calls/0/function/arguments#/to", "jane@example.com"),
@@ -111,13 +113,15 @@ def test_extract_every_message_shape():
         ("/messages/5/content", "Done"),
         ("/messages/5/function_call/arguments", "not json Jane Roe"),
     ]
-    # name fields, ids, urls are not free text
-    assert all("name" not in t.id and "url" not in t.id for t in texts)
+    # roles, ids, function names, image urls are opaque; a participant's name is text
+    assert all("url" not in t.id and "/function/name" not in t.id and "/id" not in t.id for t in texts)
 
 
-def test_extract_tolerates_odd_shapes():
+def test_odd_shapes_never_hide_a_string():
     assert R.extract_texts({}) == []
-    assert R.extract_texts({"messages": "x"}) == []
+    # a string where the table expects a list is still scanned, as an unknown field
+    walk = R.walk_body({"messages": "x"}, CHAT_FIELDS)
+    assert [t.id for t in walk.texts] == ["/messages"] and walk.unknown == ["/messages"]
     body = {
         "messages": [
             1,
@@ -125,7 +129,9 @@ def test_extract_tolerates_odd_shapes():
             {"role": "user", "content": [{"type": "text", "text": 3}]},
         ]
     }
-    assert R.extract_texts(body) == []
+    walk = R.walk_body(body, CHAT_FIELDS)
+    assert walk.texts == []
+    assert walk.unscannable == ["/messages/2/content/0/text"]  # a number where text belongs
     body = {
         "messages": [
             {"role": "assistant", "tool_calls": [{"function": {"arguments": '{"a/b": {"c~d": "x"}}'}}]}
@@ -144,7 +150,7 @@ def test_apply_redaction_replaces_every_text_and_keeps_the_original():
     msgs = out["messages"]
     assert msgs[0]["content"] == "You help <PERSON_1>."
     assert msgs[1]["content"] == "Email <EMAIL_ADDRESS_1> please"
-    assert msgs[1]["name"] == "Jane Roe"  # name is not free text: left alone
+    assert msgs[1]["name"] == "<PERSON_1>"  # a participant's name is text (issue 11)
     assert msgs[2]["content"][0]["text"] == "Call <PERSON_1> at <PHONE_NUMBER_1>"
     assert msgs[2]["content"][1] == BODY["messages"][2]["content"][1]
     args = json.loads(msgs[3]["tool_calls"][0]["function"]["arguments"])
@@ -153,7 +159,7 @@ def test_apply_redaction_replaces_every_text_and_keeps_the_original():
     assert msgs[5]["function_call"]["arguments"] == "not json <PERSON_1>"
     serialized = json.dumps(out)
     for value in VALUES:
-        assert value not in serialized.replace('"name": "Jane Roe"', "")
+        assert value not in serialized
 
 
 def test_unchanged_arguments_are_kept_byte_for_byte():
@@ -319,7 +325,7 @@ def test_summary_matches_usage_event_model():
     answer = fake_redactor_answer(texts, VALUES)
     s = R.summarize(RedactionPolicy(mode="redact"), answer, 12.5)
     assert isinstance(s, RedactionSummary)
-    assert s.entities == {"PERSON": 4, "EMAIL_ADDRESS": 3, "PHONE_NUMBER": 1}
+    assert s.entities == {"PERSON": 5, "EMAIL_ADDRESS": 3, "PHONE_NUMBER": 1}
     assert s.total_texts == len(texts) and s.cached_texts == 0 and s.cache_hit is False
     assert s.duration_ms == 12.5
 
@@ -388,7 +394,7 @@ async def test_client_redact_request_end_to_end(edge_redactor_stub):
     assert outcome.blocked is None
     assert outcome.body["messages"][1]["content"] == "Email <EMAIL_ADDRESS_1> please"
     assert outcome.mapping["<PERSON_1>"] == "Jane Roe"
-    assert outcome.summary.entities["PERSON"] == 4
+    assert outcome.summary.entities["PERSON"] == 5
 
 
 async def test_block_mode_outcome(edge_redactor_stub):
@@ -503,7 +509,7 @@ async def test_the_pool_fails_over_on_5xx_but_never_on_4xx(two_stubs):
     state["mode"] = "503"
     for _ in range(2):  # whichever URL round-robin starts on, the call succeeds
         outcome = await R.redact_request(BODY, policy, pool, deadline_ms=2000)
-        assert outcome.summary.entities["PERSON"] == 4
+        assert outcome.summary.entities["PERSON"] == 5
     state["mode"] = "413"
     state["seen"].clear()
     seen.clear()

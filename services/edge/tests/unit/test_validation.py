@@ -68,3 +68,116 @@ def test_wants_usage() -> None:
     assert wants_usage({"stream_options": {"include_usage": True}})
     assert not wants_usage({"stream_options": {"include_usage": False}})
     assert not wants_usage({})
+
+
+def _msg(**fields: object) -> dict[str, object]:
+    return {**OK, "messages": [{"role": "user", **fields}]}
+
+
+@pytest.mark.parametrize(
+    ("body", "param", "code"),
+    [
+        (_msg(content={"text": "hi"}), "messages[0].content", "invalid_type"),
+        (_msg(content=[{"type": "text", "text": {"x": 1}}]), "messages[0].content[0].text", "invalid_type"),
+        (_msg(content=["hi"]), "messages[0].content[0]", "invalid_type"),
+        (_msg(content=[{"text": "hi"}]), "messages[0].content[0].type", "missing_required_parameter"),
+        (_msg(content="hi", name=["Jane"]), "messages[0].name", "invalid_type"),
+        ({**OK, "tools": "get_weather"}, "tools", "invalid_type"),
+        (
+            {**OK, "tools": [{"type": "function", "function": {"name": "f", "description": 3}}]},
+            "tools[0].function.description",
+            "invalid_type",
+        ),
+        (
+            {**OK, "tools": [{"type": "function", "function": {"name": "f", "parameters": "{}"}}]},
+            "tools[0].function.parameters",
+            "invalid_type",
+        ),
+        (_msg(role="assistant", tool_calls="call"), "messages[0].tool_calls", "invalid_type"),
+        (
+            _msg(
+                tool_calls=[{"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]
+            ),
+            "messages[0].tool_calls[0].function.arguments",
+            "invalid_type",
+        ),
+        (
+            _msg(tool_calls=[{"id": "c", "type": "function", "function": {"name": "f"}}]),
+            "messages[0].tool_calls[0].function.arguments",
+            "missing_required_parameter",
+        ),
+        (
+            _msg(tool_calls=[{"id": "c", "type": "function", "function": "f()"}]),
+            "messages[0].tool_calls[0].function",
+            "invalid_type",
+        ),
+        ({**OK, "metadata": {"k": {"nested": "Jane"}}}, "metadata.k", "invalid_type"),
+        ({**OK, "user": {"id": 1}}, "user", "invalid_type"),
+        ({**OK, "prediction": {"type": "content", "content": 3}}, "prediction.content", "invalid_type"),
+        (
+            {
+                **OK,
+                "response_format": {"type": "json_schema", "json_schema": {"name": "n", "description": []}},
+            },
+            "response_format.json_schema.description",
+            "invalid_type",
+        ),
+        ({**OK, "stop": [1]}, "stop[0]", "invalid_type"),
+    ],
+)
+def test_wrong_shapes_are_400_naming_the_param(body: dict[str, object], param: str, code: str) -> None:
+    err = _err(orjson.dumps(body))
+    assert (err.param, err.code, err.type) == (param, code, "invalid_request_error")
+
+
+def test_every_documented_shape_passes() -> None:
+    body = {
+        **OK,
+        "messages": [
+            {"role": "system", "content": "s", "name": "ops"},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "t"},
+                    {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "refusal": None,
+                "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c", "content": "r"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {}}}],
+        "metadata": {"k": "v"},
+        "user": "u",
+        "stop": ["a"],
+        "prediction": {"type": "content", "content": [{"type": "text", "text": "p"}]},
+        "response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": {}}},
+        "tool_choice": {"type": "function", "function": {"name": "f"}},
+    }
+    assert parse_chat_body(orjson.dumps(body)) == body
+
+
+@pytest.mark.parametrize("depth", [129, 1000, 5000])
+def test_nesting_past_128_levels_is_400_nesting_too_deep(depth: int) -> None:
+    raw = (
+        b'{"model": "m", "messages": [{"role": "user", "content": "x"}], "x": '
+        + b"[" * depth
+        + b"]" * depth
+        + b"}"
+    )
+    err = _err(raw)
+    assert err.code == "nesting_too_deep" and err.status == 400
+
+
+def test_nesting_at_128_levels_passes() -> None:
+    raw = (
+        b'{"model": "m", "messages": [{"role": "user", "content": "x"}], "x": '
+        + b"[" * 127
+        + b"]" * 127
+        + b"}"
+    )
+    assert parse_chat_body(raw)["model"] == "m"

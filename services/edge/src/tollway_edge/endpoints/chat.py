@@ -17,6 +17,7 @@ from tollway_edge.admission.bounds import REPLY_PRIMING_TOKENS, output_token_bou
 from tollway_edge.call import Call
 from tollway_edge.endpoints.chat_body import check_chat_body, load_json_object, wants_usage
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -96,7 +97,7 @@ class ChatEndpoint:
     """The chat completions adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/chat/completions"
-    redaction_covered = True
+    redaction_fields: FieldTable | None = CHAT_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> ChatRequest:

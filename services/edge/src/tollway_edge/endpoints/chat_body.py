@@ -12,7 +12,9 @@ from typing import Any
 
 import orjson
 
-from tollway_edge.errors import bad_request
+from tollway_edge.endpoints.shapes import CHAT_SHAPES, check_shapes
+from tollway_edge.errors import bad_request, nesting_too_deep
+from tollway_edge.redaction.walk import MAX_DEPTH, nesting_depth
 
 _INT_FIELDS = ("max_tokens", "max_completion_tokens")
 
@@ -38,12 +40,16 @@ def load_json_object(raw: bytes) -> dict[str, Any]:
     """Decode a request body that must be one JSON object (the body's only parse).
 
     Raises:
-        tollway_edge.errors.EdgeError: 400 ``invalid_utf8``, ``invalid_json``
-            or ``invalid_body`` (not an object).
+        tollway_edge.errors.EdgeError: 400 ``invalid_utf8``, ``invalid_json``,
+            ``invalid_body`` (not an object) or ``nesting_too_deep`` (deeper
+            than :data:`~tollway_edge.redaction.walk.MAX_DEPTH` levels, so
+            that every later walk of the body is bounded).
     """
     try:
         body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):  # orjson's own limit (1024) is past ours
+            raise nesting_too_deep(MAX_DEPTH) from None
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -51,6 +57,8 @@ def load_json_object(raw: bytes) -> dict[str, Any]:
         raise bad_request("The request body is not valid JSON.", None, "invalid_json") from None
     if type(body) is not dict:
         raise bad_request("The request body must be a JSON object.", None, "invalid_body")
+    if nesting_depth(body) > MAX_DEPTH:
+        raise nesting_too_deep(MAX_DEPTH)
     return body
 
 
@@ -65,7 +73,10 @@ def check_chat_body(body: dict[str, Any]) -> dict[str, Any]:
             ``model`` not a string, ``messages`` not a non-empty list of
             objects each with a string ``role``, ``stream`` not a bool,
             ``max_tokens``/``max_completion_tokens`` not an int ≥ 1,
-            ``stream_options`` not an object.
+            ``stream_options`` not an object; and the shapes the redaction
+            walk relies on (:data:`~tollway_edge.endpoints.shapes.CHAT_SHAPES`:
+            ``content`` as an object, ``tools`` as a string, a malformed
+            ``tool_calls``...).
     """
     model = body.get("model")
     if model is None:
@@ -99,6 +110,7 @@ def check_chat_body(body: dict[str, Any]) -> dict[str, Any]:
     options = body.get("stream_options")
     if options is not None and type(options) is not dict:
         raise bad_request("'stream_options' must be an object.", "stream_options", "invalid_type")
+    check_shapes(body, CHAT_SHAPES)
     return body
 
 

@@ -16,8 +16,10 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import COMPLETIONS_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -56,7 +58,7 @@ class CompletionsEndpoint:
     """The legacy completions adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/completions"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = COMPLETIONS_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
@@ -75,6 +77,7 @@ class CompletionsEndpoint:
         if options is not None and type(options) is not dict:
             raise bad_request("'stream_options' must be an object.", "stream_options", "invalid_type")
         prompt_bound = text_bound(body["prompt"]) + text_bound(body.get("suffix"))
+        check_shapes(body, COMMON_SHAPES)
         return JsonRequest(body, prompt_bound, max_tokens * choices * prompts)
 
     def usage_of(self, answer: Any) -> Tokens | None:

@@ -15,8 +15,10 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import EMBEDDINGS_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -40,7 +42,7 @@ class EmbeddingsEndpoint:
     """The embeddings adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/embeddings"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = EMBEDDINGS_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
@@ -63,6 +65,7 @@ class EmbeddingsEndpoint:
             )
         if body.get("stream"):
             raise bad_request("Embeddings are not streamed.", "stream", "invalid_value")
+        check_shapes(body, COMMON_SHAPES)
         return JsonRequest(body, text_bound(body["input"]), 0)
 
     def usage_of(self, answer: Any) -> Tokens | None:

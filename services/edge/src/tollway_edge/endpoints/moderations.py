@@ -16,8 +16,10 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import MODERATIONS_SHAPES, check_shapes
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import MODERATIONS_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -38,7 +40,7 @@ class ModerationsEndpoint:
     """The moderations adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/moderations"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = MODERATIONS_FIELDS
     fallback = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
@@ -52,6 +54,7 @@ class ModerationsEndpoint:
             raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
         if body.get("stream"):
             raise bad_request("Moderations are not streamed.", "stream", "invalid_value")
+        check_shapes(body, MODERATIONS_SHAPES)
         return JsonRequest(body, _texts_bound(body["input"]), 0)
 
     def usage_of(self, answer: Any) -> Tokens | None:

@@ -25,8 +25,10 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.shapes import RESPONSES_SHAPES, check_shapes
 from tollway_edge.errors import EdgeError, bad_request
 from tollway_edge.pipeline import handle
+from tollway_edge.redaction.fields import RESPONSES_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
 from tollway_edge.usage import Tokens, extract_usage
 
@@ -64,7 +66,7 @@ class ResponsesEndpoint:
     """The Responses adapter of :func:`tollway_edge.pipeline.handle` (module doc)."""
 
     upstream_path = "/responses"
-    redaction_covered = False
+    redaction_fields: FieldTable | None = RESPONSES_FIELDS
     fallback = False
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
@@ -92,6 +94,7 @@ class ResponsesEndpoint:
                 "'max_output_tokens' must be an integer >= 1.", "max_output_tokens", "invalid_type"
             )
         prompt = _items_bound(value) + text_bound(body.get("instructions")) + _items_bound(body.get("tools"))
+        check_shapes(body, RESPONSES_SHAPES)
         return JsonRequest(body, prompt, DEFAULT_MAX_OUTPUT_TOKENS if cap is None else cap)
 
     def usage_of(self, answer: Any) -> Tokens | None:

@@ -1,8 +1,10 @@
 """Edge-side redaction: what the provider sees never carries personal data
 unless the caller's policy allows it (DESIGN "Request path" step 4).
 
-- ``texts`` — pure: extraction of a chat request's free texts, the
-  redactor's answer applied to them;
+- ``fields`` — per endpoint, what each field of the body is to redaction;
+- ``walk`` — pure: every string of a body decided by its field table, the
+  redactor's answer applied copy-on-write;
+- ``texts`` — pure: the text unit and the check of the redactor's answer;
 - ``restore`` — pure: reversible mode, plain and streamed answers;
 - ``client`` — ``POST /v1/redact`` with a deadline, failover over several
   redactors;
@@ -28,9 +30,13 @@ from tollway_edge.redaction.step import (
     rejection_error,
     summarize,
 )
-from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
+from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
+from tollway_edge.redaction.walk import BodyWalk, apply_redaction, apply_texts, extract_texts, walk_body
 
 __all__ = [
+    "BodyWalk",
+    "apply_texts",
+    "walk_body",
     "ChunkRestorer",
     "EdgeRedaction",
     "RedactionOutcome",

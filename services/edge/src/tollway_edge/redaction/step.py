@@ -4,11 +4,12 @@ Rules (issue 4): personal data never reaches the provider unless the policy
 allows it; every failure of the redactor fails the call closed (nothing is
 sent to the provider).
 
-- :func:`redact_request` — extraction, the redactor's answer, application,
+- :func:`redact_request` — the body walk, the redactor's answer, application,
   block and reversible mapping, in the order the edge needs (pure over a client);
 - :class:`EdgeRedaction` — per call: the principal's policy (typed when the
   snapshot loaded) → :func:`redact_request` → the body to forward, or an
   ``EdgeError`` (:func:`rejection_error` maps the redactor's answers):
+  400 ``unscannable_content`` / ``unknown_field`` (the walk's refusals),
   400 ``pii_detected`` (``block``), 400 ``unsupported_language`` (language
   policy ``block``), 413 ``redaction_request_too_large`` (redactor 413),
   502 ``redaction_rejected`` (redactor 400), 503 ``redaction_unavailable``
@@ -45,11 +46,15 @@ from tollway_edge.errors import (
     redaction_rejected,
     redaction_too_large,
     redaction_unavailable,
+    unknown_field_refused,
+    unscannable_content,
     unsupported_language_blocked,
 )
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
+from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
-from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
+from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
+from tollway_edge.redaction.walk import apply_texts, walk_body
 
 log = structlog.get_logger("tollway_edge.redaction")
 
@@ -146,15 +151,25 @@ class RedactionOutcome:
 
 
 async def redact_request(
-    body: dict[str, Any], policy: RedactionPolicy | None, client: RedactorLike, deadline_ms: float
+    body: dict[str, Any],
+    policy: RedactionPolicy | None,
+    client: RedactorLike,
+    deadline_ms: float,
+    fields: FieldTable = CHAT_FIELDS,
 ) -> RedactionOutcome:
-    """Apply ``policy`` to a chat completion request body.
+    """Apply ``policy`` to a request body whose fields ``fields`` describes
+    (the body walk, :func:`~tollway_edge.redaction.walk.walk_body`).
 
     ``off`` (or no policy): unchanged, no call. ``detect``: unchanged, counts.
-    ``redact``: placeholders (+ mapping when reversible). ``block``: a 400
-    body when anything is found, else unchanged.
+    ``redact``: placeholders (+ mapping when reversible), applied
+    copy-on-write. ``block``: a 400 body when anything is found in any
+    field, else unchanged.
 
     Raises:
+        tollway_edge.errors.EdgeError: under ``redact``/``block``, 400
+            ``unscannable_content`` (a ``file`` part, token ids) or 400
+            ``unknown_field`` (a string in an unknown field under
+            ``unknown_fields: refuse``), before the redactor is asked.
         RedactionUnavailable: the redactor failed; answer 503 and forward nothing.
         RedactionRejected: the redactor refused the request (4xx); forward
             nothing (:func:`rejection_error`).
@@ -162,7 +177,13 @@ async def redact_request(
     if policy is None or policy.mode == "off":
         return RedactionOutcome(body=body)
     started = time.perf_counter()
-    texts = extract_texts(body)
+    walk = walk_body(body, fields)
+    if policy.mode in ("redact", "block"):
+        if walk.unscannable:
+            raise unscannable_content(walk.unscannable[0])
+        if policy.unknown_fields == "refuse" and walk.unknown:
+            raise unknown_field_refused(walk.unknown[0])
+    texts = walk.texts
     if not texts:
         return RedactionOutcome(body=body, summary=summarize(policy, None, 0.0))
     answer = await client.redact(policy, texts, deadline_ms)
@@ -172,7 +193,7 @@ async def redact_request(
         language_policy=strictest_language_policy(r.language_policy for r in answer.results),
     )
     if policy.mode == "redact" and not outcome.language_blocked:  # a refused call needs no copy
-        outcome.body = apply_redaction(body, texts, answer)
+        outcome.body = apply_texts(body, check_answer(texts, answer), texts)
         if policy.reversible:
             outcome.mapping = build_mapping(texts, answer)
     elif policy.mode == "block":
@@ -237,8 +258,11 @@ class EdgeRedaction:
             await self._session.close()
             self._session = None
 
-    async def apply(self, call: RedactionCall, body: dict[str, Any]) -> dict[str, Any]:
-        """The body to forward for this call (``body`` itself when the policy is off).
+    async def apply(
+        self, call: RedactionCall, body: dict[str, Any], fields: FieldTable = CHAT_FIELDS
+    ) -> dict[str, Any]:
+        """The body to forward for this call (``body`` itself when the policy is
+        off); ``fields`` is the endpoint's field table.
 
         Sets ``call.redaction`` (summary for every event of the call),
         ``call.redaction_language_policy`` (the strictest applied language
@@ -246,8 +270,9 @@ class EdgeRedaction:
         ``call.redaction_mapping``.
 
         Raises:
-            tollway_edge.errors.EdgeError: 400 ``pii_detected`` (``block``
-                mode, naming entity types only); 400 ``unsupported_language``
+            tollway_edge.errors.EdgeError: 400 ``unscannable_content`` and
+                ``unknown_field`` (:func:`redact_request`); 400 ``pii_detected``
+                (``block`` mode, naming entity types only); 400 ``unsupported_language``
                 (:func:`language_blocked`); 413 ``redaction_request_too_large``
                 and 502 ``redaction_rejected`` (the redactor's 4xx,
                 :func:`rejection_error`); 503 ``redaction_unavailable``
@@ -269,7 +294,10 @@ class EdgeRedaction:
             log.error("redactor_not_configured", request_id=call.request_id)
             raise redaction_unavailable()
         try:
-            outcome = await redact_request(body, policy, self.pool, self.deadline_ms)
+            outcome = await redact_request(body, policy, self.pool, self.deadline_ms, fields)
+        except EdgeError:
+            call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
+            raise
         except RedactionUnavailable as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))

@@ -1,0 +1,259 @@
+"""The body walk (pure): every string of a request body decided by the
+endpoint's field table (:mod:`tollway_edge.redaction.fields`), and the
+redactor's answer applied copy-on-write (issue 11).
+
+- :func:`walk_body` — the texts to scan, the unknown fields and the
+  unscannable content of a body;
+- :func:`apply_texts` — a body with the anonymised texts in place; only the
+  containers on a changed path are copied (images and untouched messages are
+  shared with the original, which is never modified);
+- :func:`nesting_depth` — a body's JSON nesting depth, without recursion.
+
+Text ids are JSON pointers into the body (``/messages/0/content``); a
+string leaf of a tool call's ``arguments`` is ``<pointer of arguments>#<JSON
+pointer inside the parsed arguments>``. ``arguments`` that are not valid
+JSON, are not an object or array, or are nested deeper than
+:data:`MAX_DEPTH`, are one text (models emit such text and clients send it
+back): never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from tollway_contracts.redaction import RedactResponse
+from tollway_edge.redaction.fields import CHAT_FIELDS, SCHEMA_OPAQUE_KEYS, FieldTable
+from tollway_edge.redaction.texts import TextRef, check_answer
+
+MAX_DEPTH: Final = 128
+"""Deepest JSON nesting the edge accepts in a body (400 ``nesting_too_deep``)
+and walks inside a tool call's ``arguments`` (deeper: one text), levels."""
+
+
+@dataclass(slots=True)
+class BodyWalk:
+    """What :func:`walk_body` found.
+
+    Attributes:
+        texts: every string to scan, in body order (empty strings skipped).
+        unknown: pointers of strings in fields the table does not name (they
+            are in ``texts`` too; a policy with ``unknown_fields: refuse``
+            refuses the call instead).
+        unscannable: pointers of content redaction cannot read (``file``
+            parts, token arrays); refused under ``redact`` and ``block``.
+    """
+
+    texts: list[TextRef] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    unscannable: list[str] = field(default_factory=list)
+
+
+def escape_pointer(token: str) -> str:
+    """One JSON pointer reference token (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape_pointer(token: str) -> str:
+    """The inverse of :func:`escape_pointer`."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def nesting_depth(value: Any) -> int:
+    """Nesting depth of a decoded JSON value: 0 for a scalar, 1 for ``[]``
+    or ``{}``, one more per level (iterative: safe at any depth)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if type(node) is dict:
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node.values() if type(v) is dict or type(v) is list)
+        elif type(node) is list:
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in node if type(v) is dict or type(v) is list)
+    return deepest
+
+
+def parse_arguments(arguments: str) -> Any | None:
+    """A tool call's ``arguments`` parsed, when they are a JSON object or
+    array nested at most :data:`MAX_DEPTH` levels; else None (one text)."""
+    try:
+        parsed = orjson.loads(arguments)
+    except orjson.JSONDecodeError:  # invalid, or past orjson's own depth limit
+        return None
+    if type(parsed) is not dict and type(parsed) is not list:
+        return None
+    return parsed if nesting_depth(parsed) <= MAX_DEPTH else None
+
+
+def _leaves(value: Any, pointer: str, out: list[tuple[str, str]]) -> None:
+    """(pointer, string) of every non-empty string leaf; depth ≤ MAX_DEPTH by contract."""
+    if type(value) is str:
+        if value:
+            out.append((pointer, value))
+    elif type(value) is dict:
+        for k, v in value.items():
+            _leaves(v, f"{pointer}/{escape_pointer(k)}", out)
+    elif type(value) is list:
+        for i, v in enumerate(value):
+            _leaves(v, f"{pointer}/{i}", out)
+
+
+def _schema_strings(value: Any, pointer: str, out: BodyWalk) -> None:
+    """Every string of a JSON Schema except structural keywords' values."""
+    if type(value) is str:
+        if value:
+            out.texts.append(TextRef(pointer, value))
+    elif type(value) is dict:
+        for k, v in value.items():
+            if k not in SCHEMA_OPAQUE_KEYS:
+                _schema_strings(v, f"{pointer}/{escape_pointer(k)}", out)
+    elif type(value) is list:
+        for i, v in enumerate(value):
+            _schema_strings(v, f"{pointer}/{i}", out)
+
+
+def _free_strings(value: Any, pointer: str, out: BodyWalk) -> None:
+    leaves: list[tuple[str, str]] = []
+    _leaves(value, pointer, leaves)
+    out.texts.extend(TextRef(p, s) for p, s in leaves)
+
+
+def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWalk) -> None:
+    rule = table.get(pattern)
+    if rule == "opaque":
+        return
+    if rule == "unscannable":
+        if value is not None:
+            out.unscannable.append(pointer)
+        return
+    if rule == "schema":
+        _schema_strings(value, pointer, out)
+        return
+    if rule == "free":
+        _free_strings(value, pointer, out)
+        return
+    if type(value) is str:
+        if rule == "arguments":
+            parsed = parse_arguments(value)
+            if parsed is not None:
+                leaves: list[tuple[str, str]] = []
+                _leaves(parsed, "", leaves)
+                out.texts.extend(TextRef(f"{pointer}#{p}", s) for p, s in leaves)
+                return
+        if rule is None:
+            out.unknown.append(pointer)
+        if value:
+            out.texts.append(TextRef(pointer, value))
+    elif type(value) is dict:
+        prefix = f"{pattern}." if pattern else ""
+        for k, v in value.items():
+            _walk(v, prefix + k, f"{pointer}/{escape_pointer(k)}", table, out)
+    elif type(value) is list:
+        item = pattern + "[]"
+        for i, v in enumerate(value):
+            _walk(v, item, f"{pointer}/{i}", table, out)
+    elif rule == "text" and (type(value) is int or type(value) is float):
+        out.unscannable.append(pointer)  # a token id: text redaction cannot read
+
+
+def walk_body(body: Mapping[str, Any], table: FieldTable) -> BodyWalk:
+    """Decide every string of ``body`` by ``table`` (module doc).
+
+    Args:
+        body: a decoded request body nested at most :data:`MAX_DEPTH` levels
+            (the endpoint's parse checks it: 400 ``nesting_too_deep``).
+        table: the endpoint's field table.
+
+    Returns:
+        The texts to scan, unknown-field pointers, unscannable pointers.
+    """
+    out = BodyWalk()
+    for k, v in body.items():
+        _walk(v, k, f"/{escape_pointer(k)}", table, out)
+    return out
+
+
+def _tokens(pointer: str) -> list[str]:
+    return [unescape_pointer(t) for t in pointer.split("/")[1:]]
+
+
+def _get(node: Any, tokens: list[str]) -> Any:
+    for tok in tokens:
+        node = node[int(tok)] if type(node) is list else node[tok]
+    return node
+
+
+def _set_copying(root: Any, tokens: list[str], value: Any, copied: set[int]) -> None:
+    """Set ``value`` at ``tokens`` under ``root`` (already a copy), copying
+    each container on the way that is still shared with the original."""
+    node = root
+    for tok in tokens[:-1]:
+        key: Any = int(tok) if type(node) is list else tok
+        child = node[key]
+        if id(child) not in copied:
+            child = list(child) if type(child) is list else dict(child)
+            node[key] = child
+            copied.add(id(child))
+        node = child
+    last = tokens[-1]
+    node[int(last) if type(node) is list else last] = value
+
+
+def _set_in_place(node: Any, tokens: list[str], value: str) -> None:
+    for tok in tokens[:-1]:
+        node = node[int(tok)] if type(node) is list else node[tok]
+    node[int(tokens[-1]) if type(node) is list else tokens[-1]] = value
+
+
+def apply_texts(
+    body: Mapping[str, Any], replacements: Mapping[str, str], texts: list[TextRef]
+) -> dict[str, Any]:
+    """``body`` with each text whose anonymised version differs replaced.
+
+    Args:
+        body: the original body (never modified).
+        replacements: text id -> anonymised text (every id of ``texts``).
+        texts: what :func:`walk_body` returned for ``body``.
+
+    Returns:
+        A new top-level dict; only containers on a changed path are copies.
+        ``arguments`` split into leaves are re-serialised only when a leaf
+        changed (else kept byte for byte).
+    """
+    out = dict(body)
+    copied = {id(out)}
+    edited_args: dict[str, Any] = {}
+    for ref in texts:
+        new = replacements[ref.id]
+        if new == ref.text:
+            continue
+        if "#" in ref.id:
+            args_pointer, leaf = ref.id.split("#", 1)
+            parsed = edited_args.get(args_pointer)
+            if parsed is None:
+                parsed = edited_args[args_pointer] = orjson.loads(_get(body, _tokens(args_pointer)))
+            _set_in_place(parsed, _tokens(leaf), new)
+            continue
+        _set_copying(out, _tokens(ref.id), new, copied)
+    for args_pointer, parsed in edited_args.items():
+        _set_copying(out, _tokens(args_pointer), orjson.dumps(parsed).decode(), copied)
+    return out
+
+
+def extract_texts(body: Mapping[str, Any]) -> list[TextRef]:
+    """The texts of a chat completion request (:data:`~tollway_edge.redaction.fields.CHAT_FIELDS`)."""
+    return walk_body(body, CHAT_FIELDS).texts
+
+
+def apply_redaction(body: Mapping[str, Any], texts: list[TextRef], answer: RedactResponse) -> dict[str, Any]:
+    """:func:`apply_texts` with the redactor's answer.
+
+    Raises:
+        RedactionUnavailable: the answer lacks one of ``texts`` (fail closed).
+    """
+    return apply_texts(body, check_answer(texts, answer), texts)
