@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from tollway_admission import Clock, utc_now
-from tollway_contracts.catalogue import load_catalogue
+from tollway_contracts.catalogue import catalogue_version, load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.endpoints.chat import chat_completions
@@ -86,6 +86,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         max_in_flight=settings.max_in_flight,
         admission=admission,
         redaction=redaction,
+        catalogue_version=catalogue_version(settings.catalogue_path),
     )
 
     app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)

@@ -24,6 +24,9 @@ class EdgeState:
         max_body_bytes: request bodies beyond this are refused (413), bytes.
         max_in_flight: calls beyond this are shed (503), per process.
         in_flight: calls in flight now in this process.
+        catalogue_version: the loaded catalogue file's version
+            (``tollway_contracts.catalogue.catalogue_version``), on every
+            usage event (price provenance).
     """
 
     catalogue: Catalogue
@@ -37,6 +40,7 @@ class EdgeState:
     in_flight: int = 0
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
+    catalogue_version: str | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal and admission."""

@@ -115,6 +115,7 @@ async def relay_stream(
     call: Call,
     upstream: aiohttp.ClientResponse,
     *,
+    first: bytes | None = None,
     terminator: Terminator,
     client_wants_usage: bool,
     prices: Prices,
@@ -122,6 +123,10 @@ async def relay_stream(
     redaction: EdgeRedaction | None,
 ) -> web.StreamResponse:
     """Relay an upstream 200 event stream to the client and meter it (see module doc).
+
+    Args:
+        first: the stream's first chunk, already read by ``routing.forward``
+            (which waited for it before committing to the deployment).
 
     Returns:
         The (already written) stream response.
@@ -141,17 +146,22 @@ async def relay_stream(
             return out
         content = upstream.content
         observed = False
+        pending = first
         while True:
-            t = time.perf_counter()
-            try:
-                chunk: bytes | None = await content.readany()
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                chunk = None  # the provider failed mid-stream: a partial event is dropped
-            t_read = time.perf_counter()
-            call.upstream_wait += t_read - t
+            chunk: bytes | None
+            if pending is not None:
+                chunk, pending = pending, None
+            else:
+                t = time.perf_counter()
+                try:
+                    chunk = await content.readany()
+                except (aiohttp.ClientError, OSError, TimeoutError):
+                    chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
+                t_read = time.perf_counter()
+                call.upstream_wait += t_read - t
             if chunk:
                 if call.ttft is None:
-                    call.ttft = t_read
+                    call.ttft = time.perf_counter()
                 events = splitter.feed(chunk)
             else:
                 events = splitter.finish() if chunk is not None else []
