@@ -211,15 +211,23 @@ class Call:
         details = self.attempt_details
         if not details:
             return None
-        if tokens is None:
-            return list(details)
-        last = msgspec.structs.replace(
-            details[-1],
-            prompt_tokens=tokens.prompt_tokens,
-            completion_tokens=tokens.completion_tokens,
-            cached_tokens=tokens.cached_tokens,
-            cost_micro_usd=cost,
-        )
+        last = details[-1]
+        if (
+            last.error_type is None
+            and self.error_type is not None
+            and self.error_type.startswith("upstream_")
+        ):
+            last = msgspec.structs.replace(
+                last, error_type=self.error_type
+            )  # a stream that failed after its 200
+        if tokens is not None:
+            last = msgspec.structs.replace(
+                last,
+                prompt_tokens=tokens.prompt_tokens,
+                completion_tokens=tokens.completion_tokens,
+                cached_tokens=tokens.cached_tokens,
+                cost_micro_usd=cost,
+            )
         return [*details[:-1], last]
 
     async def journaled(self) -> None:
