@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from tollway_admission import Clock, utc_now
-from tollway_contracts.catalogue import load_catalogue
+from tollway_contracts.catalogue import catalogue_version, load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.endpoints.chat import chat_completions
@@ -96,6 +96,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         admission=admission,
         redaction=redaction,
         tracer=tracer,
+        catalogue_version=catalogue_version(settings.catalogue_path),
     )
 
     # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,

@@ -12,7 +12,15 @@ import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, encode_usage_event
+import msgspec
+
+from tollway_contracts.events import (
+    AttemptDetail,
+    EventType,
+    RedactionSummary,
+    UsageEvent,
+    encode_usage_event,
+)
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
@@ -55,6 +63,9 @@ class Call:
         "stream",
         "provider",
         "upstream_model",
+        "deployment",
+        "attempt_details",
+        "catalogue_version",
         "attempts",
         "status",
         "error_type",
@@ -92,6 +103,9 @@ class Call:
         self.stream = False
         self.provider: str | None = None
         self.upstream_model: str | None = None
+        self.deployment: str | None = None  # the catalogue deployment tried last (the one that answered)
+        self.attempt_details: list[AttemptDetail] | None = None  # one per provider attempt (routing.forward)
+        self.catalogue_version: str | None = None  # the catalogue whose prices bill the call
         self.attempts = 0
         self.status = 0
         self.error_type: str | None = None
@@ -165,6 +179,8 @@ class Call:
                 model=self.model or "unknown",
                 provider=self.provider,
                 upstream_model=self.upstream_model,
+                deployment=self.deployment,
+                catalogue_version=self.catalogue_version,
                 stream=self.stream,
                 attempts=self.attempts,
                 reservation=None if ticket is None else ticket.reservation_field() or None,
@@ -192,6 +208,9 @@ class Call:
                 model=self.model or "unknown",
                 provider=self.provider,
                 upstream_model=self.upstream_model,
+                deployment=self.deployment,
+                attempt_details=self._details(tokens, cost),
+                catalogue_version=self.catalogue_version,
                 stream=self.stream,
                 status_code=self.status,
                 error_type=self.error_type,
@@ -241,6 +260,31 @@ class Call:
         if self.error_type is not None:
             attrs["error.type"] = self.error_type
         span.set_attributes(attrs)
+
+    def _details(self, tokens: Tokens | None, cost: int | None) -> list[AttemptDetail] | None:
+        """The attempts, the last one (the deployment that answered, the only
+        one that produced usage) carrying the call's tokens and cost."""
+        details = self.attempt_details
+        if not details:
+            return None
+        last = details[-1]
+        if (
+            last.error_type is None
+            and self.error_type is not None
+            and self.error_type.startswith("upstream_")
+        ):
+            last = msgspec.structs.replace(
+                last, error_type=self.error_type
+            )  # a stream that failed after its 200
+        if tokens is not None:
+            last = msgspec.structs.replace(
+                last,
+                prompt_tokens=tokens.prompt_tokens,
+                completion_tokens=tokens.completion_tokens,
+                cached_tokens=tokens.cached_tokens,
+                cost_micro_usd=cost,
+            )
+        return [*details[:-1], last]
 
     async def journaled(self) -> None:
         """Wait until this call's events so far are written to the journal (in the

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import orjson
 from aiohttp import web
 
-from tollway_contracts.catalogue import Prices, Route
+from tollway_contracts.catalogue import Deployment, Prices
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
 from tollway_edge.errors import (
@@ -34,6 +34,7 @@ from tollway_edge.errors import (
 )
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import forward
+from tollway_edge.routing.plan import plan
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.relay import relay_stream
 from tollway_edge.streaming.terminator import Terminator
@@ -138,9 +139,9 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        routes = _serving_routes(state, entry.routes, endpoint.upstream_path, parsed.model)
+        deployments = _plan(state, entry.deployments, endpoint.upstream_path, parsed.model)
         if not endpoint.fallback:
-            routes = routes[:1]
+            deployments = deployments[:1]
         policy = call.principal.redaction_policy
         if endpoint.redaction_fields is None and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)
@@ -158,19 +159,28 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             body = await state.redaction.apply(call, parsed.body, endpoint.redaction_fields or {})
             if body is not parsed.body:
                 parsed.replace_body(body)
-        resp, raw = await forward(
-            call, state.upstreams, routes, parsed, endpoint.upstream_path, parsed.stream
+        call.catalogue_version = state.catalogue_version
+        answer = await forward(
+            call,
+            state.upstreams,
+            deployments,
+            parsed,
+            endpoint.upstream_path,
+            parsed.stream,
+            state.catalogue.retry_of,
         )
     except EdgeError as err:
         call.fail(err.status, err.code)
         await call.release()
         raise
     try:
+        resp, raw = answer.response, answer.body
         if raw is None:
             return await relay_stream(
                 request,
                 call,
                 resp,
+                first=answer.first,
                 terminator=endpoint.terminator(call),
                 client_wants_usage=parsed.wants_usage,
                 prices=entry.prices,
@@ -184,18 +194,19 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         await call.release()
 
 
-def _serving_routes(state: EdgeState, routes: Sequence[Route], path: str, model: str) -> list[Route]:
-    """The routes whose provider kind serves ``path`` (``routing.kinds``), in order.
+def _plan(state: EdgeState, deployments: Sequence[Deployment], path: str, model: str) -> list[Deployment]:
+    """The call's plan (``routing.plan``): the deployments whose provider kind
+    serves ``path`` (``routing.kinds``), by priority, weighted within a level.
 
     Raises:
-        tollway_edge.errors.EdgeError: 400 ``unsupported`` when there is none.
+        tollway_edge.errors.EdgeError: 400 ``unsupported`` when none serves it.
     """
     upstreams = state.upstreams
-    serving = [r for r in routes if upstreams[r.provider].kind.serves(path)]
-    if not serving:
-        kinds = ", ".join(sorted({upstreams[r.provider].kind.name for r in routes}))
+    planned = plan(deployments, serves=lambda d: upstreams[d.provider].kind.serves(path))
+    if not planned:
+        kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
         raise unsupported(path, model, kinds)
-    return serving
+    return planned
 
 
 def _answer(

@@ -29,6 +29,9 @@ class EdgeState:
         tracer: the OpenTelemetry tracer when tracing is on, else None
             (``tollway_edge.tracing``).
         streams: the streams relayed now (client-gone watch, drain deadline).
+        catalogue_version: the loaded catalogue file's version
+            (``tollway_contracts.catalogue.catalogue_version``), on every
+            usage event (price provenance).
     """
 
     catalogue: Catalogue
@@ -44,6 +47,7 @@ class EdgeState:
     redaction: EdgeRedaction | None = None
     tracer: Tracer | None = None
     streams: LiveStreams = field(default_factory=LiveStreams)
+    catalogue_version: str | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""

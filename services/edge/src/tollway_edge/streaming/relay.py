@@ -133,6 +133,7 @@ async def relay_stream(
     call: Call,
     upstream: aiohttp.ClientResponse,
     *,
+    first: bytes | None = None,
     terminator: Terminator,
     client_wants_usage: bool,
     prices: Prices,
@@ -148,6 +149,8 @@ async def relay_stream(
             (``usage.estimate_prompt_tokens`` of the body the provider got),
             called only when the stream ends without the provider's usage.
         live: the process's live streams (client-gone watch, drain deadline).
+        first: the stream's first chunk, already read by ``routing.forward``
+            (which waited for it before committing to the deployment).
 
     Returns:
         The (already written) stream response.
@@ -172,22 +175,27 @@ async def relay_stream(
             return out
         content = upstream.content
         observed = False
+        pending = first
         while True:
-            t = time.perf_counter()
-            try:
-                chunk: bytes | None = await content.readany()
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                chunk = None  # the provider failed mid-stream: a partial event is dropped
-            t_read = time.perf_counter()
-            call.upstream_wait += t_read - t
-            if not chunk and stream.gone_at is not None and not stream.shutdown:
-                # The client left and the provider said nothing within the tail time
-                # (the watcher closed it): billed from the estimate.
-                call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
-                break
+            chunk: bytes | None
+            if pending is not None:
+                chunk, pending = pending, None
+            else:
+                t = time.perf_counter()
+                try:
+                    chunk = await content.readany()
+                except (aiohttp.ClientError, OSError, TimeoutError):
+                    chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
+                t_read = time.perf_counter()
+                call.upstream_wait += t_read - t
+                if not chunk and stream.gone_at is not None and not stream.shutdown:
+                    # The client left and the provider said nothing within the tail time
+                    # (the watcher closed it): billed from the estimate.
+                    call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
+                    break
             if chunk:
                 if call.ttft is None:
-                    call.ttft = t_read
+                    call.ttft = time.perf_counter()
                 events = splitter.feed(chunk)
             else:
                 events = splitter.finish() if chunk is not None else []
