@@ -59,6 +59,7 @@ class Call:
         "redaction_mapping",
         "redaction_policy",
         "redaction_language_policy",
+        "metered",
     )
 
     def __init__(self, journal: UsageJournal | None = None, admission: EdgeAdmission | None = None) -> None:
@@ -86,6 +87,7 @@ class Call:
         self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
         self.redaction_policy: RedactionPolicy | None = None  # None when off
         self.redaction_language_policy: AppliedLanguagePolicy | None = None  # strictest of the texts
+        self.metered = True  # False: no usage event at all (count_tokens: a metric only)
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -127,8 +129,8 @@ class Call:
         the contract's strict encoder. The terminal event settles a local
         admission reservation with the actuals first."""
         p = self.principal
-        if p is None or self._journal is None:
-            return  # unauthenticated: metrics only, never an event
+        if p is None or self._journal is None or not self.metered:
+            return  # unauthenticated or unmetered: metrics only, never an event
         ticket = self.ticket
         if type_ == "started":
             event = UsageEvent(
@@ -174,6 +176,7 @@ class Call:
                 prompt_tokens=None if tokens is None else tokens.prompt_tokens,
                 completion_tokens=None if tokens is None else tokens.completion_tokens,
                 cached_tokens=None if tokens is None else tokens.cached_tokens,
+                cache_write_tokens=None if tokens is None else tokens.cache_write_tokens,
                 reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
                 total_tokens=None if tokens is None else tokens.total_tokens,
                 cost_micro_usd=cost,

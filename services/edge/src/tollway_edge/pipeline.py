@@ -9,22 +9,30 @@ fallback (502) → relay the stream or return the answer → the terminal event.
 A refusal after authentication emits one ``failed`` event and no
 ``started``; admission's concurrency slot is released when the response ends.
 An endpoint is an :class:`Endpoint` (``endpoints/``): it parses its body and
-reads its answers; a new endpoint adds a file, not branches here.
+reads its answers; a new endpoint adds a file, not branches here. A route
+whose provider kind does not serve the endpoint natively is served through
+the endpoint's :class:`Translation` for that kind, if it has one
+(``endpoints/translated.py``: OpenAI chat <-> Anthropic Messages): the body
+is translated after redaction and before the provider hears of the call (a
+body the other API cannot express is a 400 with no ``started``), the answer
+or stream is translated back, and tokens keep OpenAI's meaning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import orjson
 from aiohttp import web
 
-from tollway_contracts.catalogue import Prices, Route
+from tollway_contracts.catalogue import Model, Prices, Route
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
 from tollway_edge.errors import (
     EdgeError,
+    anthropic_error_type,
+    from_translation,
     model_not_allowed,
     model_not_found,
     redaction_not_covered,
@@ -32,10 +40,12 @@ from tollway_edge.errors import (
     unsupported,
     upstream_error,
 )
-from tollway_edge.routing.forward import forward
+from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
-from tollway_edge.streaming.relay import relay_stream
+from tollway_edge.streaming.formats import AnthropicReader
+from tollway_edge.streaming.relay import StreamReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
+from tollway_edge.translate import TranslationError
 from tollway_edge.usage import Tokens
 
 JSON = "application/json"
@@ -68,8 +78,35 @@ class ParsedRequest(Protocol):
         """The body to send, naming ``upstream_model``."""
 
 
+class Translation(Protocol):
+    """An endpoint served by a provider kind that speaks another API.
+
+    Attributes:
+        path: the provider API path the translated body goes to.
+    """
+
+    path: str
+
+    def outbound(self, parsed: ParsedRequest, entry: Model, headers: Mapping[str, str]) -> Target:
+        """The translated body (and headers) for this kind.
+
+        Raises:
+            TranslationError: 400, the request cannot be expressed in the provider's API.
+        """
+
+    def answer(self, obj: dict[str, Any]) -> tuple[dict[str, Any], Tokens]:
+        """The client's answer for a provider's 200 JSON, and its tokens.
+
+        Raises:
+            TranslationError: 502, the answer cannot be translated.
+        """
+
+    def reader(self, parsed: ParsedRequest) -> StreamReader:
+        """The stream translator for this call."""
+
+
 class Endpoint(Protocol):
-    """One client-facing API (OpenAI chat completions today).
+    """One client-facing API (OpenAI's chat completions, embeddings...; Anthropic's Messages).
 
     Attributes:
         upstream_path: the API path, e.g. ``/chat/completions``; each
@@ -80,11 +117,20 @@ class Endpoint(Protocol):
             or ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
         fallback: False pins the call to the first serving route (state
             kept by the provider, e.g. stored responses).
+        translations: by provider kind name, how a kind that does not serve
+            ``upstream_path`` natively serves this endpoint anyway.
+        anthropic_format: the client speaks Anthropic's API (its errors are
+            Anthropic-format).
+        client_headers: request headers passed through to a native provider
+            (lower case; e.g. ``anthropic-version``).
     """
 
     upstream_path: str
     redaction_covered: bool
     fallback: bool
+    translations: Mapping[str, Translation]
+    anthropic_format: bool
+    client_headers: tuple[str, ...]
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -128,7 +174,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        routes = _serving_routes(state, entry.routes, endpoint.upstream_path, parsed.model)
+        routes = _serving_routes(state, endpoint, entry.routes, parsed.model)
         if not endpoint.fallback:
             routes = routes[:1]
         policy = call.principal.redaction_policy
@@ -148,13 +194,16 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             body = await state.redaction.apply(call, parsed.body)
             if body is not parsed.body:
                 parsed.replace_body(body)
-        resp, raw = await forward(
-            call, state.upstreams, routes, parsed, endpoint.upstream_path, parsed.stream
-        )
+        try:
+            targets = _targets(state, endpoint, routes, parsed, entry, request.headers)
+        except TranslationError as err:
+            raise from_translation(err) from None
+        resp, raw = await forward(call, state.upstreams, routes, targets, parsed.stream)
     except EdgeError as err:
         call.fail(err.status, err.code)
         await call.release()
         raise
+    translation = _translation(state, endpoint, call.provider)
     try:
         if raw is None:
             return await relay_stream(
@@ -166,20 +215,75 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 prices=entry.prices,
                 admission=state.admission,
                 redaction=state.redaction,
+                reader=_reader(endpoint, translation, parsed),
             )
-        return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
+        return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
     finally:
         await call.release()
 
 
-def _serving_routes(state: EdgeState, routes: Sequence[Route], path: str, model: str) -> list[Route]:
-    """The routes whose provider kind serves ``path`` (``routing.kinds``), in order.
+def _reader(
+    endpoint: Endpoint, translation: Translation | None, parsed: ParsedRequest
+) -> StreamReader | None:
+    """The stream's format: the translation's, Anthropic's events relayed as they
+    are, or (None) OpenAI chunks relayed as they are."""
+    if translation is not None:
+        return translation.reader(parsed)
+    return AnthropicReader() if endpoint.anthropic_format else None
+
+
+def _translation(state: EdgeState, endpoint: Endpoint, provider: str | None) -> Translation | None:
+    """The translation the answering provider needs, or None (native)."""
+    if provider is None:
+        return None
+    kind = state.upstreams[provider].kind
+    return None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
+
+
+def _targets(
+    state: EdgeState,
+    endpoint: Endpoint,
+    routes: Sequence[Route],
+    parsed: ParsedRequest,
+    entry: Model,
+    headers: Mapping[str, str],
+) -> dict[str, Target]:
+    """What each provider kind among ``routes`` is sent: the body as is, or translated
+    (once per kind, after redaction).
+
+    Raises:
+        TranslationError: 400, the body cannot be expressed in a route's API.
+    """
+    targets: dict[str, Target] = {}
+    for route in routes:
+        kind = state.upstreams[route.provider].kind
+        if kind.name in targets:
+            continue
+        translation = None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
+        if translation is None:
+            passed = {h: headers[h] for h in endpoint.client_headers if h in headers}
+            outbound: Outbound = parsed
+            targets[kind.name] = Target(endpoint.upstream_path, outbound, passed)
+        else:
+            targets[kind.name] = translation.outbound(parsed, entry, headers)
+    return targets
+
+
+def _serving_routes(state: EdgeState, endpoint: Endpoint, routes: Sequence[Route], model: str) -> list[Route]:
+    """The routes whose provider kind serves the endpoint (``routing.kinds``) natively
+    or through one of its translations, in order.
 
     Raises:
         tollway_edge.errors.EdgeError: 400 ``unsupported`` when there is none.
     """
     upstreams = state.upstreams
-    serving = [r for r in routes if upstreams[r.provider].kind.serves(path)]
+    path = endpoint.upstream_path
+    serving = []
+    for r in routes:
+        kind = upstreams[r.provider].kind
+        translation = endpoint.translations.get(kind.name)
+        if kind.serves(path) or (translation is not None and kind.serves(translation.path)):
+            serving.append(r)
     if not serving:
         kinds = ", ".join(sorted({upstreams[r.provider].kind.name for r in routes}))
         raise unsupported(path, model, kinds)
@@ -190,19 +294,41 @@ def _answer(
     state: EdgeState,
     call: Call,
     endpoint: Endpoint,
+    translation: Translation | None,
     status: int,
     raw: bytes,
     content_type: str,
     prices: Prices,
 ) -> web.Response:
-    """A non-streamed answer: parsed once for its usage (and restoration)."""
+    """A non-streamed answer: parsed once for its usage (and restoration), translated
+    into the client's API when the provider speaks another.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 502 when a translated provider's answer cannot
+            be translated (the ``failed`` event is emitted).
+    """
     if status == 200:
         obj = None
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
-        tokens = endpoint.usage_of(obj) if type(obj) is dict else None
+        if translation is not None:
+            try:
+                if type(obj) is not dict:
+                    raise TranslationError(
+                        "the provider's answer is not a JSON object",
+                        status=502,
+                        code="invalid_provider_response",
+                    )
+                obj, translated_tokens = translation.answer(obj)
+            except TranslationError as err:
+                call.fail(err.status, err.code)
+                raise from_translation(err) from None
+            raw = orjson.dumps(obj)
+            tokens: Tokens | None = translated_tokens
+        else:
+            tokens = endpoint.usage_of(obj) if type(obj) is dict else None
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
@@ -210,19 +336,35 @@ def _answer(
     if status < 400:
         call.completed(status)
         return web.Response(body=raw, status=status, content_type=content_type or JSON)
-    out, code = _provider_error_body(status, raw)
+    out, code = _provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
 
 
-def _provider_error_body(status: int, raw: bytes) -> tuple[bytes, str]:
-    """The provider's body when it is OpenAI-format, else ours; and the error code."""
+def _provider_error_body(status: int, raw: bytes, anthropic: bool, translated: bool) -> tuple[bytes, str]:
+    """The provider's error body and its code, in the client's format.
+
+    Native: the body as is when it is an error object (OpenAI's
+    ``{"error": {...}}``; Anthropic's ``{"type": "error", "error": {...}}``).
+    Translated: its ``message`` and ``type`` re-rendered in the client's format.
+    Anything else: the edge's own ``upstream_error``.
+    """
+    err: Any = None
     try:
         obj = orjson.loads(raw)
         err = obj.get("error") if type(obj) is dict else None
-        if type(err) is dict and "message" in err:
-            code = err.get("code") or err.get("type")
-            return raw, str(code) if code else "upstream_error"
     except orjson.JSONDecodeError:
         pass
-    return upstream_error(status).body(), "upstream_error"
+    if type(err) is not dict or "message" not in err:
+        fallback = upstream_error(status)
+        return (fallback.anthropic_body() if anthropic else fallback.body()), "upstream_error"
+    code = str(err.get("code") or err.get("type") or "upstream_error")
+    if not translated:
+        return raw, code
+    message = str(err.get("message"))
+    if anthropic:
+        body = {"type": "error", "error": {"type": anthropic_error_type(status), "message": message}}
+    else:
+        kind = err.get("type") if type(err.get("type")) is str else "api_error"
+        body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
+    return orjson.dumps(body), code

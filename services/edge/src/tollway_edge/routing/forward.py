@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import aiohttp
@@ -29,18 +30,34 @@ class Outbound(Protocol):
         """The body to send, naming ``upstream_model`` (encoded at most once per model)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What to send to a provider of one kind.
+
+    Attributes:
+        path: the provider API path, e.g. ``/chat/completions`` or ``/messages``.
+        outbound: the body (the client's, or its translation).
+        headers: client headers passed through (e.g. ``anthropic-version`` to a
+            native Anthropic provider); they replace the provider's defaults.
+    """
+
+    path: str
+    outbound: Outbound
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
 async def forward(
     call: Call,
     upstreams: Mapping[str, Upstream],
     routes: Sequence[Route],
-    outbound: Outbound,
-    path: str,
+    targets: Mapping[str, Target],
     stream: bool,
 ) -> tuple[aiohttp.ClientResponse, bytes | None]:
     """Send the call to the first route that answers.
 
     Args:
-        path: the provider path of the endpoint, e.g. ``/chat/completions``.
+        targets: by provider kind name (``routing.kinds``): the path, body and
+            headers for a route of that kind (every route's kind has one).
         stream: a 200 answer is returned unread (the relay reads it).
 
     Returns:
@@ -63,7 +80,9 @@ async def forward(
         if not upstream.usable:
             last_error = "upstream_credential_missing"
             continue
+        target = targets[upstream.kind.name]
         headers = dict(upstream.headers)
+        headers.update(target.headers)
         headers["x-request-id"] = call.request_id
         t = time.perf_counter()
         resp: aiohttp.ClientResponse | None = None
@@ -71,8 +90,8 @@ async def forward(
         try:
             async with asyncio.timeout(upstream.timeout_seconds):
                 resp = await upstream.session.post(
-                    upstream.url_for(path, route.upstream_model),
-                    data=outbound.encoded(route.upstream_model),
+                    upstream.url_for(target.path, route.upstream_model),
+                    data=target.outbound.encoded(route.upstream_model),
                     headers=headers,
                 )
                 if not (stream and resp.status == 200):

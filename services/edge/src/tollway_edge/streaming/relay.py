@@ -23,7 +23,7 @@ its stream was billed durably.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -41,9 +41,29 @@ _PROVIDER_CUT = "The provider ended the stream before the answer was complete."
 _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
 
 
+class StreamReader(Protocol):
+    """The relay's view of one stream format (provider format -> client format).
+
+    Attributes:
+        done: True once the provider's stream ended as a whole answer.
+    """
+
+    done: bool
+
+    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
+        """The client's events for these provider events (maybe rewritten, maybe none)."""
+
+    def close(self) -> list[SSEEvent]:
+        """The provider's bytes ended: any events that end the answer (maybe none)."""
+
+    def tokens(self) -> Tokens | None:
+        """The provider's usage so far (OpenAI's meaning), or None."""
+
+
 class UsageReader:
-    """Reads the provider's ``usage`` from the events and drops the
-    usage-only chunk (``choices: []``) unless the client asked for usage.
+    """OpenAI chunks, relayed as they are: reads the provider's ``usage`` from the
+    events and drops the usage-only chunk (``choices: []``) unless the client asked
+    for usage.
 
     Attributes:
         usage: the last ``usage`` object seen (a dict), or None.
@@ -83,6 +103,14 @@ class UsageReader:
                 kept.append(event)
         return events if kept is None else kept
 
+    def close(self) -> list[SSEEvent]:
+        """Nothing: an OpenAI stream ends with the provider's own ``[DONE]``."""
+        return []
+
+    def tokens(self) -> Tokens | None:
+        """The last ``usage`` seen, read (``usage.extract_usage``)."""
+        return extract_usage(self.usage)
+
 
 async def _cover(
     admission: EdgeAdmission, call: Call, ticket: Ticket, events: list[SSEEvent], n: int
@@ -120,15 +148,21 @@ async def relay_stream(
     prices: Prices,
     admission: EdgeAdmission | None,
     redaction: EdgeRedaction | None,
+    reader: StreamReader | None = None,
 ) -> web.StreamResponse:
     """Relay an upstream 200 event stream to the client and meter it (see module doc).
+
+    Args:
+        reader: the stream's format (``streaming.formats``: Anthropic's events,
+            or a translation); default: OpenAI chunks (:class:`UsageReader`).
 
     Returns:
         The (already written) stream response.
     """
     splitter = SSESplitter()
     restorer = redaction.stream_restorer(call) if redaction is not None else None
-    reader = UsageReader(forward_usage_chunk=client_wants_usage)
+    if reader is None:
+        reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
     out = web.StreamResponse(status=200, headers=_HEADERS)
     outcome = "failed"
@@ -156,8 +190,14 @@ async def relay_stream(
             else:
                 events = splitter.finish() if chunk is not None else []
             tail = b""
+            if not chunk:
+                events = reader.filter(events) + reader.close()
+                reader_done = True
+            else:
+                reader_done = False
             if events:
-                events = reader.filter(events)
+                if not reader_done:
+                    events = reader.filter(events)
                 if restorer is not None:
                     events = restorer.restore(events)
                 if not observed and events:
@@ -215,7 +255,7 @@ async def relay_stream(
 def _settle(
     call: Call,
     outcome: str,
-    reader: UsageReader,
+    reader: StreamReader,
     ticket: Ticket | None,
     prices: Prices,
     restorer: SSERestorer | None,
@@ -237,9 +277,9 @@ def _settle(
         call.fail(call.status, call.error_type, tokens, cost)
 
 
-def _tokens(call: Call, outcome: str, reader: UsageReader, ticket: Ticket | None) -> Tokens | None:
+def _tokens(call: Call, outcome: str, reader: StreamReader, ticket: Ticket | None) -> Tokens | None:
     """The stream's tokens: the provider's usage, or for a cut stream what the
     client received (the provider's usage never arrives; prompt at its bound)."""
     if outcome == "cut" and ticket is not None:
         return Tokens(ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens)
-    return extract_usage(reader.usage)
+    return reader.tokens()
