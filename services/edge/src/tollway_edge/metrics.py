@@ -43,3 +43,8 @@ ADMISSION_REFUSED = Counter(
     "Calls refused (429) or streams cut by admission, by the refusing kind (requests, tokens, concurrency, budget, extension).",
     ["kind"],
 )
+COUNT_TOKENS = Counter(
+    "tollway_count_tokens_total",
+    "Anthropic /v1/messages/count_tokens calls (no usage event, no budget charge), by HTTP status and requested model.",
+    ["status", "model"],
+)

@@ -147,7 +147,12 @@ class Endpoint(Protocol):
         """The terminator of this endpoint's stream format."""
 
 
-async def _read_body(request: web.Request, max_body_bytes: int) -> bytes:
+async def read_body(request: web.Request, max_body_bytes: int) -> bytes:
+    """The request body, at most ``max_body_bytes`` bytes.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 413 ``request_too_large``.
+    """
     length = request.content_length
     if length is not None and length > max_body_bytes:
         raise too_large(max_body_bytes)
@@ -168,7 +173,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     call = request[CALL_KEY]
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
     try:
-        parsed = endpoint.parse(await _read_body(request, state.max_body_bytes), call)
+        parsed = endpoint.parse(await read_body(request, state.max_body_bytes), call)
         entry = state.catalogue.models.get(parsed.model)
         if entry is None:
             raise model_not_found(parsed.model)
@@ -336,12 +341,12 @@ def _answer(
     if status < 400:
         call.completed(status)
         return web.Response(body=raw, status=status, content_type=content_type or JSON)
-    out, code = _provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
+    out, code = provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
 
 
-def _provider_error_body(status: int, raw: bytes, anthropic: bool, translated: bool) -> tuple[bytes, str]:
+def provider_error_body(status: int, raw: bytes, anthropic: bool, translated: bool) -> tuple[bytes, str]:
     """The provider's error body and its code, in the client's format.
 
     Native: the body as is when it is an error object (OpenAI's

@@ -268,3 +268,46 @@ async def test_chat_translation_refusal_is_openai_format(edge: Edge, fake_provid
         )
     assert bad.value.code == "unsupported_parameter" and bad.value.param == "logprobs"
     assert fake_provider.requests(bad.value.response.headers["x-request-id"]) == []
+
+
+async def test_count_tokens_forwarded_rate_limited_never_billed(edge: Edge, fake_provider: Any) -> None:
+    from tollway_edge.metrics import COUNT_TOKENS
+    from tollway_testing.fake_provider import count_anthropic_input_tokens
+
+    # 2 requests a minute; 1 token a minute would refuse any message, so counting reserves no tokens
+    limits = [{"scope": "key", "scope_id": "$key", "requests_per_minute": 2, "tokens_per_minute": 1}]
+    key = await edge.new_key("a", limits=limits)
+    client = _anthropic(edge, key)
+    counted_before = COUNT_TOKENS.labels("200", "claude-test")._value.get()
+    messages: Any = [{"role": "user", "content": "how many tokens is this?"}]
+    raw = await client.messages.with_raw_response.count_tokens(
+        model="claude-test", system="be brief", messages=messages
+    )
+    counted = await raw.parse()
+    expected = count_anthropic_input_tokens(
+        {"model": "claude-fake", "system": "be brief", "messages": messages}
+    )
+    assert counted.input_tokens == expected
+    request_id = raw.headers["x-request-id"]
+    record = fake_provider.requests(request_id)
+    assert len(record) == 1 and record[0]["path"] == "/v1/messages/count_tokens"
+    assert record[0]["body"]["model"] == "claude-fake"
+    assert COUNT_TOKENS.labels("200", "claude-test")._value.get() == counted_before + 1
+
+    await client.messages.count_tokens(model="claude-test", messages=messages)
+    with pytest.raises(anthropic.RateLimitError) as limited:  # the third in the minute
+        await client.messages.count_tokens(model="claude-test", messages=messages)
+    assert limited.value.response.json()["error"]["type"] == "rate_limit_error"
+
+    other = await edge.new_key("b")
+    with pytest.raises(anthropic.BadRequestError) as bad:  # an OpenAI provider cannot count
+        await _anthropic(edge, other).messages.count_tokens(model="gpt-4o-mini", messages=messages)
+    assert bad.value.response.json()["error"]["type"] == "invalid_request_error"
+    assert fake_provider.requests(bad.value.response.headers["x-request-id"]) == []
+
+    ids = {
+        request_id,
+        limited.value.response.headers["x-request-id"],
+        bad.value.response.headers["x-request-id"],
+    }
+    assert await edge.events(ids, 1, within_s=3.0) == []  # no usage event, ever
