@@ -4,15 +4,26 @@ SDK on ``/v1/messages`` to an Anthropic provider (native) and to an OpenAI
 provider (translated); the ``openai`` SDK's chat completions to an Anthropic
 provider (translated). Content, tool calls and stop reasons as the SDKs see
 them; tokens and cost billed exactly as the fake provider logged them
-(OpenAI's meaning: prompt = input + cache reads + cache writes)."""
+(OpenAI's meaning: prompt = input + cache reads + cache writes), in the usage
+event and in the row a real ledger (``tollway_ledger.create_app`` consuming the
+edge's topic into the test's database) writes."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anthropic
+import asyncpg
 import openai
 import pytest
+import pytest_asyncio
+from aiohttp import web
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 
@@ -37,6 +48,58 @@ TIME = {
 }
 
 
+LEDGER_COLUMNS = (
+    "status, status_code, stream, model, provider, prompt_tokens, completion_tokens, cached_tokens,"
+    " cache_write_tokens, total_tokens, cost_micro_usd"
+)
+
+
+@pytest_asyncio.fixture
+async def ledger(edge: Edge, fresh_topic: Any) -> AsyncIterator[asyncpg.Connection]:
+    """The real ledger consuming the edge's topic into the edge's database (it migrates
+    at start); yields a connection to read ``ledger.usage_records``."""
+    from tollway_ledger.app import create_app
+    from tollway_ledger.settings import LedgerSettings
+
+    settings = LedgerSettings(
+        postgres_dsn=edge.dsn,
+        kafka_bootstrap_servers=edge.kafka,
+        topic=edge.topic,
+        dlq_topic=await fresh_topic(partitions=1),
+        consumer_group=f"test-ledger-{uuid.uuid4().hex[:10]}",
+        auto_offset_reset="earliest",
+        batch_timeout_ms=100,
+        shutdown_timeout_seconds=10,
+    )
+    runner = web.AppRunner(create_app(settings), handle_signals=False)
+    await runner.setup()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    conn = await asyncpg.connect(edge.dsn)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+        with contextlib.suppress(Exception):
+            await runner.cleanup()
+
+
+async def _ledger_row(db: asyncpg.Connection, request_id: str, within_s: float = 20.0) -> asyncpg.Record:
+    """Wait until the ledger holds the call's terminal row."""
+    deadline = time.monotonic() + within_s
+    while True:
+        row = await db.fetchrow(
+            f"SELECT {LEDGER_COLUMNS} FROM ledger.usage_records WHERE request_id = $1", uuid.UUID(request_id)
+        )
+        if row is not None and row["status"] != "started":
+            return row
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the ledger has no terminal row for {request_id}: {row}")
+        await asyncio.sleep(0.1)
+
+
 def _anthropic(edge: Edge, key: str) -> AsyncAnthropic:
     return AsyncAnthropic(base_url=edge.url, api_key=key, max_retries=0, timeout=20)
 
@@ -56,7 +119,9 @@ def _openai_tool(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _billed_as_logged(edge: Edge, fake_provider: Any, request_id: str, api: str) -> dict[str, Any]:
+async def _billed_as_logged(
+    edge: Edge, fake_provider: Any, request_id: str, api: str, ledger: asyncpg.Connection
+) -> dict[str, Any]:
     records = fake_provider.requests(request_id)
     assert len(records) == 1, records
     record = records[0]
@@ -71,16 +136,31 @@ async def _billed_as_logged(edge: Edge, fake_provider: Any, request_id: str, api
     assert done["completion_tokens"] == record["completion_tokens"] > 0
     assert done["cached_tokens"] == record["cached_tokens"]
     assert done["cache_write_tokens"] == record["cache_write_tokens"]
-    assert done["cost_micro_usd"] == cost_micro_usd(
+    cost = cost_micro_usd(
         PRICES,
         prompt_tokens=record["prompt_tokens"],
         completion_tokens=record["completion_tokens"],
         cached_tokens=record["cached_tokens"],
     )
+    assert done["cost_micro_usd"] == cost
+    row = await _ledger_row(ledger, request_id)
+    assert row["status"] == "completed" and row["status_code"] == 200
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (
+        record["prompt_tokens"],
+        record["completion_tokens"],
+    )
+    assert (row["cached_tokens"], row["cache_write_tokens"]) == (
+        record["cached_tokens"],
+        record["cache_write_tokens"],
+    )
+    assert row["total_tokens"] == record["prompt_tokens"] + record["completion_tokens"]
+    assert row["cost_micro_usd"] == cost
     return record
 
 
-async def test_messages_native_non_stream_with_cache_tokens(edge: Edge, fake_provider: Any) -> None:
+async def test_messages_native_non_stream_with_cache_tokens(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
     key = await edge.new_key("a")
     raw = await _anthropic(edge, key).messages.with_raw_response.create(
         model="claude-test",
@@ -93,7 +173,7 @@ async def test_messages_native_non_stream_with_cache_tokens(edge: Edge, fake_pro
     assert message.type == "message" and message.stop_reason == "end_turn"
     assert message.content[0].type == "text" and message.content[0].text
     assert message.usage.cache_read_input_tokens == 7 and message.usage.cache_creation_input_tokens == 4
-    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages")
+    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
     assert record["path"] == "/v1/messages" and record["body"]["model"] == "claude-fake"
     headers = {k.lower(): v for k, v in record["headers"].items()}
     assert headers["x-api-key"] == "sk-test-provider" and "authorization" not in headers
@@ -104,7 +184,9 @@ async def test_messages_native_non_stream_with_cache_tokens(edge: Edge, fake_pro
     assert record["prompt_tokens"] == prompt
 
 
-async def test_messages_native_stream_with_parallel_tools(edge: Edge, fake_provider: Any) -> None:
+async def test_messages_native_stream_with_parallel_tools(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
     key = await edge.new_key("a")
     client = _anthropic(edge, key)
     async with client.messages.stream(
@@ -119,12 +201,14 @@ async def test_messages_native_stream_with_parallel_tools(edge: Edge, fake_provi
     uses = [b for b in message.content if b.type == "tool_use"]
     assert [u.name for u in uses] == ["get_weather", "get_time"]
     assert all(isinstance(u.input, dict) and u.input for u in uses)
-    record = await _billed_as_logged(edge, fake_provider, request_id, "messages")
+    record = await _billed_as_logged(edge, fake_provider, request_id, "messages", ledger)
     assert record["stream"] is True
     assert message.usage.output_tokens == record["completion_tokens"]
 
 
-async def test_messages_translated_to_openai_provider(edge: Edge, fake_provider: Any) -> None:
+async def test_messages_translated_to_openai_provider(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
     key = await edge.new_key("a")
     client = _anthropic(edge, key)
     raw = await client.messages.with_raw_response.create(
@@ -136,7 +220,9 @@ async def test_messages_translated_to_openai_provider(edge: Edge, fake_provider:
     message = await raw.parse()
     assert message.type == "message" and message.stop_reason == "end_turn"
     assert message.content[0].type == "text" and message.content[0].text
-    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "chat.completions")
+    record = await _billed_as_logged(
+        edge, fake_provider, raw.headers["x-request-id"], "chat.completions", ledger
+    )
     assert record["path"] == "/v1/chat/completions"
     assert record["body"]["messages"][0] == {"role": "system", "content": "be brief"}
     assert record["body"]["max_completion_tokens"] == 100
@@ -156,7 +242,7 @@ async def test_messages_translated_to_openai_provider(edge: Edge, fake_provider:
     uses = [b for b in final.content if b.type == "tool_use"]
     assert [u.name for u in uses] == ["get_weather", "get_time"]
     assert all(isinstance(u.input, dict) and u.input for u in uses)
-    record = await _billed_as_logged(edge, fake_provider, request_id, "chat.completions")
+    record = await _billed_as_logged(edge, fake_provider, request_id, "chat.completions", ledger)
     assert final.usage.output_tokens == record["completion_tokens"]
 
     async with client.messages.stream(
@@ -165,10 +251,12 @@ async def test_messages_translated_to_openai_provider(edge: Edge, fake_provider:
         text = "".join([t async for t in text_stream.text_stream])
         request_id = text_stream.response.headers["x-request-id"]
     assert len(text.split()) > 0
-    await _billed_as_logged(edge, fake_provider, request_id, "chat.completions")
+    await _billed_as_logged(edge, fake_provider, request_id, "chat.completions", ledger)
 
 
-async def test_chat_translated_to_anthropic_provider(edge: Edge, fake_provider: Any) -> None:
+async def test_chat_translated_to_anthropic_provider(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
     key = await edge.new_key("a")
     client = _openai(edge, key)
     raw = await client.chat.completions.with_raw_response.create(
@@ -180,7 +268,7 @@ async def test_chat_translated_to_anthropic_provider(edge: Edge, fake_provider: 
     )
     completion = raw.parse()
     assert completion.choices[0].message.content and completion.choices[0].finish_reason == "stop"
-    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages")
+    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
     assert record["path"] == "/v1/messages" and record["body"]["system"] == "be brief"
     assert record["body"]["max_tokens"] > 0
     assert completion.usage is not None and completion.usage.prompt_tokens == record["prompt_tokens"]
@@ -220,7 +308,7 @@ async def test_chat_translated_to_anthropic_provider(edge: Edge, fake_provider: 
     assert finish == "tool_calls"
     assert [by_index[i]["name"] for i in sorted(by_index)] == ["get_weather", "get_time"]
     assert sorted(by_index) == [0, 1]
-    record = await _billed_as_logged(edge, fake_provider, stream.headers["x-request-id"], "messages")
+    record = await _billed_as_logged(edge, fake_provider, stream.headers["x-request-id"], "messages", ledger)
     assert usage is not None and usage.completion_tokens == record["completion_tokens"]
 
     text_stream = await client.chat.completions.create(
