@@ -13,7 +13,9 @@ from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
+from tollway_edge.endpoints.count_tokens import count_tokens
 from tollway_edge.endpoints.embeddings import embeddings
+from tollway_edge.endpoints.messages import messages
 from tollway_edge.endpoints.models import list_models
 from tollway_edge.endpoints.moderations import moderations
 from tollway_edge.endpoints.not_served import add_not_served_routes
@@ -154,6 +156,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app.router.add_post("/v1/embeddings", embeddings)
     app.router.add_post("/v1/moderations", moderations)
     app.router.add_post("/v1/responses", responses)
+    app.router.add_post("/v1/messages", messages)
+    app.router.add_post("/v1/messages/count_tokens", count_tokens)
     app.router.add_get("/v1/models", list_models)
     add_not_served_routes(app)  # images, audio, files, ...: 404 endpoint_not_served, not unknown_url
     app.router.add_get("/metrics", metrics_handler)  # every worker's metrics (tollway_runtime.metrics)

@@ -83,6 +83,7 @@ class Call:
         "span",
         "trace_id",
         "trace_context",
+        "metered",
     )
 
     def __init__(
@@ -123,6 +124,7 @@ class Call:
         self.span: Span | None = None  # the server span, when tracing is on
         self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
         self.trace_context = b""  # W3C context for the journal (Kafka record headers)
+        self.metered = True  # False: no usage event at all (count_tokens: a metric only)
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -164,8 +166,8 @@ class Call:
         the contract's strict encoder. The terminal event settles a local
         admission reservation with the actuals first."""
         p = self.principal
-        if p is None or self._journal is None:
-            return  # unauthenticated: metrics only, never an event
+        if p is None or self._journal is None or not self.metered:
+            return  # unauthenticated or unmetered: metrics only, never an event
         ticket = self.ticket
         if type_ == "started":
             event = UsageEvent(
@@ -218,6 +220,7 @@ class Call:
                 prompt_tokens=None if tokens is None else tokens.prompt_tokens,
                 completion_tokens=None if tokens is None else tokens.completion_tokens,
                 cached_tokens=None if tokens is None else tokens.cached_tokens,
+                cache_write_tokens=None if tokens is None else tokens.cache_write_tokens,
                 reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
                 total_tokens=None if tokens is None else tokens.total_tokens,
                 cost_micro_usd=cost,

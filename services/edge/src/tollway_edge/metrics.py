@@ -50,3 +50,8 @@ ADMISSION_SHADOW_REFUSALS = Counter(
     " budget); a stream extension counts once more per limit it would have refused.",
     ["scope", "limit"],
 )
+COUNT_TOKENS = Counter(
+    "tollway_count_tokens_total",
+    "Anthropic /v1/messages/count_tokens calls (no usage event, no budget charge), by HTTP status and requested model.",
+    ["status", "model"],
+)

@@ -17,7 +17,12 @@ from tollway_edge.call import Call
 from tollway_edge.errors import EdgeError, overloaded
 from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
 from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
-from tollway_edge.middleware.responses import error_response, http_error_response, internal_error_response
+from tollway_edge.middleware.responses import (
+    anthropic_path,
+    error_response,
+    http_error_response,
+    internal_error_response,
+)
 from tollway_edge.state import CALL_KEY, STATE
 from tollway_edge.tracing import adopt_server_span
 
@@ -56,10 +61,11 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         adopted = adopt_server_span()  # tollway_runtime's tracing middleware runs outside this one
         if adopted is not None:
             call.span, call.trace_id, call.trace_context = adopted
+    anthropic = anthropic_path(request.path)
     if is_api and state.in_flight >= state.max_in_flight:
         SHED.inc()
         call.status = 503
-        return error_response(overloaded())
+        return error_response(overloaded(), anthropic=anthropic)
     if is_api and not state.journal.has_room():
         call.status, call.error_type = FULL_STATUS, FULL_CODE
         _account(request, call, state.catalogue.models)
@@ -75,12 +81,12 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         try:
             resp = await handler(request)
         except EdgeError as err:
-            resp = error_response(err)
+            resp = error_response(err, anthropic=anthropic)
         except web.HTTPException as exc:
-            resp = http_error_response(exc)
+            resp = http_error_response(exc, anthropic=anthropic)
         except Exception:
             log.exception("unhandled_error", request_id=call.request_id, path=request.path)
-            resp = internal_error_response()
+            resp = internal_error_response(anthropic=anthropic)
             if call.model is not None:
                 call.fail(500, "internal_error")
         if call.status == 0:

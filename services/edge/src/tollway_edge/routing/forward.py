@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import aiohttp
@@ -81,12 +81,27 @@ class _Failure:
 Sleep = Callable[[float], Awaitable[None]]
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What to send to a provider of one kind.
+
+    Attributes:
+        path: the provider API path, e.g. ``/chat/completions`` or ``/messages``.
+        outbound: the body (the client's, or its translation).
+        headers: client headers passed through (e.g. ``anthropic-version`` to a
+            native Anthropic provider); they replace the provider's defaults.
+    """
+
+    path: str
+    outbound: Outbound
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
 async def forward(
     call: Call,
     upstreams: Mapping[str, Upstream],
     deployments: Sequence[Deployment],
-    outbound: Outbound,
-    path: str,
+    targets: Mapping[str, Target],
     stream: bool,
     retry_of: Callable[[Deployment], RetryPolicy],
     sleep: Sleep = asyncio.sleep,
@@ -95,7 +110,8 @@ async def forward(
 
     Args:
         deployments: the call's plan, in order (``routing.plan``).
-        path: the provider path of the endpoint, e.g. ``/chat/completions``.
+        targets: by provider kind name (``routing.kinds``): the path, body and
+            headers for a deployment of that kind (every deployment's kind has one).
         stream: a streamed 200 is returned open, with its first chunk.
         retry_of: the retry policy of a deployment (``Catalogue.retry_of``).
 
@@ -123,7 +139,7 @@ async def forward(
             call.started()
             await call.journaled()  # `started` is on disk (page cache) before the provider hears of the call
             call.attempts += 1
-            result = await _attempt(call, upstream, deployment, outbound, path, stream)
+            result = await _attempt(call, upstream, deployment, targets[upstream.kind.name], stream)
             if isinstance(result, Answer):
                 status = result.response.status
                 fails = status == _FALLBACK_STATUS or status >= 500
@@ -152,19 +168,20 @@ async def forward(
 
 
 async def _attempt(
-    call: Call, upstream: Upstream, deployment: Deployment, outbound: Outbound, path: str, stream: bool
+    call: Call, upstream: Upstream, deployment: Deployment, target: Target, stream: bool
 ) -> Answer | _Failure:
     """One request to one deployment, within its timeouts, in its CLIENT span
     when tracing is on."""
     if not upstream.usable:
         return _Failure("upstream_credential_missing")
     headers = dict(upstream.headers)
+    headers.update(target.headers)
     headers["x-request-id"] = call.request_id
     if call.span is None or call.tracer is None:
-        return await _send(call, upstream, deployment, outbound, path, stream, headers)
-    span = _attempt_span(call.tracer, upstream, deployment.upstream_model, path, call.attempts)
+        return await _send(call, upstream, deployment, target, stream, headers)
+    span = _attempt_span(call.tracer, upstream, deployment.upstream_model, target.path, call.attempts)
     tracing.inject(span, headers)
-    result = await _send(call, upstream, deployment, outbound, path, stream, headers)
+    result = await _send(call, upstream, deployment, target, stream, headers)
     if isinstance(result, Answer):
         tracing.end_client_span(span, result.response.status)
     else:
@@ -176,8 +193,7 @@ async def _send(
     call: Call,
     upstream: Upstream,
     deployment: Deployment,
-    outbound: Outbound,
-    path: str,
+    target: Target,
     stream: bool,
     headers: dict[str, str],
 ) -> Answer | _Failure:
@@ -188,8 +204,8 @@ async def _send(
     try:
         async with asyncio.timeout(timeouts.deadline_seconds):
             resp = await upstream.session.post(
-                upstream.url_for(path, deployment.upstream_model),
-                data=outbound.encoded(deployment.upstream_model),
+                upstream.url_for(target.path, deployment.upstream_model),
+                data=target.outbound.encoded(deployment.upstream_model),
                 headers=headers,
                 timeout=timeouts.client,
             )

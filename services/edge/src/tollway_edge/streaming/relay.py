@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -59,9 +59,29 @@ TAIL_SECONDS = 2.0
 _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
 
 
+class StreamReader(Protocol):
+    """The relay's view of one stream format (provider format -> client format).
+
+    Attributes:
+        done: True once the provider's stream ended as a whole answer.
+    """
+
+    done: bool
+
+    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
+        """The client's events for these provider events (maybe rewritten, maybe none)."""
+
+    def close(self) -> list[SSEEvent]:
+        """The provider's bytes ended: any events that end the answer (maybe none)."""
+
+    def tokens(self) -> Tokens | None:
+        """The provider's usage so far (OpenAI's meaning), or None."""
+
+
 class UsageReader:
-    """Reads the provider's ``usage`` from the events and drops the
-    usage-only chunk (``choices: []``) unless the client asked for usage.
+    """OpenAI chunks, relayed as they are: reads the provider's ``usage`` from the
+    events and drops the usage-only chunk (``choices: []``) unless the client asked
+    for usage.
 
     Attributes:
         usage: the last ``usage`` object seen (a dict), or None.
@@ -100,6 +120,14 @@ class UsageReader:
             elif kept is not None:
                 kept.append(event)
         return events if kept is None else kept
+
+    def close(self) -> list[SSEEvent]:
+        """Nothing: an OpenAI stream ends with the provider's own ``[DONE]``."""
+        return []
+
+    def tokens(self) -> Tokens | None:
+        """The last ``usage`` seen, read (``usage.extract_usage``)."""
+        return extract_usage(self.usage)
 
 
 async def _cover(
@@ -141,6 +169,7 @@ async def relay_stream(
     redaction: EdgeRedaction | None,
     prompt_estimate: Callable[[], int],
     live: LiveStreams | None = None,
+    reader: StreamReader | None = None,
 ) -> web.StreamResponse:
     """Relay an upstream 200 event stream to the client and meter it (see module doc).
 
@@ -151,13 +180,16 @@ async def relay_stream(
         live: the process's live streams (client-gone watch, drain deadline).
         first: the stream's first chunk, already read by ``routing.forward``
             (which waited for it before committing to the deployment).
+        reader: the stream's format (``streaming.formats``: Anthropic's events,
+            or a translation); default: OpenAI chunks (:class:`UsageReader`).
 
     Returns:
         The (already written) stream response.
     """
     splitter = SSESplitter()
     restorer = redaction.stream_restorer(call) if redaction is not None else None
-    reader = UsageReader(forward_usage_chunk=client_wants_usage)
+    if reader is None:
+        reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
     estimate = _Once(prompt_estimate)
     out = web.StreamResponse(status=200, headers=_HEADERS)
@@ -200,8 +232,14 @@ async def relay_stream(
             else:
                 events = splitter.finish() if chunk is not None else []
             tail = b""
+            if not chunk:
+                events = reader.filter(events) + reader.close()
+                reader_done = True
+            else:
+                reader_done = False
             if events:
-                events = reader.filter(events)
+                if not reader_done:
+                    events = reader.filter(events)
                 if restorer is not None:
                     events = restorer.restore(events)
                 if not observed and events:
@@ -268,14 +306,14 @@ async def relay_stream(
 
 
 async def _read_tail(
-    content: aiohttp.StreamReader, splitter: SSESplitter, reader: UsageReader, call: Call, deadline: float
+    content: aiohttp.StreamReader, splitter: SSESplitter, reader: StreamReader, call: Call, deadline: float
 ) -> None:
     """After the client left: keep reading the provider's stream (at most
     ``TAIL_BYTES``, until ``deadline`` on ``time.monotonic()``) for its usage
     chunk, so the call is billed exactly rather than estimated. Completion
     tokens of the tail's deltas are counted (the provider produced them)."""
     read = 0
-    while reader.usage is None and not reader.done and read < TAIL_BYTES:
+    while reader.tokens() is None and not reader.done and read < TAIL_BYTES:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return
@@ -312,7 +350,7 @@ class _Once:
 def _settle(
     call: Call,
     outcome: str,
-    reader: UsageReader,
+    reader: StreamReader,
     prices: Prices,
     restorer: SSERestorer | None,
     redaction: EdgeRedaction | None,
@@ -335,14 +373,14 @@ def _settle(
         call.fail(call.status, call.error_type, tokens, cost)
 
 
-def _tokens(call: Call, outcome: str, reader: UsageReader, estimate: Callable[[], int]) -> Tokens:
+def _tokens(call: Call, outcome: str, reader: StreamReader, estimate: Callable[[], int]) -> Tokens:
     """The stream's tokens: the provider's usage when it arrived (also read
     from the tail after the client left); otherwise — a provider cut, a gone
     client, the drain deadline, admission's cut (whose client got exactly
     ``sent_tokens``) — the estimate: the prompt by ``usage.estimate_prompt_tokens``,
     the completion counted from the relayed deltas, ``usage_estimated``."""
     if outcome != "cut":
-        usage = extract_usage(reader.usage)
+        usage = reader.tokens()
         if usage is not None:
             return usage
     call.usage_estimated = True
