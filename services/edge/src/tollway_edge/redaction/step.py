@@ -47,6 +47,7 @@ from tollway_edge.errors import (
     redaction_unavailable,
     unsupported_language_blocked,
 )
+from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, apply_redaction, extract_texts
@@ -260,6 +261,7 @@ class EdgeRedaction:
         if policy is None:
             if "redaction_policy" in principal.unreadable:
                 log.error("redaction_policy_invalid", key_id=principal.key_id, request_id=call.request_id)
+                REDACTION_FAILURES.labels("policy_invalid").inc()
                 raise redaction_unavailable()
             return body
         call.redaction_policy = policy
@@ -267,16 +269,19 @@ class EdgeRedaction:
         if self.pool is None:
             call.redaction = summarize(policy, None, 0.0)
             log.error("redactor_not_configured", request_id=call.request_id)
+            REDACTION_FAILURES.labels("not_configured").inc()
             raise redaction_unavailable()
         try:
             outcome = await redact_request(body, policy, self.pool, self.deadline_ms)
         except RedactionUnavailable as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))
+            REDACTION_FAILURES.labels("unavailable").inc()
             raise redaction_unavailable() from None
         except RedactionRejected as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_rejected", request_id=call.request_id, status=exc.status, code=exc.code)
+            REDACTION_FAILURES.labels("rejected").inc()
             raise rejection_error(exc) from None
         call.redaction = outcome.summary
         call.redaction_language_policy = outcome.language_policy
