@@ -21,6 +21,7 @@ import pytest
 import structlog
 import yaml
 from aiokafka import AIOKafkaConsumer
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from tollway_edge.auth.principals import parse_redaction_policy
 from tollway_edge.settings import EdgeSettings
@@ -130,6 +131,7 @@ async def test_a_call_with_a_client_traceparent_is_one_trace_from_edge_to_ledger
                     ) as r:
                         assert r.status == 200, await r.text()
                         request_id = r.headers["x-request-id"]
+                        finish = (await r.json())["choices"][0]["finish_reason"]
             records = await _records(edge.kafka, topic, request_id, 2)
             dlq = await fresh_topic(partitions=1)
             async with running_ledger(edge.dsn, topic, dlq, edge.kafka):
@@ -150,6 +152,7 @@ async def test_a_call_with_a_client_traceparent_is_one_trace_from_edge_to_ledger
     attrs = server.attributes
     assert attrs["gen_ai.operation.name"] == "chat" and attrs["gen_ai.request.model"] == "gpt-4o-mini"
     assert attrs["gen_ai.response.model"] == "fake-model"
+    assert list(attrs["gen_ai.response.finish_reasons"].values) == [AnyValue(string_value=finish)]
     assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] > 0
     assert attrs["tollway.request_id"] == request_id and attrs["http.response.status_code"] == 200
 
