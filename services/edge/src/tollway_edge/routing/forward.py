@@ -97,6 +97,10 @@ async def forward(
             if span is not None:
                 tracing.end_client_span(span, None, last_error)
             continue
+        except asyncio.CancelledError:  # the client went away: the span still ends
+            if span is not None:
+                tracing.end_client_span(span, None, "cancelled")
+            raise
         finally:
             call.upstream_wait += time.perf_counter() - t
         status = resp.status
