@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -96,7 +95,7 @@ async def _variant(
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
         full = {**os.environ, **env, "TOLLWAY_EDGE_PORT": str(port), "TOLLWAY_EDGE_JOURNAL_DIR": tmp}
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 - a harness; starting takes ms
             [python, "-m", "tollway_edge"], env=full, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         try:
@@ -119,7 +118,9 @@ async def main() -> None:
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--reference", type=Path, help="another checkout (with its .venv) measured with tracing off")
+    p.add_argument(
+        "--reference", type=Path, help="another checkout (with its .venv) measured with tracing off"
+    )
     args = p.parse_args()
 
     state = REPO / ".tollway"
@@ -145,7 +146,10 @@ async def main() -> None:
             del os.environ[k]
     variants: dict[str, tuple[str, dict[str, str]]] = {
         "tracing off": (sys.executable, base),
-        "tracing on (OTLP/HTTP)": (sys.executable, {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}),
+        "tracing on (OTLP/HTTP)": (
+            sys.executable,
+            {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint},
+        ),
     }
     if args.reference is not None:
         variants["reference checkout (no tracing code)"] = (str(args.reference / ".venv/bin/python"), base)

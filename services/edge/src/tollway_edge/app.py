@@ -82,9 +82,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )
-    tracing = setup_tracing(
-        "tollway-edge"
-    )  # OTEL_* variables; off (no middleware, no spans) without an endpoint
+    # OTEL_* variables; off (no middleware, no spans) without an endpoint
+    tracing = setup_tracing("tollway-edge")
     tracer = tracing.tracer if tracing.enabled else None
     redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms, tracer=tracer)
     state = EdgeState(

@@ -55,3 +55,20 @@ COUNT_TOKENS = Counter(
     "Anthropic /v1/messages/count_tokens calls (no usage event, no budget charge), by HTTP status and requested model.",
     ["status", "model"],
 )
+OVERHEAD = Histogram(
+    "tollway_overhead_seconds",
+    "The edge's own time per /v1/ call (wall time minus waiting on the provider; x-tollway-overhead-ms), seconds.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+TTFT = Histogram(
+    "tollway_time_to_first_token_seconds",
+    "Streamed calls: time from the call's arrival to the provider's first chunk, seconds.",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+REDACTION_FAILURES = Counter(
+    "tollway_redaction_failures_total",
+    "Calls failed closed (nothing forwarded) because redaction could not run, by reason: unavailable"
+    " (redactor down, past the deadline, 5xx), rejected (the redactor's 4xx), not_configured,"
+    " policy_invalid (the key's stored policy is unreadable).",
+    ["reason"],
+)

@@ -361,6 +361,8 @@ def _answer(
             tokens: Tokens | None = translated_tokens
         else:
             tokens = endpoint.usage_of(obj) if type(obj) is dict else None
+        if call.span is not None and type(obj) is dict:
+            _trace_finish_reasons(call, obj)
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
@@ -371,6 +373,17 @@ def _answer(
     out, code = provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
+
+
+def _trace_finish_reasons(call: Call, answer: dict[str, Any]) -> None:
+    """``gen_ai.response.finish_reasons`` on the server span: each choice's
+    ``finish_reason`` of an OpenAI-format answer (streams: not read)."""
+    choices = answer.get("choices")
+    if type(choices) is not list:
+        return
+    reasons = [str(c["finish_reason"]) for c in choices if type(c) is dict and c.get("finish_reason")]
+    if reasons and call.span is not None:
+        call.span.set_attribute("gen_ai.response.finish_reasons", reasons)
 
 
 def provider_error_body(status: int, raw: bytes, anthropic: bool, translated: bool) -> tuple[bytes, str]:

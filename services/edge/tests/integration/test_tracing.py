@@ -21,6 +21,7 @@ import pytest
 import structlog
 import yaml
 from aiokafka import AIOKafkaConsumer
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from tollway_edge.auth.principals import parse_redaction_policy
 from tollway_edge.settings import EdgeSettings
@@ -130,6 +131,7 @@ async def test_a_call_with_a_client_traceparent_is_one_trace_from_edge_to_ledger
                     ) as r:
                         assert r.status == 200, await r.text()
                         request_id = r.headers["x-request-id"]
+                        finish = (await r.json())["choices"][0]["finish_reason"]
             records = await _records(edge.kafka, topic, request_id, 2)
             dlq = await fresh_topic(partitions=1)
             async with running_ledger(edge.dsn, topic, dlq, edge.kafka):
@@ -150,6 +152,7 @@ async def test_a_call_with_a_client_traceparent_is_one_trace_from_edge_to_ledger
     attrs = server.attributes
     assert attrs["gen_ai.operation.name"] == "chat" and attrs["gen_ai.request.model"] == "gpt-4o-mini"
     assert attrs["gen_ai.response.model"] == "fake-model"
+    assert list(attrs["gen_ai.response.finish_reasons"].values) == [AnyValue(string_value=finish)]
     assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] > 0
     assert attrs["tollway.request_id"] == request_id and attrs["http.response.status_code"] == 200
 
@@ -219,3 +222,42 @@ async def test_tracing_off_adds_nothing(
     for rec in records:
         assert orjson.loads(rec.value)["trace_id"] is None
         assert not rec.headers
+
+
+async def test_each_provider_attempt_is_a_client_span_and_a_failed_one_says_why(
+    otlp_receiver: OtlpReceiver,
+    fresh_database: str,
+    valkey_test_url: str,
+    fresh_topic: Any,
+    kafka_bootstrap_servers: str,
+    fake_provider: Any,
+    tmp_path: Path,
+) -> None:
+    values = {
+        "postgres_dsn": fresh_database,
+        "valkey_url": valkey_test_url,
+        "kafka_bootstrap_servers": kafka_bootstrap_servers,
+        "usage_topic": await fresh_topic(partitions=1),
+        "redactor_urls": "",
+    }
+    async with _edge(tmp_path, values, fake_provider.base_url) as edge:
+        full, _, _ = await upsert_key(edge.dsn, PEPPER.encode())
+        body = {"model": "fallback-dead", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
+        headers = {"Authorization": f"Bearer {full}", "traceparent": TRACEPARENT}
+        async with aiohttp.ClientSession() as http:
+            async with http.post(edge.base_url + "/chat/completions", json=body, headers=headers) as r:
+                assert r.status == 200
+    # The edge's cleanup flushed its exporter.
+    spans = otlp_receiver.trace(TRACE_ID)
+    server = _one(spans, "tollway-edge", SERVER, "/v1/chat/completions")
+    assert server.attributes["tollway.attempts"] == 2
+    attempts = sorted(
+        (s for s in spans if s.span.kind == CLIENT), key=lambda s: s.attributes["tollway.attempt"]
+    )
+    assert [s.attributes["tollway.provider"] for s in attempts] == ["dead", "fake"]
+    assert all(s.parent_span_id == server.span_id for s in attempts)
+    dead, fake = attempts
+    assert dead.attributes["error.type"] == "upstream_unavailable"
+    assert "http.response.status_code" not in dead.attributes
+    assert dead.span.status.code == 2  # STATUS_CODE_ERROR
+    assert fake.attributes["http.response.status_code"] == 200 and "error.type" not in fake.attributes

@@ -16,7 +16,7 @@ from aiohttp.typedefs import Handler
 from tollway_edge.call import Call
 from tollway_edge.errors import EdgeError, overloaded
 from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
-from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
+from tollway_edge.metrics import DURATION, IN_FLIGHT, OVERHEAD, REQUESTS, SHED, TTFT
 from tollway_edge.middleware.responses import (
     anthropic_path,
     error_response,
@@ -107,8 +107,12 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
     model = call.model if call.model in models else "other" if call.model else "none"
     REQUESTS.labels(str(status), model).inc()
     DURATION.observe(latency)
+    overhead_ms = call.overhead_ms()
+    OVERHEAD.observe(overhead_ms / 1000.0)
     p = call.principal
     ttft = call.ttft_ms()
+    if ttft is not None:
+        TTFT.observe(max(ttft, 0.0) / 1000.0)
     shadow = call.ticket.shadow_refusals if call.ticket is not None else None
     log.info(
         "request",
@@ -125,7 +129,7 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
         attempts=call.attempts,
         latency_ms=round(latency * 1000.0, 3),
         ttft_ms=None if ttft is None else round(ttft, 3),
-        overhead_ms=round(call.overhead_ms(), 3),
+        overhead_ms=round(overhead_ms, 3),
         trace_id=call.trace_id,
         # "<scope>:<id> <limit>" of each shadow limit that would have refused (it refused nothing)
         shadow_refusals=None if not shadow else [f"{r.scope} {r.limit}" for r in shadow],

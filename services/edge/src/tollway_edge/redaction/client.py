@@ -15,6 +15,7 @@ provider):
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import Sequence
@@ -136,9 +137,11 @@ class RedactorClient:
             ) as resp:
                 raw = await resp.read()
                 status = resp.status
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        except (TimeoutError, aiohttp.ClientError, OSError, asyncio.CancelledError) as exc:
             if span is not None:
                 tracing.end_client_span(span, None, type(exc).__name__)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             raise RedactionUnavailable(f"redactor unreachable: {type(exc).__name__}") from exc
         if span is not None:
             tracing.end_client_span(span, status)

@@ -50,6 +50,7 @@ from tollway_edge.errors import (
     unscannable_content,
     unsupported_language_blocked,
 )
+from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
@@ -285,6 +286,7 @@ class EdgeRedaction:
         if policy is None:
             if "redaction_policy" in principal.unreadable:
                 log.error("redaction_policy_invalid", key_id=principal.key_id, request_id=call.request_id)
+                REDACTION_FAILURES.labels("policy_invalid").inc()
                 raise redaction_unavailable()
             return body
         call.redaction_policy = policy
@@ -292,6 +294,7 @@ class EdgeRedaction:
         if self.pool is None:
             call.redaction = summarize(policy, None, 0.0)
             log.error("redactor_not_configured", request_id=call.request_id)
+            REDACTION_FAILURES.labels("not_configured").inc()
             raise redaction_unavailable()
         try:
             outcome = await redact_request(body, policy, self.pool, self.deadline_ms, fields)
@@ -301,10 +304,12 @@ class EdgeRedaction:
         except RedactionUnavailable as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))
+            REDACTION_FAILURES.labels("unavailable").inc()
             raise redaction_unavailable() from None
         except RedactionRejected as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_rejected", request_id=call.request_id, status=exc.status, code=exc.code)
+            REDACTION_FAILURES.labels("rejected").inc()
             raise rejection_error(exc) from None
         call.redaction = outcome.summary
         call.redaction_language_policy = outcome.language_policy

@@ -181,7 +181,11 @@ async def _attempt(
         return await _send(call, upstream, deployment, target, stream, headers)
     span = _attempt_span(call.tracer, upstream, deployment.upstream_model, target.path, call.attempts)
     tracing.inject(span, headers)
-    result = await _send(call, upstream, deployment, target, stream, headers)
+    try:
+        result = await _send(call, upstream, deployment, target, stream, headers)
+    except asyncio.CancelledError:  # the client went away: the span still ends
+        tracing.end_client_span(span, None, "cancelled")
+        raise
     if isinstance(result, Answer):
         tracing.end_client_span(span, result.response.status)
     else:
