@@ -26,6 +26,7 @@ class EdgeState:
         max_in_flight: calls beyond this are shed (503), per process.
         in_flight: calls in flight now in this process.
         streams: the streams relayed now (client-gone watch, drain deadline).
+        draining: True from SIGTERM on (``drain``): ``/readyz`` answers 503.
     """
 
     catalogue: Catalogue
@@ -40,6 +41,7 @@ class EdgeState:
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
     streams: LiveStreams = field(default_factory=LiveStreams)
+    draining: bool = False
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal and admission."""
