@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import orjson
 import pytest
 import yaml
@@ -36,10 +37,12 @@ pytestmark = pytest.mark.integration
 PRICES = {"input": 150000, "cached_input": 75000, "output": 600000}
 MESSAGES = [{"role": "user", "content": "Keep talking while the edge stops."}]
 PROMPT = count_prompt_tokens(MESSAGES)
+FAKE_URL: list[str] = []  # the running fake provider's base URL (set by _start)
 
 
 def _catalogue(fake_url: str) -> dict[str, Any]:
-    """``steady``: 40 chunks 150 ms apart (6 s, past the accept grace); ``long``: 100 chunks 100 ms apart (10 s)."""
+    """``steady``: 40 chunks 150 ms apart (6 s, past the accept grace); ``long``: 100 chunks
+    100 ms apart (10 s); ``stalled``: answers its headers, then nothing (a fault the test sets)."""
     return {
         "version": 1,
         "providers": {"fake": {"kind": "openai", "base_url": fake_url, "timeout_seconds": 60}},
@@ -48,6 +51,7 @@ def _catalogue(fake_url: str) -> dict[str, Any]:
                 "prices": PRICES,
                 "routes": [{"provider": "fake", "upstream_model": "fake-stream-c40-i150"}],
             },
+            "stalled": {"prices": PRICES, "routes": [{"provider": "fake", "upstream_model": "fake-model"}]},
             "long": {
                 "prices": PRICES,
                 "routes": [{"provider": "fake", "upstream_model": "fake-stream-c100-i100"}],
@@ -82,6 +86,7 @@ async def _start(
         tmp_path / "edge.log",
     )
     await wait_http(f"http://127.0.0.1:{fake_port}/healthz", proc=fake)
+    FAKE_URL[:] = [f"http://127.0.0.1:{fake_port}"]
     url = f"http://127.0.0.1:{port}"
     await wait_http(url + "/readyz", within_s=60, proc=edge)
     return fake, edge, url, full_key
@@ -190,16 +195,48 @@ async def test_streams_past_the_drain_deadline_end_with_an_error_event_and_are_b
         async with aiohttp.ClientSession(
             connector=connector, timeout=aiohttp.ClientTimeout(total=60)
         ) as http:
+            fault = {"model:fake-model": {"stall_after_headers_ms": 30000}}
+            async with http.post(FAKE_URL[0] + "/_fake/faults", json=fault) as r:
+                assert r.status == 200, await r.text()
             streams = [_Stream() for _ in range(20)]
             tasks = [asyncio.create_task(_stream(http, url, key, "long", s)) for s in streams]
+            stalled = asyncio.create_task(
+                http.post(
+                    url + "/v1/chat/completions",
+                    json={"model": "stalled", "messages": MESSAGES},
+                    headers={"Authorization": f"Bearer {key}"},
+                )
+            )
             await asyncio.wait_for(asyncio.gather(*(s.first.wait() for s in streams)), 30)
             stopped_at = time.monotonic()
             edge.send_signal(signal.SIGTERM)
             done = await asyncio.gather(*tasks)
-        assert time.monotonic() - stopped_at < 0.5 + 1.5 + 2.0 + 1.0
+            assert time.monotonic() - stopped_at < 0.5 + 1.5 + 2.0 + 1.0
+            with pytest.raises(aiohttp.ClientError):  # cancelled at the stop: no answer
+                await stalled
         assert edge.wait(30) == 0
         async with ledger_for(fresh_database, kafka_bootstrap_servers, topic, fresh_topic):
             found = await rows(fresh_database, [s.request_id for s in done])
+            deadline = time.monotonic() + 20
+            while True:
+                conn = await asyncpg.connect(fresh_database)
+                try:
+                    cancelled = await conn.fetch(
+                        "SELECT * FROM ledger.usage_records WHERE model = 'stalled' AND status = 'failed'"
+                    )
+                finally:
+                    await conn.close()
+                if cancelled or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
+        # The provider heard of it: billed for the estimated prompt, never NULL.
+        (row,) = cancelled
+        assert (row["status_code"], row["error_type"]) == (503, "server_shutting_down")
+        assert row["usage_estimated"] is True
+        assert (row["prompt_tokens"], row["completion_tokens"]) == (PROMPT + 3, 0)
+        assert row["cost_micro_usd"] == cost_micro_usd(
+            Prices(**PRICES), prompt_tokens=PROMPT + 3, completion_tokens=0
+        )
         for s in done:
             assert b"[DONE]" not in s.data
             error = orjson.loads(s.data[-1])["error"]
