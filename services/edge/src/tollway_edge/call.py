@@ -16,6 +16,7 @@ from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
 from tollway_edge.journal import UsageJournal
+from tollway_edge.metrics import USAGE_ESTIMATED
 from tollway_edge.usage import Tokens
 
 CLIENT_CLOSED = 499
@@ -188,6 +189,8 @@ class Call:
                 redaction_language_policy=self.redaction_language_policy,
             )
         self._journal.append(self.request_id.encode(), encode_usage_event(event))
+        if event.usage_estimated:
+            USAGE_ESTIMATED.labels(self.error_type or "none").inc()
 
     async def journaled(self) -> None:
         """Wait until this call's events so far are written to the journal (in the

@@ -39,6 +39,13 @@ ESTIMATED_PROMPT = PROVIDER_PROMPT + 3  # usage.estimate_prompt_tokens: the fake
 LEDGER = [{"_ledger": True}]
 
 
+def _estimated(reason: str) -> float:
+    """``tollway_usage_estimated_total{reason}`` of this (in-process) edge."""
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("tollway_usage_estimated_total", {"reason": reason}) or 0.0
+
+
 def _h(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
@@ -125,6 +132,7 @@ async def test_provider_cut_is_an_error_to_the_client_and_billed_from_an_estimat
 ) -> None:
     key = await edge.new_key("a")
     fake_provider.set_faults({"model:fake-model": {"cut_after_chunks": 3}})
+    estimated_before = _estimated("upstream_stream_error")
     async with ledger_for(edge.dsn, edge.kafka, edge.topic, fresh_topic):
         async with edge_http.post(edge.base_url + "/chat/completions", json=_body(), headers=_h(key)) as r:
             assert r.status == 200
@@ -140,6 +148,7 @@ async def test_provider_cut_is_an_error_to_the_client_and_billed_from_an_estimat
     assert (row["status"], row["error_type"]) == ("failed", "upstream_stream_error")
     _assert_estimated(row, completion_at_least=3)
     assert row["completion_tokens"] == record["completion_tokens"]
+    assert _estimated("upstream_stream_error") == estimated_before + 1
 
 
 @pytest.mark.parametrize("edge", LEDGER, indirect=True)
