@@ -148,6 +148,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded
     checks["journal"] = lambda: journal.ready  # Kafka does not matter while the journal has room
+    checks["draining"] = lambda: not state.draining  # 503 from SIGTERM on (drain.py)
+    app[READINESS_DETAILS]["draining"] = lambda: state.draining
     app[READINESS_DETAILS]["kafka_connected"] = lambda: journal.kafka_connected
     app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)

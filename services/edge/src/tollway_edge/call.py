@@ -25,6 +25,7 @@ from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
 from tollway_edge.journal import UsageJournal
+from tollway_edge.metrics import USAGE_ESTIMATED
 from tollway_edge.usage import Tokens
 
 if TYPE_CHECKING:
@@ -237,6 +238,8 @@ class Call:
         if self.span is not None and type_ != "started":
             self._trace_outcome(tokens, cost)
         self._journal.append(self.request_id.encode(), encode_usage_event(event), self.trace_context)
+        if event.usage_estimated:
+            USAGE_ESTIMATED.labels(self.error_type or "none").inc()
 
     def _trace_outcome(self, tokens: Tokens | None, cost: int | None) -> None:
         """The terminal outcome on the server span (GenAI conventions; no text)."""

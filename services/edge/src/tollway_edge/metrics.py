@@ -72,3 +72,10 @@ REDACTION_FAILURES = Counter(
     " policy_invalid (the key's stored policy is unreadable).",
     ["reason"],
 )
+USAGE_ESTIMATED = Counter(
+    "tollway_usage_estimated_total",
+    "Calls billed from the edge's estimate because the provider's usage never arrived"
+    " (usage_estimated), by why the call ended early (the event's error_type: client_disconnected,"
+    " upstream_stream_error, stream_limit_reached, server_shutting_down; none = a stream without a usage chunk).",
+    ["reason"],
+)

@@ -20,6 +20,7 @@ or stream is translated back, and tokens keep OpenAI's meaning.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -49,7 +50,7 @@ from tollway_edge.streaming.relay import StreamReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
 from tollway_edge.translate import TranslationError
-from tollway_edge.usage import Tokens, estimate_prompt_tokens
+from tollway_edge.usage import Tokens, estimate_prompt_tokens, estimated_tokens
 
 JSON = "application/json"
 
@@ -176,6 +177,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     state = request.app[STATE]
     call = request[CALL_KEY]
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
+    parsed: ParsedRequest | None = None
     try:
         parsed = endpoint.parse(await read_body(request, state.max_body_bytes), call)
         if call.span is not None:
@@ -225,6 +227,16 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         )
     except EdgeError as err:
         call.fail(err.status, err.code)
+        await call.release()
+        raise
+    except asyncio.CancelledError:
+        # Only the stop cancels a handler (handler_cancellation is off): a call
+        # the provider already heard of is billed for its estimated prompt.
+        model = state.catalogue.models.get(parsed.model) if parsed is not None else None
+        if call.started_sent and parsed is not None and model is not None:
+            tokens = estimated_tokens(estimate_prompt_tokens(parsed.body), 0)
+            call.usage_estimated = True
+            call.fail(503, "server_shutting_down", tokens, tokens.cost(model.prices))
         await call.release()
         raise
     translation = _translation(state, endpoint, call.provider)

@@ -32,6 +32,7 @@ class EdgeState:
         catalogue_version: the loaded catalogue file's version
             (``tollway_contracts.catalogue.catalogue_version``), on every
             usage event (price provenance).
+        draining: True from SIGTERM on (``drain``): ``/readyz`` answers 503.
     """
 
     catalogue: Catalogue
@@ -48,6 +49,7 @@ class EdgeState:
     tracer: Tracer | None = None
     streams: LiveStreams = field(default_factory=LiveStreams)
     catalogue_version: str | None = None
+    draining: bool = False
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""

@@ -299,7 +299,7 @@ async def relay_stream(
     finally:
         if live is not None:
             live.discard(stream)
-        upstream.release() if outcome in ("completed", "tail_done") else upstream.close()
+        upstream.release() if outcome == "completed" else upstream.close()
         if outcome == "tail_done":
             outcome = "failed"  # the client left; the provider's usage bills it exactly
         _settle(call, outcome, reader, prices, restorer, redaction, estimate)
