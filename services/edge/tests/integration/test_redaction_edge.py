@@ -531,3 +531,201 @@ async def test_language_policy_patterns_only_passes_the_name(
     done = _terminal(await redaction_edge.events({request_id}, 2))
     assert done["type"] == "completed" and done["redaction"]["mode"] == "redact"
     assert done["redaction_language_policy"] == "patterns_only"  # reported, never silent
+
+
+# --- issue 11: every field of the body, every endpoint ----------------------
+
+
+def _tool(description: str = "Looks a customer up.", **prop: Any) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": "lookup_customer",
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string", **prop}},
+                "required": ["query"],
+            },
+        },
+    }
+
+
+_USER = [{"role": "user", "content": "Hello."}]
+# Each case plants PII in one field of the chat request (issue 11's list, then
+# the other string fields of CreateChatCompletionRequest): (messages, extra fields).
+FIELD_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
+    "tools.function.description": (_USER, {"tools": [_tool(PII)]}),
+    "tools.function.parameters.description": (_USER, {"tools": [_tool(description=PII)]}),
+    "tools.function.parameters.enum": (_USER, {"tools": [_tool(enum=[PII, "someone else"])]}),
+    "functions.description": (_USER, {"functions": [{"name": "f", "description": PII, "parameters": {}}]}),
+    "response_format.json_schema": (
+        _USER,
+        {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "contact",
+                    "description": PII,
+                    "schema": {
+                        "type": "object",
+                        "properties": {"who": {"type": "string", "examples": [PII]}},
+                    },
+                },
+            }
+        },
+    ),
+    "user": (_USER, {"user": PII}),
+    "safety_identifier": (_USER, {"safety_identifier": PII}),
+    "metadata": (_USER, {"metadata": {"customer": PII}}),
+    "prediction.content": (_USER, {"prediction": {"type": "content", "content": PII}}),
+    "prediction.content.parts": (
+        _USER,
+        {"prediction": {"type": "content", "content": [{"type": "text", "text": PII}]}},
+    ),
+    "stop": (_USER, {"stop": [PII]}),
+    "input_text.part": ([{"role": "user", "content": [{"type": "input_text", "text": PII}]}], {}),
+    "messages.name": (
+        [{"role": "user", "name": NAME, "content": f"Mail me at {EMAIL} or {PHONE}, card {CARD}."}],
+        {},
+    ),
+    "messages.refusal": ([*_USER, {"role": "assistant", "content": None, "refusal": PII}, *_USER], {}),
+    "web_search_options.user_location": (
+        _USER,
+        {"web_search_options": {"user_location": {"type": "approximate", "approximate": {"city": PII}}}},
+    ),
+    "unknown_field": (_USER, {"x_vendor_note": PII}),
+}
+
+
+@pytest.mark.parametrize("case", list(FIELD_CASES))
+async def test_pii_in_every_field_is_redacted(redaction_edge: Edge, echo_provider: Any, case: str) -> None:
+    messages, extra = FIELD_CASES[case]
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post(redaction_edge, key, messages, **extra)
+    assert status == 200, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, (case, value)
+    assert "<PERSON_1>" in sent or "<EMAIL_ADDRESS_1>" in sent
+    if case.startswith("tools"):  # the schema's structure is untouched
+        params = received["body"]["tools"][0]["function"]["parameters"]
+        assert params["required"] == ["query"] and params["properties"]["query"]["type"] == "string"
+
+
+@pytest.mark.parametrize("case", list(FIELD_CASES))
+async def test_pii_in_every_field_is_blocked(redaction_edge: Edge, echo_provider: Any, case: str) -> None:
+    messages, extra = FIELD_CASES[case]
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post(redaction_edge, key, messages, **extra)
+    assert status == 400 and body["error"]["code"] == "pii_detected", body
+    assert echo_provider.requests(request_id) == []
+
+
+async def test_unscannable_and_malformed_bodies_send_nothing(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    key = await _key(redaction_edge, REDACT)
+    file_part = [
+        {
+            "role": "user",
+            "content": [{"type": "file", "file": {"file_data": "JVBERi0xLjQK", "filename": "a.pdf"}}],
+        }
+    ]
+    cases: list[tuple[list[dict[str, Any]], dict[str, Any], str, str | None]] = [
+        (file_part, {}, "unscannable_content", "/messages/0/content/0/file"),
+        ([{"role": "user", "content": {"text": PII}}], {}, "invalid_type", "messages[0].content"),
+        (_USER, {"tools": "lookup_customer"}, "invalid_type", "tools"),
+        (
+            [
+                *_USER,
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"q": PII}}}
+                    ],
+                },
+            ],
+            {},
+            "invalid_type",
+            "messages[1].tool_calls[0].function.arguments",
+        ),
+        (_USER, {"x": json.loads("[" * 200 + "]" * 200)}, "nesting_too_deep", None),
+    ]
+    for messages, extra, code, param in cases:
+        status, body, request_id = await _post(redaction_edge, key, messages, **extra)
+        assert (status, body["error"]["code"], body["error"]["param"]) == (400, code, param), body
+        assert echo_provider.requests(request_id) == []
+
+
+async def test_unknown_fields_refuse_policy(redaction_edge: Edge, echo_provider: Any) -> None:
+    key = await _key(redaction_edge, {"mode": "redact", "unknown_fields": "refuse"})
+    status, body, request_id = await _post(redaction_edge, key, _USER, x_vendor_note="note")
+    assert (status, body["error"]["code"], body["error"]["param"]) == (400, "unknown_field", "/x_vendor_note")
+    assert echo_provider.requests(request_id) == []
+    status, _, request_id = await _post(redaction_edge, key, _USER, user="u-1")  # known fields pass
+    assert status == 200 and len(echo_provider.requests(request_id)) == 1
+
+
+async def test_deeply_nested_tool_arguments_are_one_text(redaction_edge: Edge, echo_provider: Any) -> None:
+    """Issue 11: 5,000-deep JSON in ``arguments`` was a 500 (RecursionError)."""
+    key = await _key(redaction_edge, REDACT)
+    arguments = '{"a":' * 5000 + json.dumps(PII) + "}" * 5000
+    messages = [
+        *_USER,
+        {"role": "assistant", "content": None, "tool_calls": [_tool_call(arguments)]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
+    ]
+    status, body, request_id = await _post(redaction_edge, key, messages)
+    assert status == 200, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent
+
+
+async def _post_api(edge: Edge, key: str, path: str, payload: dict[str, Any]) -> tuple[int, Any, str]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{edge.base_url}{path}", json=payload, headers={"Authorization": f"Bearer {key}"}) as r,
+    ):
+        return r.status, orjson.loads(await r.read()), r.headers["x-request-id"]
+
+
+API_CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "completions": (
+        "/completions",
+        {"model": "gpt-3.5-turbo-instruct", "prompt": [PII], "suffix": PII, "user": PII},
+    ),
+    "embeddings": ("/embeddings", {"model": "text-embedding-3-small", "input": [PII, "other"]}),
+    "moderations": ("/moderations", {"input": [{"type": "text", "text": PII}]}),
+    "responses": (
+        "/responses",
+        {
+            "model": "gpt-4o-mini",
+            "instructions": PII,
+            "input": [{"role": "user", "content": [{"type": "input_text", "text": PII}]}],
+            "metadata": {"customer": PII},
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("api", list(API_CASES))
+async def test_other_endpoints_are_redacted_and_blocked(
+    redaction_edge: Edge, echo_provider: Any, api: str
+) -> None:
+    path, payload = API_CASES[api]
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post_api(redaction_edge, key, path, payload)
+    assert status == 200, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, value
+    assert "<PERSON_1>" in sent
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post_api(redaction_edge, key, path, payload)
+    assert status == 400 and body["error"]["code"] == "pii_detected", body
+    assert echo_provider.requests(request_id) == []

@@ -189,6 +189,26 @@ BUILTIN_RECOGNIZERS = [
 ]
 
 
+_LONG_RUN = re.compile(r"\S{65,}")
+_NON_WORD = re.compile(r"\W")
+
+
+def tokenizer_safe(text: str) -> str:
+    """``text`` as spaCy may tokenize it in linear time: in every run of more
+    than 64 non-space characters, each non-word character becomes a space.
+
+    spaCy's tokenizer strips affixes from a whitespace-free run one at a
+    time, searching the rest of the run each time: quadratic in the run's
+    length (issue 11: tool-call ``arguments`` nested 5,000 deep, 30 k
+    characters of ``{"a":``, took minutes and timed the edge out). The
+    result has the same length, so every offset stays valid; only the NLP
+    pipeline (tokens, NER) reads it — pattern recognizers read the original.
+    """
+    if len(text) <= 64 or _LONG_RUN.search(text) is None:
+        return text
+    return _LONG_RUN.sub(lambda m: _NON_WORD.sub(" ", m.group()), text)
+
+
 class LeanSpacyNlpEngine(SpacyNlpEngine):
     """Presidio's spaCy engine loading only ``tok2vec`` + ``ner`` of an installed model.
 
@@ -220,7 +240,8 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         """NLP artifacts per text from ``lang``'s model; with ``ner=False`` only the tokenizer runs.
 
         Texts must be shorter than the model's ``max_length`` (the detector
-        windows long text first).
+        windows long text first). Long whitespace-free runs are tokenized
+        through :func:`tokenizer_safe` (same offsets).
 
         With ``prefilter``, NER runs only on the sentences that
         :func:`tollway_redactor.names.ner_segments` selects (those with a
@@ -228,6 +249,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
         entities are mapped back onto a tokenizer-only Doc of the full text.
         """
         nlp = self.pipelines[lang]
+        texts = [tokenizer_safe(t) for t in texts]
         if not ner:
             docs = [nlp.make_doc(t) for t in texts]
         elif not prefilter:

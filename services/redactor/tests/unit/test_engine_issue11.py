@@ -81,3 +81,32 @@ def test_text_longer_than_spacy_max_length(detector):
     assert len(big) > 1_000_000  # spaCy's E088 limit
     spans = found(detector, big, entities=["EMAIL_ADDRESS"])[0]
     assert spans == [("EMAIL_ADDRESS", "jane.roe@example.com")]
+
+
+def test_tokenizer_safe_keeps_offsets_and_short_text() -> None:
+    from tollway_redactor.engine import tokenizer_safe
+
+    assert tokenizer_safe('{"q": "Maria Garcia"}') == '{"q": "Maria Garcia"}'  # short runs unchanged
+    deep = '{"a":' * 100 + '"Maria Garcia"' + "}" * 100
+    safe = tokenizer_safe(deep)
+    assert len(safe) == len(deep) and "Maria Garcia" in safe and "{" not in safe
+
+
+@pytest.fixture(scope="module")
+def default_detector() -> Detector:
+    return Detector(RedactorSettings().engine_config())  # production windows
+
+
+def test_deeply_nested_json_text_is_analysed_in_linear_time(default_detector):
+    """Issue 11: tool-call arguments nested 5,000 deep reach the redactor as one
+    30 k-character text without spaces; spaCy's affix loop made it quadratic
+    (8.8 s at 30 k characters with 20 k windows; the edge timed out)."""
+    import json
+    import time
+
+    text = '{"a":' * 5000 + json.dumps("I'm Maria Garcia, maria.garcia@example.com") + "}" * 5000
+    started = time.perf_counter()
+    spans, _, _ = found(default_detector, text)
+    assert time.perf_counter() - started < 4.0  # ~0.8 s here; 8.8 s before (quadratic)
+    assert ("EMAIL_ADDRESS", "maria.garcia@example.com") in spans
+    assert ("PERSON", "Maria Garcia") in spans
