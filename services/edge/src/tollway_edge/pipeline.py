@@ -27,6 +27,7 @@ from tollway_edge.errors import (
     EdgeError,
     model_not_allowed,
     model_not_found,
+    model_not_in_allowed_regions,
     redaction_not_covered,
     too_large,
     unsupported,
@@ -129,7 +130,9 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        deployments = _plan(state, entry.deployments, endpoint.upstream_path, parsed.model)
+        deployments = _plan(
+            state, entry.deployments, endpoint.upstream_path, parsed.model, call.principal.allowed_regions
+        )
         if not endpoint.fallback:
             deployments = deployments[:1]
         policy = call.principal.redaction_policy
@@ -182,18 +185,34 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         await call.release()
 
 
-def _plan(state: EdgeState, deployments: Sequence[Deployment], path: str, model: str) -> list[Deployment]:
+def _plan(
+    state: EdgeState,
+    deployments: Sequence[Deployment],
+    path: str,
+    model: str,
+    allowed_regions: frozenset[str] | None,
+) -> list[Deployment]:
     """The call's plan (``routing.plan``): the deployments whose provider kind
-    serves ``path`` (``routing.kinds``), by priority, weighted within a level.
+    serves ``path`` (``routing.kinds``) and that the key's residency policy
+    admits, by priority, weighted within a level. Retries and fallback only
+    ever walk this list, so they never leave the allowed regions.
 
     Raises:
-        tollway_edge.errors.EdgeError: 400 ``unsupported`` when none serves it.
+        tollway_edge.errors.EdgeError: 400 ``unsupported`` when no deployment
+            serves ``path``; 403 ``model_not_in_allowed_regions`` when some
+            do but none is in the allowed regions.
     """
     upstreams = state.upstreams
-    planned = plan(deployments, serves=lambda d: upstreams[d.provider].kind.serves(path))
+
+    def serves(d: Deployment) -> bool:
+        return upstreams[d.provider].kind.serves(path)
+
+    planned = plan(deployments, allowed_regions=allowed_regions, serves=serves)
     if not planned:
-        kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
-        raise unsupported(path, model, kinds)
+        if not any(serves(d) for d in deployments):
+            kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
+            raise unsupported(path, model, kinds)
+        raise model_not_in_allowed_regions(model)
     return planned
 
 

@@ -55,6 +55,9 @@ def _catalogue(fake: Any) -> dict[str, Any]:
             "east": provider("east"),
             "west": provider("west"),
             "dead": {"base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 5, "connect_timeout_seconds": 2},
+            "us": provider("us"),
+            "eu": provider("eu"),
+            "eu2": provider("eu2"),
         },
         "models": {
             "routed": {
@@ -70,6 +73,31 @@ def _catalogue(fake: Any) -> dict[str, Any]:
                     {"name": "dead-1", "provider": "dead", "upstream_model": "m"},
                     {"name": "west-1", "provider": "west", "upstream_model": "m", "priority": 1},
                 ],
+            },
+            "resident": {
+                "prices": PRICES,
+                "deployments": [
+                    {"name": "us-1", "provider": "us", "upstream_model": "m", "regions": ["us"]},
+                    {"name": "global-1", "provider": "us", "upstream_model": "m", "regions": ["us", "eu"]},
+                    {
+                        "name": "eu-1",
+                        "provider": "eu",
+                        "upstream_model": "m",
+                        "priority": 1,
+                        "regions": ["eu"],
+                    },
+                    {
+                        "name": "eu-2",
+                        "provider": "eu2",
+                        "upstream_model": "m",
+                        "priority": 2,
+                        "regions": ["eu"],
+                    },
+                ],
+            },
+            "us-only": {
+                "prices": PRICES,
+                "deployments": [{"name": "us-1", "provider": "us", "upstream_model": "m", "regions": ["us"]}],
             },
             "east-only": {
                 "prices": PRICES,
@@ -317,3 +345,56 @@ async def test_stream_failing_after_its_first_byte_raises_in_the_sdk(
     assert row["status"] == "failed" and row["error_type"] == "upstream_stream_error"
     assert row["deployment"] == "east-1" and row["attempts"] == 1  # no fallback once bytes reached the client
     assert _attempts(row) == [("east-1", 200, "upstream_stream_error")]
+
+
+async def _resident(routed: Routed) -> AsyncOpenAI:
+    key = await routed.edge.new_key("eu", allowed_regions=["eu"])
+    return AsyncOpenAI(base_url=routed.edge.base_url, api_key=key, max_retries=0, timeout=20)
+
+
+async def test_residency_keeps_calls_in_the_allowed_regions(routed: Routed) -> None:
+    client = await _resident(routed)
+    for stream in (False, True):
+        raw = await client.chat.completions.with_raw_response.create(
+            model="resident", messages=MESSAGES, stream=stream
+        )
+        request_id = raw.headers["x-request-id"]
+        if stream:
+            async for _ in raw.parse():
+                pass
+        row = await routed.row(request_id)
+        assert (
+            row["status"] == "completed" and row["deployment"] == "eu-1"
+        )  # us-1 and global-1 come first, not allowed
+        assert {r["deployment"] for r in routed.fake.requests(request_id)} == {"eu"}
+    # no policy: the first priority level serves
+    request_id, _ = await _chat(routed, "resident")
+    assert (await routed.row(request_id))["deployment"] in ("us-1", "global-1")
+
+
+async def test_residency_never_falls_back_across_regions(routed: Routed) -> None:
+    client = await _resident(routed)
+    routed.fake.set_faults({"eu": {"status": 503}, "eu2": {"status": 503}})
+    with pytest.raises(APIStatusError) as err:
+        await client.chat.completions.create(model="resident", messages=MESSAGES)
+    assert err.value.status_code == 503  # the last allowed deployment's own answer
+    request_id = err.value.response.headers["x-request-id"]
+    row = await routed.row(request_id)
+    assert {d for d, _, _ in _attempts(row)} == {"eu-1", "eu-2"} and row["attempts"] == 4
+    assert {r["deployment"] for r in routed.fake.requests(request_id)} == {"eu", "eu2"}  # never "us"
+
+
+async def test_no_allowed_deployment_is_a_403_before_any_provider(routed: Routed) -> None:
+    client = await _resident(routed)
+    with pytest.raises(APIStatusError) as err:
+        await client.chat.completions.create(model="us-only", messages=MESSAGES)
+    assert err.value.status_code == 403
+    assert err.value.body["code"] == "model_not_in_allowed_regions"  # type: ignore[index]
+    request_id = err.value.response.headers["x-request-id"]
+    assert routed.fake.requests(request_id) == []
+    row = await routed.row(request_id)
+    assert (
+        row["status"] == "failed"
+        and row["error_type"] == "model_not_in_allowed_regions"
+        and row["attempts"] == 0
+    )
