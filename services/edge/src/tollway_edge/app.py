@@ -21,6 +21,7 @@ from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import EVENTS_DROPPED
 from tollway_edge.middleware import edge_middleware, on_prepare
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import close_upstreams, open_upstreams
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE, EdgeState
@@ -87,6 +88,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         admission=admission,
         redaction=redaction,
         catalogue_version=catalogue_version(settings.catalogue_path),
+        breakers=Breakers(catalogue.breaker, settings.valkey_url),
     )
 
     app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
@@ -103,6 +105,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await close_upstreams(state.upstreams)
 
+    async def breakers_ctx(_: web.Application) -> AsyncIterator[None]:
+        assert state.breakers is not None
+        await state.breakers.start()
+        yield
+        await state.breakers.stop()
+
     async def admission_ctx(_: web.Application) -> AsyncIterator[None]:
         await admission.start()
         yield
@@ -118,7 +126,9 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
-    app.cleanup_ctx.extend([journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
+    app.cleanup_ctx.extend(
+        [journal_ctx, upstreams_ctx, breakers_ctx, admission_ctx, redaction_ctx, principals_ctx]
+    )
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded

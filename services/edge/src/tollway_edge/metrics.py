@@ -43,3 +43,9 @@ ADMISSION_REFUSED = Counter(
     "Calls refused (429) or streams cut by admission, by the refusing kind (requests, tokens, concurrency, budget, extension).",
     ["kind"],
 )
+BREAKER_STATE = Gauge(
+    "tollway_breaker_state",
+    "Circuit breaker state per deployment (provider:upstream_model): 0 closed, 1 half-open, 2 open (the highest over worker processes).",
+    ["deployment"],
+    multiprocess_mode="max",
+)

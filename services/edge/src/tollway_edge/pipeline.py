@@ -161,6 +161,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             endpoint.upstream_path,
             parsed.stream,
             state.catalogue.retry_of,
+            state.breakers,
         )
     except EdgeError as err:
         call.fail(err.status, err.code)

@@ -12,6 +12,7 @@ from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import Upstream
 
 
@@ -27,6 +28,7 @@ class EdgeState:
         catalogue_version: the loaded catalogue file's version
             (``tollway_contracts.catalogue.catalogue_version``), on every
             usage event (price provenance).
+        breakers: the deployments' circuit breakers (``routing.breaker``).
     """
 
     catalogue: Catalogue
@@ -41,6 +43,7 @@ class EdgeState:
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
     catalogue_version: str | None = None
+    breakers: Breakers | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal and admission."""

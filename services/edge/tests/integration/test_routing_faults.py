@@ -51,6 +51,7 @@ def _catalogue(fake: Any) -> dict[str, Any]:
     return {
         "version": 1,
         "retry": RETRY,
+        "breaker": {"min_calls": 3, "failure_rate": 0.5, "window_seconds": 30, "open_seconds": 1.5},
         "providers": {
             "east": provider("east"),
             "west": provider("west"),
@@ -115,6 +116,7 @@ class Routed:
     ledger_dsn: str
     fake: Any
     key: str
+    settings: EdgeSettings
 
     def client(self) -> AsyncOpenAI:
         return AsyncOpenAI(base_url=self.edge.base_url, api_key=self.key, max_retries=0, timeout=20)
@@ -214,7 +216,7 @@ async def routed(
         running_edge(settings, catalogue) as edge,
     ):
         key = await edge.new_key("a")
-        yield Routed(edge, ledger_dsn, fake_provider, key)
+        yield Routed(edge, ledger_dsn, fake_provider, key, settings)
     fake_provider.clear_faults()
 
 
@@ -398,3 +400,39 @@ async def test_no_allowed_deployment_is_a_403_before_any_provider(routed: Routed
         and row["error_type"] == "model_not_in_allowed_regions"
         and row["attempts"] == 0
     )
+
+
+async def _until(predicate: Any, within_s: float = 2.0) -> None:
+    deadline = time.monotonic() + within_s
+    while not predicate():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.02)
+
+
+async def test_breaker_opens_on_every_edge_then_half_opens_and_closes(routed: Routed, tmp_path: Path) -> None:
+    other_settings = routed.settings.model_copy(update={"journal_dir": str(tmp_path / "journal-b")})
+    async with running_edge(other_settings, routed.edge.catalogue) as other:
+        a = routed.edge.app[STATE].breakers
+        b = other.app[STATE].breakers
+        assert a is not None and b is not None
+        client_b = AsyncOpenAI(base_url=other.base_url, api_key=routed.key, max_retries=0, timeout=20)
+        routed.fake.set_faults({"east": {"status": 503}})
+        for _ in range(2):  # 2 + 1 failed attempts on east (min_calls 3, all failed): edge A opens it
+            await _chat(routed, "routed")
+        assert a.state("east:m") == "open"
+        await _until(lambda: b.state("east:m") == "open")  # published through Valkey, within 2 s
+        raw = await client_b.chat.completions.with_raw_response.create(model="routed", messages=MESSAGES)
+        request_id = raw.headers["x-request-id"]
+        assert [r["deployment"] for r in routed.fake.requests(request_id)] == ["west"]  # east skipped at once
+        row = await routed.row(request_id)
+        assert row["attempts"] == 1 and _attempts(row) == [("west-1", 200, None)]
+
+        routed.fake.clear_faults()  # east recovers
+        await asyncio.sleep(1.6)  # open_seconds: half-open now
+        raw = await client_b.chat.completions.with_raw_response.create(model="routed", messages=MESSAGES)
+        probe_id = raw.headers["x-request-id"]
+        assert (await routed.row(probe_id))["deployment"] == "east-1"  # the one probe succeeded
+        assert b.state("east:m") == "closed"
+        await _until(lambda: a.state("east:m") == "closed")  # and every edge hears it
+        request_id, _ = await _chat(routed, "routed")
+        assert (await routed.row(request_id))["deployment"] == "east-1"

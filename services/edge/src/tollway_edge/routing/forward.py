@@ -36,6 +36,7 @@ from tollway_contracts.catalogue import Deployment, RetryPolicy
 from tollway_contracts.events import AttemptDetail
 from tollway_edge.call import Call
 from tollway_edge.errors import upstream_unreachable
+from tollway_edge.routing.breaker import Breakers, breaker_key
 from tollway_edge.routing.upstream import Upstream
 
 MAX_ATTEMPTS_PER_CALL = 8
@@ -87,6 +88,7 @@ async def forward(
     path: str,
     stream: bool,
     retry_of: Callable[[Deployment], RetryPolicy],
+    breakers: Breakers | None = None,
     sleep: Sleep = asyncio.sleep,
 ) -> Answer:
     """Send the call along its plan until a deployment answers (see module doc).
@@ -96,6 +98,9 @@ async def forward(
         path: the provider path of the endpoint, e.g. ``/chat/completions``.
         stream: a streamed 200 is returned open, with its first chunk.
         retry_of: the retry policy of a deployment (``Catalogue.retry_of``).
+        breakers: the deployments' circuit breakers (``routing.breaker``): an
+            open one is skipped without an attempt; every attempt's outcome
+            is counted. None = no breakers.
 
     Returns:
         The :class:`Answer` of the deployment that answered.
@@ -103,7 +108,8 @@ async def forward(
     Raises:
         tollway_edge.errors.EdgeError: 502 when no deployment answered
             (``upstream_timeout``, ``upstream_unavailable``,
-            ``upstream_<status>``, ``upstream_credential_missing`` ...).
+            ``upstream_<status>``, ``upstream_credential_missing``,
+            ``upstream_circuit_open`` when every breaker was open ...).
     """
     last = len(deployments) - 1
     last_error = "upstream_unavailable"
@@ -112,9 +118,18 @@ async def forward(
     for index, deployment in enumerate(deployments):
         upstream = upstreams[deployment.provider]
         policy = retry_of(deployment)
+        key = breaker_key(deployment)
+        if breakers is not None and upstream.usable:
+            verdict = breakers.check(key)
+            if verdict == "skip" or (verdict == "probe" and not await breakers.claim_probe(key)):
+                if call.attempts == 0:
+                    last_error = "upstream_circuit_open"
+                continue
         for n in range(1, policy.max_attempts + 1):
             if call.attempts >= MAX_ATTEMPTS_PER_CALL:
                 raise upstream_unreachable(last_error)
+            if n > 1 and breakers is not None and breakers.check(key) != "allow":
+                break  # the failures so far opened it: fall back now
             call.deployment = deployment.name
             call.provider = upstream.name
             call.upstream_model = deployment.upstream_model
@@ -122,6 +137,8 @@ async def forward(
             await call.journaled()  # `started` is on disk (page cache) before the provider hears of the call
             call.attempts += 1
             result = await _attempt(call, upstream, deployment, outbound, path, stream)
+            if breakers is not None and upstream.usable:
+                breakers.record(key, _served(result))
             if isinstance(result, Answer):
                 status = result.response.status
                 fails = status == _FALLBACK_STATUS or status >= 500
@@ -188,6 +205,18 @@ async def _attempt(
         return _Failure("upstream_unavailable", None if resp is None else resp.status)
     finally:
         call.upstream_wait += time.perf_counter() - t
+
+
+def _served(result: Answer | _Failure) -> bool | None:
+    """The attempt's outcome for its breaker: False for a failure (connect,
+    timeout, 5xx, a stream ended before its first byte), None for a 429
+    (busy, not broken), else True."""
+    if isinstance(result, _Failure):
+        return False
+    status = result.response.status
+    if status >= 500:
+        return False
+    return None if status == _FALLBACK_STATUS else True
 
 
 def _detail(
