@@ -100,6 +100,18 @@ def _catalogue(fake: Any) -> dict[str, Any]:
                 "prices": PRICES,
                 "deployments": [{"name": "us-1", "provider": "us", "upstream_model": "m", "regions": ["us"]}],
             },
+            "routed-total": {
+                "prices": PRICES,
+                "deployments": [
+                    {
+                        "name": "east-1",
+                        "provider": "east",
+                        "upstream_model": "m",
+                        "timeouts": {"total_seconds": 0.6},
+                    },
+                    {"name": "west-1", "provider": "west", "upstream_model": "m", "priority": 1},
+                ],
+            },
             "east-only": {
                 "prices": PRICES,
                 "deployments": [
@@ -286,6 +298,17 @@ async def test_refused_connection_is_retried_then_falls_back(routed: Routed) -> 
         ("dead-1", None, "upstream_unavailable"),
         ("west-1", 200, None),
     ]
+
+
+@pytest.mark.parametrize("fault", [{"stall_before_headers_ms": 3000}, {"stall_after_headers_ms": 3000}])
+async def test_non_stream_total_timeout_falls_back(routed: Routed, fault: dict[str, Any]) -> None:
+    routed.fake.set_faults({"east": fault})
+    t = time.monotonic()
+    request_id, text = await _chat(routed, "routed-total")
+    assert text and time.monotonic() - t < 2.5  # the 0.6 s total timeout, not the 3 s stall
+    row = await routed.row(request_id)
+    assert row["deployment"] == "west-1" and row["attempts"] == 2  # a timeout is not retried
+    assert [(d, e) for d, _, e in _attempts(row)] == [("east-1", "upstream_timeout"), ("west-1", None)]
 
 
 async def test_last_deployment_failing_returns_its_error(routed: Routed) -> None:
