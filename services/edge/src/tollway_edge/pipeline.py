@@ -170,7 +170,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     try:
         resp, raw = answer.response, answer.body
         if raw is None:
-            return await relay_stream(
+            out = await relay_stream(
                 request,
                 call,
                 resp,
@@ -181,6 +181,9 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 admission=state.admission,
                 redaction=state.redaction,
             )
+            if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
+                state.breakers.record(answer.breaker, False)  # failed after its first byte
+            return out
         return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
     finally:
         await call.release()

@@ -62,11 +62,14 @@ class Answer:
         response: the provider's response; open when ``body`` is None.
         body: the answer's bytes (non-streamed, or any non-200), else None.
         first: a streamed 200's first body chunk (non-empty), else None.
+        breaker: the answering deployment's breaker key (``routing.breaker``),
+            so a stream that fails later can still be counted against it.
     """
 
     response: aiohttp.ClientResponse
     body: bytes | None
     first: bytes | None
+    breaker: str | None = None
 
 
 @dataclass(slots=True)
