@@ -172,6 +172,32 @@ class RetryPolicy(BaseModel):
     max_retry_after_seconds: float = Field(default=2.0, ge=0)
 
 
+class BreakerPolicy(BaseModel):
+    """The circuit breaker of every deployment (the edge's ``routing.breaker``).
+
+    Closed → open when, within ``window_seconds``, at least ``min_calls``
+    attempts were made and ``failure_rate`` of them failed (connect error,
+    timeout, 5xx, a stream that ended before its first byte; a 429 counts as
+    neither); open → half-open after ``open_seconds``; one probe call (one
+    across all edges) then closes it or opens it again.
+
+    Attributes:
+        enabled: False = no breaker (every deployment is always tried).
+        failure_rate: failed attempts / attempts that opens it (0 < r ≤ 1).
+        min_calls: attempts in the window before the rate counts.
+        window_seconds: the counting window (counts restart after it).
+        open_seconds: how long an open breaker skips its deployment.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    failure_rate: float = Field(default=0.5, gt=0, le=1)
+    min_calls: int = Field(default=10, ge=1)
+    window_seconds: float = Field(default=10.0, gt=0)
+    open_seconds: float = Field(default=5.0, gt=0)
+
+
 class Deployment(BaseModel):
     """One place a model is served: a provider, the model name it knows,
     and how it is chosen, timed and retried.
@@ -271,6 +297,7 @@ class Catalogue(BaseModel):
     providers: dict[str, Provider]
     models: dict[str, Model]
     retry: RetryPolicy = RetryPolicy()
+    breaker: BreakerPolicy = BreakerPolicy()
 
     @model_validator(mode="after")
     def _routes_name_known_providers(self) -> Catalogue:

@@ -24,6 +24,7 @@ from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import EVENTS_DROPPED
 from tollway_edge.middleware import edge_middleware, on_prepare
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import close_upstreams, open_upstreams
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE, EdgeState
@@ -98,6 +99,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         redaction=redaction,
         tracer=tracer,
         catalogue_version=catalogue_version(settings.catalogue_path),
+        breakers=Breakers(catalogue.breaker, settings.valkey_url),
     )
 
     # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
@@ -116,6 +118,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         state.upstreams = await open_upstreams(catalogue)
         yield
         await close_upstreams(state.upstreams)
+
+    async def breakers_ctx(_: web.Application) -> AsyncIterator[None]:
+        assert state.breakers is not None
+        await state.breakers.start()
+        yield
+        await state.breakers.stop()
 
     async def admission_ctx(_: web.Application) -> AsyncIterator[None]:
         await admission.start()
@@ -142,7 +150,16 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         await state.streams.stop()
 
     app.cleanup_ctx.extend(
-        [tracing_ctx, journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx, streams_ctx]
+        [
+            tracing_ctx,
+            journal_ctx,
+            upstreams_ctx,
+            breakers_ctx,
+            admission_ctx,
+            redaction_ctx,
+            principals_ctx,
+            streams_ctx,
+        ]
     )
 
     checks = add_health_routes(app)

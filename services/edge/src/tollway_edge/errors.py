@@ -122,6 +122,19 @@ def model_not_allowed(model: str) -> EdgeError:
     )
 
 
+def model_not_in_allowed_regions(model: str) -> EdgeError:
+    """403 ``model_not_in_allowed_regions``: no deployment of ``model`` is in
+    the regions the key's residency policy allows (``routing.plan``); raised
+    before admission: nothing reaches a provider, nothing is billed."""
+    return EdgeError(
+        403,
+        f"No deployment of the model '{model}' is in the regions your data-residency policy allows.",
+        type="permission_error",
+        code="model_not_in_allowed_regions",
+        param="model",
+    )
+
+
 def unsupported(path: str, model: str, kinds: str) -> EdgeError:
     """400 ``unsupported``: no route of ``model`` goes to a provider kind that
     serves ``path`` (e.g. embeddings to ``anthropic``; ``routing.kinds``).

@@ -79,3 +79,9 @@ USAGE_ESTIMATED = Counter(
     " upstream_stream_error, stream_limit_reached, server_shutting_down; none = a stream without a usage chunk).",
     ["reason"],
 )
+BREAKER_STATE = Gauge(
+    "tollway_breaker_state",
+    "Circuit breaker state per deployment (provider:upstream_model): 0 closed, 1 half-open, 2 open (the highest over worker processes).",
+    ["deployment"],
+    multiprocess_mode="max",
+)

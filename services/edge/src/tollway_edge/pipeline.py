@@ -36,6 +36,7 @@ from tollway_edge.errors import (
     from_translation,
     model_not_allowed,
     model_not_found,
+    model_not_in_allowed_regions,
     redaction_not_covered,
     too_large,
     unsupported,
@@ -192,7 +193,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        deployments = _plan(state, endpoint, entry.deployments, parsed.model)
+        deployments = _plan(state, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions)
         if not endpoint.fallback:
             deployments = deployments[:1]
         policy = call.principal.redaction_policy
@@ -224,6 +225,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             targets,
             parsed.stream,
             state.catalogue.retry_of,
+            state.breakers,
         )
     except EdgeError as err:
         call.fail(err.status, err.code)
@@ -243,7 +245,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     try:
         resp, raw = answer.response, answer.body
         if raw is None:
-            return await relay_stream(
+            out = await relay_stream(
                 request,
                 call,
                 resp,
@@ -257,6 +259,9 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 live=state.streams,
                 reader=_reader(endpoint, translation, parsed),
             )
+            if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
+                state.breakers.record(answer.breaker, False)  # failed after its first byte
+            return out
         return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
     finally:
         await call.release()
@@ -310,14 +315,22 @@ def _targets(
 
 
 def _plan(
-    state: EdgeState, endpoint: Endpoint, deployments: Sequence[Deployment], model: str
+    state: EdgeState,
+    endpoint: Endpoint,
+    deployments: Sequence[Deployment],
+    model: str,
+    allowed_regions: frozenset[str] | None,
 ) -> list[Deployment]:
     """The call's plan (``routing.plan``): the deployments whose provider kind
     serves the endpoint (``routing.kinds``) natively or through one of its
-    translations, by priority, weighted within a level.
+    translations and that the key's residency policy admits, by priority,
+    weighted within a level. Retries and fallback only ever walk this list,
+    so they never leave the allowed regions.
 
     Raises:
-        tollway_edge.errors.EdgeError: 400 ``unsupported`` when none serves it.
+        tollway_edge.errors.EdgeError: 400 ``unsupported`` when no deployment
+            serves ``path``; 403 ``model_not_in_allowed_regions`` when some
+            do but none is in the allowed regions.
     """
     upstreams = state.upstreams
     path = endpoint.upstream_path
@@ -327,10 +340,12 @@ def _plan(
         translation = endpoint.translations.get(kind.name)
         return kind.serves(path) or (translation is not None and kind.serves(translation.path))
 
-    planned = plan(deployments, serves=serves)
+    planned = plan(deployments, allowed_regions=allowed_regions, serves=serves)
     if not planned:
-        kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
-        raise unsupported(path, model, kinds)
+        if not any(serves(d) for d in deployments):
+            kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
+            raise unsupported(path, model, kinds)
+        raise model_not_in_allowed_regions(model)
     return planned
 
 

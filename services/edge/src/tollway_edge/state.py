@@ -13,6 +13,7 @@ from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import Upstream
 from tollway_edge.streaming.live import LiveStreams
 
@@ -33,6 +34,7 @@ class EdgeState:
             (``tollway_contracts.catalogue.catalogue_version``), on every
             usage event (price provenance).
         draining: True from SIGTERM on (``drain``): ``/readyz`` answers 503.
+        breakers: the deployments' circuit breakers (``routing.breaker``).
     """
 
     catalogue: Catalogue
@@ -50,6 +52,7 @@ class EdgeState:
     streams: LiveStreams = field(default_factory=LiveStreams)
     catalogue_version: str | None = None
     draining: bool = False
+    breakers: Breakers | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""

@@ -51,10 +51,14 @@ def _catalogue(fake: Any) -> dict[str, Any]:
     return {
         "version": 1,
         "retry": RETRY,
+        "breaker": {"min_calls": 3, "failure_rate": 0.5, "window_seconds": 30, "open_seconds": 1.5},
         "providers": {
             "east": provider("east"),
             "west": provider("west"),
             "dead": {"base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 5, "connect_timeout_seconds": 2},
+            "us": provider("us"),
+            "eu": provider("eu"),
+            "eu2": provider("eu2"),
         },
         "models": {
             "routed": {
@@ -68,6 +72,43 @@ def _catalogue(fake: Any) -> dict[str, Any]:
                 "prices": PRICES,
                 "deployments": [
                     {"name": "dead-1", "provider": "dead", "upstream_model": "m"},
+                    {"name": "west-1", "provider": "west", "upstream_model": "m", "priority": 1},
+                ],
+            },
+            "resident": {
+                "prices": PRICES,
+                "deployments": [
+                    {"name": "us-1", "provider": "us", "upstream_model": "m", "regions": ["us"]},
+                    {"name": "global-1", "provider": "us", "upstream_model": "m", "regions": ["us", "eu"]},
+                    {
+                        "name": "eu-1",
+                        "provider": "eu",
+                        "upstream_model": "m",
+                        "priority": 1,
+                        "regions": ["eu"],
+                    },
+                    {
+                        "name": "eu-2",
+                        "provider": "eu2",
+                        "upstream_model": "m",
+                        "priority": 2,
+                        "regions": ["eu"],
+                    },
+                ],
+            },
+            "us-only": {
+                "prices": PRICES,
+                "deployments": [{"name": "us-1", "provider": "us", "upstream_model": "m", "regions": ["us"]}],
+            },
+            "routed-total": {
+                "prices": PRICES,
+                "deployments": [
+                    {
+                        "name": "east-1",
+                        "provider": "east",
+                        "upstream_model": "m",
+                        "timeouts": {"total_seconds": 0.6},
+                    },
                     {"name": "west-1", "provider": "west", "upstream_model": "m", "priority": 1},
                 ],
             },
@@ -87,6 +128,7 @@ class Routed:
     ledger_dsn: str
     fake: Any
     key: str
+    settings: EdgeSettings
 
     def client(self) -> AsyncOpenAI:
         return AsyncOpenAI(base_url=self.edge.base_url, api_key=self.key, max_retries=0, timeout=20)
@@ -186,7 +228,7 @@ async def routed(
         running_edge(settings, catalogue) as edge,
     ):
         key = await edge.new_key("a")
-        yield Routed(edge, ledger_dsn, fake_provider, key)
+        yield Routed(edge, ledger_dsn, fake_provider, key, settings)
     fake_provider.clear_faults()
 
 
@@ -258,6 +300,17 @@ async def test_refused_connection_is_retried_then_falls_back(routed: Routed) -> 
     ]
 
 
+@pytest.mark.parametrize("fault", [{"stall_before_headers_ms": 3000}, {"stall_after_headers_ms": 3000}])
+async def test_non_stream_total_timeout_falls_back(routed: Routed, fault: dict[str, Any]) -> None:
+    routed.fake.set_faults({"east": fault})
+    t = time.monotonic()
+    request_id, text = await _chat(routed, "routed-total")
+    assert text and time.monotonic() - t < 2.5  # the 0.6 s total timeout, not the 3 s stall
+    row = await routed.row(request_id)
+    assert row["deployment"] == "west-1" and row["attempts"] == 2  # a timeout is not retried
+    assert [(d, e) for d, _, e in _attempts(row)] == [("east-1", "upstream_timeout"), ("west-1", None)]
+
+
 async def test_last_deployment_failing_returns_its_error(routed: Routed) -> None:
     routed.fake.set_faults({"east": {"status": 503}})
     with pytest.raises(APIStatusError) as err:
@@ -317,3 +370,92 @@ async def test_stream_failing_after_its_first_byte_raises_in_the_sdk(
     assert row["status"] == "failed" and row["error_type"] == "upstream_stream_error"
     assert row["deployment"] == "east-1" and row["attempts"] == 1  # no fallback once bytes reached the client
     assert _attempts(row) == [("east-1", 200, "upstream_stream_error")]
+
+
+async def _resident(routed: Routed) -> AsyncOpenAI:
+    key = await routed.edge.new_key("eu", allowed_regions=["eu"])
+    return AsyncOpenAI(base_url=routed.edge.base_url, api_key=key, max_retries=0, timeout=20)
+
+
+async def test_residency_keeps_calls_in_the_allowed_regions(routed: Routed) -> None:
+    client = await _resident(routed)
+    for stream in (False, True):
+        raw = await client.chat.completions.with_raw_response.create(
+            model="resident", messages=MESSAGES, stream=stream
+        )
+        request_id = raw.headers["x-request-id"]
+        if stream:
+            async for _ in raw.parse():
+                pass
+        row = await routed.row(request_id)
+        assert (
+            row["status"] == "completed" and row["deployment"] == "eu-1"
+        )  # us-1 and global-1 come first, not allowed
+        assert {r["deployment"] for r in routed.fake.requests(request_id)} == {"eu"}
+    # no policy: the first priority level serves
+    request_id, _ = await _chat(routed, "resident")
+    assert (await routed.row(request_id))["deployment"] in ("us-1", "global-1")
+
+
+async def test_residency_never_falls_back_across_regions(routed: Routed) -> None:
+    client = await _resident(routed)
+    routed.fake.set_faults({"eu": {"status": 503}, "eu2": {"status": 503}})
+    with pytest.raises(APIStatusError) as err:
+        await client.chat.completions.create(model="resident", messages=MESSAGES)
+    assert err.value.status_code == 503  # the last allowed deployment's own answer
+    request_id = err.value.response.headers["x-request-id"]
+    row = await routed.row(request_id)
+    assert {d for d, _, _ in _attempts(row)} == {"eu-1", "eu-2"} and row["attempts"] == 4
+    assert {r["deployment"] for r in routed.fake.requests(request_id)} == {"eu", "eu2"}  # never "us"
+
+
+async def test_no_allowed_deployment_is_a_403_before_any_provider(routed: Routed) -> None:
+    client = await _resident(routed)
+    with pytest.raises(APIStatusError) as err:
+        await client.chat.completions.create(model="us-only", messages=MESSAGES)
+    assert err.value.status_code == 403
+    assert err.value.body["code"] == "model_not_in_allowed_regions"  # type: ignore[index]
+    request_id = err.value.response.headers["x-request-id"]
+    assert routed.fake.requests(request_id) == []
+    row = await routed.row(request_id)
+    assert (
+        row["status"] == "failed"
+        and row["error_type"] == "model_not_in_allowed_regions"
+        and row["attempts"] == 0
+    )
+
+
+async def _until(predicate: Any, within_s: float = 2.0) -> None:
+    deadline = time.monotonic() + within_s
+    while not predicate():
+        assert time.monotonic() < deadline, "not within the time allowed"
+        await asyncio.sleep(0.02)
+
+
+async def test_breaker_opens_on_every_edge_then_half_opens_and_closes(routed: Routed, tmp_path: Path) -> None:
+    other_settings = routed.settings.model_copy(update={"journal_dir": str(tmp_path / "journal-b")})
+    async with running_edge(other_settings, routed.edge.catalogue) as other:
+        a = routed.edge.app[STATE].breakers
+        b = other.app[STATE].breakers
+        assert a is not None and b is not None
+        client_b = AsyncOpenAI(base_url=other.base_url, api_key=routed.key, max_retries=0, timeout=20)
+        routed.fake.set_faults({"east": {"status": 503}})
+        for _ in range(2):  # 2 + 1 failed attempts on east (min_calls 3, all failed): edge A opens it
+            await _chat(routed, "routed")
+        assert a.state("east:m") == "open"
+        await _until(lambda: b.state("east:m") == "open")  # published through Valkey, within 2 s
+        raw = await client_b.chat.completions.with_raw_response.create(model="routed", messages=MESSAGES)
+        request_id = raw.headers["x-request-id"]
+        assert [r["deployment"] for r in routed.fake.requests(request_id)] == ["west"]  # east skipped at once
+        row = await routed.row(request_id)
+        assert row["attempts"] == 1 and _attempts(row) == [("west-1", 200, None)]
+
+        routed.fake.clear_faults()  # east recovers
+        await asyncio.sleep(1.6)  # open_seconds: half-open now
+        raw = await client_b.chat.completions.with_raw_response.create(model="routed", messages=MESSAGES)
+        probe_id = raw.headers["x-request-id"]
+        assert (await routed.row(probe_id))["deployment"] == "east-1"  # the one probe succeeded
+        assert b.state("east:m") == "closed"
+        await _until(lambda: a.state("east:m") == "closed")  # and every edge hears it
+        request_id, _ = await _chat(routed, "routed")
+        assert (await routed.row(request_id))["deployment"] == "east-1"

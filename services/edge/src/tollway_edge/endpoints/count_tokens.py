@@ -24,7 +24,14 @@ from tollway_contracts.limits import Limit
 from tollway_edge.auth import Principal, authenticate
 from tollway_edge.endpoints.messages import MessagesRequest
 from tollway_edge.endpoints.openai_json import load_with_model
-from tollway_edge.errors import EdgeError, bad_request, model_not_allowed, model_not_found, unsupported
+from tollway_edge.errors import (
+    EdgeError,
+    bad_request,
+    model_not_allowed,
+    model_not_found,
+    model_not_in_allowed_regions,
+    unsupported,
+)
 from tollway_edge.metrics import COUNT_TOKENS
 from tollway_edge.pipeline import provider_error_body, read_body
 from tollway_edge.routing.forward import Target, forward
@@ -68,8 +75,14 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
             raise model_not_found(model)
         if not call.principal.may_use(model):
             raise model_not_allowed(model)
-        deployments = plan(entry.deployments, serves=lambda d: state.upstreams[d.provider].kind.serves(PATH))
+        deployments = plan(
+            entry.deployments,
+            allowed_regions=call.principal.allowed_regions,
+            serves=lambda d: state.upstreams[d.provider].kind.serves(PATH),
+        )
         if not deployments:
+            if any(state.upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
+                raise model_not_in_allowed_regions(model)  # residency: never counted elsewhere
             kinds = ", ".join(sorted({state.upstreams[d.provider].kind.name for d in entry.deployments}))
             raise unsupported(PATH, model, kinds)
         if state.admission is not None:

@@ -38,6 +38,7 @@ from tollway_contracts.events import AttemptDetail
 from tollway_edge import tracing
 from tollway_edge.call import Call
 from tollway_edge.errors import upstream_unreachable
+from tollway_edge.routing.breaker import Breakers, breaker_key
 from tollway_edge.routing.upstream import Upstream
 
 MAX_ATTEMPTS_PER_CALL = 8
@@ -63,11 +64,14 @@ class Answer:
         response: the provider's response; open when ``body`` is None.
         body: the answer's bytes (non-streamed, or any non-200), else None.
         first: a streamed 200's first body chunk (non-empty), else None.
+        breaker: the answering deployment's breaker key (``routing.breaker``),
+            so a stream that fails later can still be counted against it.
     """
 
     response: aiohttp.ClientResponse
     body: bytes | None
     first: bytes | None
+    breaker: str | None = None
 
 
 @dataclass(slots=True)
@@ -104,6 +108,7 @@ async def forward(
     targets: Mapping[str, Target],
     stream: bool,
     retry_of: Callable[[Deployment], RetryPolicy],
+    breakers: Breakers | None = None,
     sleep: Sleep = asyncio.sleep,
 ) -> Answer:
     """Send the call along its plan until a deployment answers (see module doc).
@@ -114,6 +119,9 @@ async def forward(
             headers for a deployment of that kind (every deployment's kind has one).
         stream: a streamed 200 is returned open, with its first chunk.
         retry_of: the retry policy of a deployment (``Catalogue.retry_of``).
+        breakers: the deployments' circuit breakers (``routing.breaker``): an
+            open one is skipped without an attempt; every attempt's outcome
+            is counted. None = no breakers.
 
     Returns:
         The :class:`Answer` of the deployment that answered.
@@ -121,7 +129,8 @@ async def forward(
     Raises:
         tollway_edge.errors.EdgeError: 502 when no deployment answered
             (``upstream_timeout``, ``upstream_unavailable``,
-            ``upstream_<status>``, ``upstream_credential_missing`` ...).
+            ``upstream_<status>``, ``upstream_credential_missing``,
+            ``upstream_circuit_open`` when every breaker was open ...).
     """
     last = len(deployments) - 1
     last_error = "upstream_unavailable"
@@ -130,9 +139,18 @@ async def forward(
     for index, deployment in enumerate(deployments):
         upstream = upstreams[deployment.provider]
         policy = retry_of(deployment)
+        key = breaker_key(deployment)
+        if breakers is not None and upstream.usable:
+            verdict = breakers.check(key)
+            if verdict == "skip" or (verdict == "probe" and not await breakers.claim_probe(key)):
+                if call.attempts == 0:
+                    last_error = "upstream_circuit_open"
+                continue
         for n in range(1, policy.max_attempts + 1):
             if call.attempts >= MAX_ATTEMPTS_PER_CALL:
                 raise upstream_unreachable(last_error)
+            if n > 1 and breakers is not None and breakers.check(key) != "allow":
+                break  # the failures so far opened it: fall back now
             call.deployment = deployment.name
             call.provider = upstream.name
             call.upstream_model = deployment.upstream_model
@@ -140,6 +158,8 @@ async def forward(
             await call.journaled()  # `started` is on disk (page cache) before the provider hears of the call
             call.attempts += 1
             result = await _attempt(call, upstream, deployment, targets[upstream.kind.name], stream)
+            if breakers is not None and upstream.usable:
+                breakers.record(key, _served(result))
             if isinstance(result, Answer):
                 status = result.response.status
                 fails = status == _FALLBACK_STATUS or status >= 500
@@ -233,6 +253,18 @@ async def _send(
         return _Failure("upstream_unavailable", None if resp is None else resp.status)
     finally:
         call.upstream_wait += time.perf_counter() - t
+
+
+def _served(result: Answer | _Failure) -> bool | None:
+    """The attempt's outcome for its breaker: False for a failure (connect,
+    timeout, 5xx, a stream ended before its first byte), None for a 429
+    (busy, not broken), else True."""
+    if isinstance(result, _Failure):
+        return False
+    status = result.response.status
+    if status >= 500:
+        return False
+    return None if status == _FALLBACK_STATUS else True
 
 
 def _detail(
