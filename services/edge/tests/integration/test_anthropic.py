@@ -21,6 +21,7 @@ from typing import Any
 import anthropic
 import asyncpg
 import openai
+import orjson
 import pytest
 import pytest_asyncio
 from aiohttp import web
@@ -399,3 +400,48 @@ async def test_count_tokens_forwarded_rate_limited_never_billed(edge: Edge, fake
         bad.value.response.headers["x-request-id"],
     }
     assert await edge.events(ids, 1, within_s=3.0) == []  # no usage event, ever
+
+
+CUT = {"stream_allowance_tokens": 5, "stream_extend_tokens": 5}
+
+
+@pytest.mark.parametrize("edge", [CUT], indirect=True)
+@pytest.mark.parametrize("model", ["claude-test", "gpt-4o-mini"])  # native, translated
+async def test_messages_stream_cut_when_extension_refused(edge: Edge, fake_provider: Any, model: str) -> None:
+    messages: Any = [{"role": "user", "content": "tell me a long story"}]
+    prompt = len(orjson.dumps(messages)) + 3  # the prompt bound (admission.bounds' rule)
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}]
+    )
+    async with _anthropic(edge, key).messages.stream(
+        model=model, max_tokens=500, messages=messages
+    ) as stream:
+        deltas = [e async for e in stream if e.type == "content_block_delta"]
+        final = await stream.get_final_message()
+        request_id = stream.response.headers["x-request-id"]
+    assert len(deltas) == 12  # one completion token per text delta: exactly what the limit allows
+    assert final.stop_reason == "max_tokens" and final.usage.output_tokens == 12
+    (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
+    validate_produced(done)
+    assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
+    assert (done["prompt_tokens"], done["completion_tokens"]) == (prompt, 12)
+    assert done["cost_micro_usd"] == cost_micro_usd(PRICES, prompt_tokens=prompt, completion_tokens=12)
+
+
+@pytest.mark.parametrize("edge", [CUT], indirect=True)
+async def test_chat_to_anthropic_stream_cut_when_extension_refused(edge: Edge, fake_provider: Any) -> None:
+    messages: Any = [{"role": "user", "content": "tell me a long story"}]
+    prompt = len(orjson.dumps(messages)) + 3
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}]
+    )
+    raw = await _openai(edge, key).chat.completions.with_raw_response.create(
+        model="claude-test", messages=messages, stream=True, stream_options={"include_usage": True}
+    )
+    chunks = [c async for c in raw.parse()]
+    texts = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
+    finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert len(texts) == 12 and finish == ["length"]
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 12
+    (done,) = [e for e in await edge.events({raw.headers["x-request-id"]}, 2) if e["type"] != "started"]
+    assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 12

@@ -78,7 +78,8 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         try:
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
-            resp, raw = await forward(call, state.upstreams, routes, {"anthropic": target}, False)
+            targets = {r.provider: target for r in routes}
+            resp, raw = await forward(call, state.upstreams, routes, targets, False)
         finally:
             if call.ticket is not None and state.admission is not None:
                 state.admission.finish(call.ticket, 0, 0)

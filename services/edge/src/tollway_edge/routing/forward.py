@@ -56,8 +56,8 @@ async def forward(
     """Send the call to the first route that answers.
 
     Args:
-        targets: by provider kind name (``routing.kinds``): the path, body and
-            headers for a route of that kind (every route's kind has one).
+        targets: by provider name: the path, body and headers for that
+            provider (every route's provider has one).
         stream: a 200 answer is returned unread (the relay reads it).
 
     Returns:
@@ -80,7 +80,7 @@ async def forward(
         if not upstream.usable:
             last_error = "upstream_credential_missing"
             continue
-        target = targets[upstream.kind.name]
+        target = targets[upstream.name]
         headers = dict(upstream.headers)
         headers.update(target.headers)
         headers["x-request-id"] = call.request_id
