@@ -37,6 +37,7 @@ from .conftest import Edge
 pytestmark = pytest.mark.integration
 
 PRICES = Prices(input=150000, cached_input=75000, output=600000)
+CLAUDE_PRICES = Prices(input=150000, cached_input=75000, cache_write_input=187500, output=600000)
 WEATHER = {
     "name": "get_weather",
     "description": "Weather of a city",
@@ -138,10 +139,11 @@ async def _billed_as_logged(
     assert done["cached_tokens"] == record["cached_tokens"]
     assert done["cache_write_tokens"] == record["cache_write_tokens"]
     cost = cost_micro_usd(
-        PRICES,
+        CLAUDE_PRICES if record["body"]["model"] == "claude-fake" else PRICES,
         prompt_tokens=record["prompt_tokens"],
         completion_tokens=record["completion_tokens"],
         cached_tokens=record["cached_tokens"],
+        cache_write_tokens=record["cache_write_tokens"],
     )
     assert done["cost_micro_usd"] == cost
     row = await _ledger_row(ledger, request_id)
@@ -167,22 +169,33 @@ async def test_messages_native_non_stream_with_cache_tokens(
         model="claude-test",
         max_tokens=200,
         system="be brief",
-        messages=[{"role": "user", "content": "hello claude fake-cache-read-7 fake-cache-write-4"}],
+        messages=[
+            {
+                "role": "user",
+                "content": "hello claude fake-cache-read-7 fake-cache-write-100 " + "lorem " * 100,
+            }
+        ],
         extra_headers={"anthropic-version": "2025-05-05", "anthropic-beta": "fake-beta"},
     )
     message = await raw.parse()
     assert message.type == "message" and message.stop_reason == "end_turn"
     assert message.content[0].type == "text" and message.content[0].text
-    assert message.usage.cache_read_input_tokens == 7 and message.usage.cache_creation_input_tokens == 4
+    assert message.usage.cache_read_input_tokens == 7 and message.usage.cache_creation_input_tokens == 100
     record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
     assert record["path"] == "/v1/messages" and record["body"]["model"] == "claude-fake"
     headers = {k.lower(): v for k, v in record["headers"].items()}
     assert headers["x-api-key"] == "sk-test-provider" and "authorization" not in headers
     # the client's version and beta flags pass through (the provider's own default is 2023-06-01)
     assert headers["anthropic-version"] == "2025-05-05" and headers["anthropic-beta"] == "fake-beta"
-    assert record["cached_tokens"] == 7 and record["cache_write_tokens"] == 4
-    prompt = message.usage.input_tokens + 7 + 4
+    assert record["cached_tokens"] == 7 and record["cache_write_tokens"] == 100
+    prompt = message.usage.input_tokens + 7 + 100
     assert record["prompt_tokens"] == prompt
+    # cache writes are billed at the model's cache_write_input rate, not at input
+    at_input = cost_micro_usd(
+        PRICES, prompt_tokens=prompt, completion_tokens=record["completion_tokens"], cached_tokens=7
+    )
+    (done,) = [e for e in await edge.events({raw.headers["x-request-id"]}, 2) if e["type"] == "completed"]
+    assert done["cost_micro_usd"] > at_input
 
 
 async def test_messages_native_stream_with_parallel_tools(
@@ -425,7 +438,8 @@ async def test_messages_stream_cut_when_extension_refused(edge: Edge, fake_provi
     validate_produced(done)
     assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
     assert (done["prompt_tokens"], done["completion_tokens"]) == (prompt, 12)
-    assert done["cost_micro_usd"] == cost_micro_usd(PRICES, prompt_tokens=prompt, completion_tokens=12)
+    prices = CLAUDE_PRICES if model == "claude-test" else PRICES
+    assert done["cost_micro_usd"] == cost_micro_usd(prices, prompt_tokens=prompt, completion_tokens=12)
 
 
 @pytest.mark.parametrize("edge", [CUT], indirect=True)
