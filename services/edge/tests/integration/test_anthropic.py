@@ -459,3 +459,42 @@ async def test_chat_to_anthropic_stream_cut_when_extension_refused(edge: Edge, f
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 12
     (done,) = [e for e in await edge.events({raw.headers["x-request-id"]}, 2) if e["type"] != "started"]
     assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 12
+
+
+async def test_provider_errors_reach_each_client_in_its_own_format(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    fake_provider.set_faults({"model:claude-fake": {"status": 400}, "model:fake-model": {"status": 400}})
+    with pytest.raises(openai.BadRequestError) as to_openai:  # Anthropic's error, OpenAI's format
+        await _openai(edge, key).chat.completions.create(
+            model="claude-test", messages=[{"role": "user", "content": "x"}]
+        )
+    error = to_openai.value.response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"} and error["type"] == "invalid_request_error"
+    with pytest.raises(anthropic.BadRequestError) as to_anthropic:  # OpenAI's error, Anthropic's format
+        await _anthropic(edge, key).messages.create(
+            model="gpt-4o-mini", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+        )
+    body = to_anthropic.value.response.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"]
+    ids = {
+        to_openai.value.response.headers["x-request-id"],
+        to_anthropic.value.response.headers["x-request-id"],
+    }
+    failed = [e for e in await edge.events(ids, 4) if e["type"] == "failed"]
+    assert sorted(e["status_code"] for e in failed) == [400, 400]
+
+
+async def test_native_stream_cut_by_the_provider_raises_in_the_sdk(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    fake_provider.set_faults({"model:claude-fake": {"cut_after_chunks": 3}})
+    with pytest.raises(anthropic.APIStatusError) as cut:
+        async with _anthropic(edge, key).messages.stream(
+            model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "say words"}]
+        ) as stream:
+            request_id = stream.response.headers["x-request-id"]
+            async for _ in stream:
+                pass
+    assert "provider ended the stream" in str(cut.value)
+    (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
+    assert done["type"] == "failed" and done["error_type"] == "upstream_stream_error"
