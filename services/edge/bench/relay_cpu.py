@@ -210,7 +210,9 @@ async def main() -> None:
             print(f"relay CPU per streamed chunk: {per_chunk:.1f} µs")
         if "anthropic-stream-200" in results and "anthropic-stream-10" in results:
             translated = (results["anthropic-stream-200"] - results["anthropic-stream-10"]) / 190 * 1000.0
-            print(f"translated relay CPU per streamed chunk (Anthropic events -> chat chunks): {translated:.1f} µs")
+            print(
+                f"translated relay CPU per streamed chunk (Anthropic events -> chat chunks): {translated:.1f} µs"
+            )
     finally:
         for p in reversed(procs):
             p.send_signal(signal.SIGINT)
