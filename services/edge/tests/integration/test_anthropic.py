@@ -31,8 +31,12 @@ from openai import AsyncOpenAI
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import validate_produced
 from tollway_contracts.pricing import cost_micro_usd
+from tollway_edge.auth.principals import parse_redaction_policy
+from tollway_edge.state import STATE
 
-from .conftest import Edge
+from .conftest import PEPPER, Edge
+from .principals_schema import upsert_key
+from .redaction_support import set_policy
 
 pytestmark = pytest.mark.integration
 
@@ -498,3 +502,82 @@ async def test_native_stream_cut_by_the_provider_raises_in_the_sdk(edge: Edge, f
     assert "provider ended the stream" in str(cut.value)
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
     assert done["type"] == "failed" and done["error_type"] == "upstream_stream_error"
+
+
+async def test_messages_fail_closed_under_a_redacting_policy(edge: Edge, fake_provider: Any) -> None:
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode())
+    policy = {"mode": "block"}
+    await set_policy(edge.dsn, key_id, policy)
+    expected = parse_redaction_policy(policy)
+    for _ in range(100):
+        p = edge.app[STATE].snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy == expected:
+            break
+        await asyncio.sleep(0.05)
+    with pytest.raises(
+        anthropic.BadRequestError
+    ) as info:  # the redaction step cannot walk content blocks yet
+        await _anthropic(edge, full).messages.create(
+            model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "jane@example.com"}]
+        )
+    body = info.value.response.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert fake_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+async def test_chat_to_anthropic_images_and_tool_results_bearer_messages(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
+    key = await edge.new_key("a")
+    pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    messages: Any = [
+        {"role": "system", "content": "be brief"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": pixel}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": '{"city":"Paris"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+    ]
+    raw = await _openai(edge, key).chat.completions.with_raw_response.create(
+        model="claude-test", messages=messages, tools=[_openai_tool(WEATHER), _openai_tool(TIME)]
+    )
+    answer = raw.parse()
+    assert (
+        answer.choices[0].message.content and answer.choices[0].finish_reason == "stop"
+    )  # after tool results
+    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
+    sent = record["body"]["messages"]
+    assert sent[0]["role"] == "user" and sent[0]["content"][1]["type"] == "image"
+    assert sent[0]["content"][1]["source"]["type"] == "base64"
+    assert [b["type"] for b in sent[1]["content"]] == ["tool_use", "tool_use"]
+    assert sent[2]["role"] == "user" and [b["tool_use_id"] for b in sent[2]["content"]] == [
+        "call_1",
+        "call_2",
+    ]
+
+    # the anthropic SDK with a Bearer token (auth_token) instead of x-api-key
+    bearer = AsyncAnthropic(base_url=edge.url, auth_token=key, max_retries=0, timeout=20)
+    message = await bearer.messages.create(
+        model="claude-test", max_tokens=50, messages=[{"role": "user", "content": "hello"}]
+    )
+    assert message.content[0].type == "text"
