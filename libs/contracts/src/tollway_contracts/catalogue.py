@@ -92,20 +92,29 @@ class Prices(BaseModel):
     """Prices of a model in integer micro-USD per million tokens.
 
     ``input`` applies to uncached prompt tokens, ``cached_input`` to cached
-    prompt tokens (defaults to ``input``), ``output`` to completion tokens
-    (reasoning tokens included, as OpenAI bills them).
+    prompt tokens (defaults to ``input``), ``cache_write_input`` to prompt
+    tokens written to the provider's prompt cache (Anthropic's
+    ``cache_creation_input_tokens``, billed 1.25x input for a 5-minute cache;
+    defaults to ``input``), ``output`` to completion tokens (reasoning tokens
+    included, as OpenAI bills them).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     input: MicroUsdPerMillion
     cached_input: MicroUsdPerMillion | None = None
+    cache_write_input: MicroUsdPerMillion | None = None
     output: MicroUsdPerMillion
 
     @property
     def cached_input_or_input(self) -> int:
         """The cached-input price, falling back to the input price."""
         return self.input if self.cached_input is None else self.cached_input
+
+    @property
+    def cache_write_input_or_input(self) -> int:
+        """The cache-write price, falling back to the input price."""
+        return self.input if self.cache_write_input is None else self.cache_write_input
 
 
 class Route(BaseModel):

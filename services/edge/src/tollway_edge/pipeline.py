@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import orjson
 from aiohttp import web
 
-from tollway_contracts.catalogue import Deployment, Model, Prices
+from tollway_contracts.catalogue import Deployment, Model, Prices, Provider
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
 from tollway_edge.errors import (
@@ -92,8 +92,11 @@ class Translation(Protocol):
 
     path: str
 
-    def outbound(self, parsed: ParsedRequest, entry: Model, headers: Mapping[str, str]) -> Target:
-        """The translated body (and headers) for this kind.
+    def outbound(
+        self, parsed: ParsedRequest, entry: Model, headers: Mapping[str, str], provider: Provider
+    ) -> Target:
+        """The translated body (and headers) for ``provider`` (its ``api_version``
+        may change what the translation may send).
 
         Raises:
             TranslationError: 400, the request cannot be expressed in the provider's API.
@@ -293,24 +296,25 @@ def _targets(
     entry: Model,
     headers: Mapping[str, str],
 ) -> dict[str, Target]:
-    """What each provider kind among ``deployments`` is sent: the body as is, or translated
-    (once per kind, after redaction).
+    """What each provider among ``deployments`` is sent: the body as is, or translated
+    (after redaction; once per provider).
 
     Raises:
         TranslationError: 400, the body cannot be expressed in a route's API.
     """
     targets: dict[str, Target] = {}
     for deployment in deployments:
-        kind = state.upstreams[deployment.provider].kind
-        if kind.name in targets:
+        upstream = state.upstreams[deployment.provider]
+        if upstream.name in targets:
             continue
+        kind = upstream.kind
         translation = None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
         if translation is None:
             passed = {h: headers[h] for h in endpoint.client_headers if h in headers}
             outbound: Outbound = parsed
-            targets[kind.name] = Target(endpoint.upstream_path, outbound, passed)
+            targets[upstream.name] = Target(endpoint.upstream_path, outbound, passed)
         else:
-            targets[kind.name] = translation.outbound(parsed, entry, headers)
+            targets[upstream.name] = translation.outbound(parsed, entry, headers, upstream.provider)
     return targets
 
 

@@ -27,7 +27,7 @@ class Tokens:
     ``cache_write_tokens``: prompt tokens written to the provider's prompt
     cache (Anthropic's ``cache_creation_input_tokens``; OpenAI's
     ``prompt_tokens_details.cache_write_tokens``), part of ``prompt_tokens``
-    and priced at ``input`` (the catalogue has no cache-write rate yet).
+    and priced at the catalogue's ``cache_write_input`` (default ``input``).
     """
 
     prompt_tokens: int
@@ -39,11 +39,13 @@ class Tokens:
 
     def cost(self, prices: Prices) -> int:
         """Cost in micro-USD (tollway_contracts.pricing), rounded up per call."""
+        cached = min(self.cached_tokens, self.prompt_tokens)
         return cost_micro_usd(
             prices,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
-            cached_tokens=min(self.cached_tokens, self.prompt_tokens),
+            cached_tokens=cached,
+            cache_write_tokens=min(self.cache_write_tokens, self.prompt_tokens - cached),
         )
 
 

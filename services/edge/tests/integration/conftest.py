@@ -192,7 +192,7 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
                 "routes": [{"provider": "azure", "upstream_model": "chat-deployment"}],
             },
             "claude-test": {
-                "prices": prices,
+                "prices": {**prices, "cache_write_input": 187500},  # 1.25x input, as Anthropic's
                 "routes": [{"provider": "anthropic", "upstream_model": "claude-fake"}],
             },
         },

@@ -21,6 +21,7 @@ from typing import Any
 import anthropic
 import asyncpg
 import openai
+import orjson
 import pytest
 import pytest_asyncio
 from aiohttp import web
@@ -30,12 +31,17 @@ from openai import AsyncOpenAI
 from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import validate_produced
 from tollway_contracts.pricing import cost_micro_usd
+from tollway_edge.auth.principals import parse_redaction_policy
+from tollway_edge.state import STATE
 
-from .conftest import Edge
+from .conftest import PEPPER, Edge
+from .principals_schema import upsert_key
+from .redaction_support import set_policy
 
 pytestmark = pytest.mark.integration
 
 PRICES = Prices(input=150000, cached_input=75000, output=600000)
+CLAUDE_PRICES = Prices(input=150000, cached_input=75000, cache_write_input=187500, output=600000)
 WEATHER = {
     "name": "get_weather",
     "description": "Weather of a city",
@@ -137,10 +143,11 @@ async def _billed_as_logged(
     assert done["cached_tokens"] == record["cached_tokens"]
     assert done["cache_write_tokens"] == record["cache_write_tokens"]
     cost = cost_micro_usd(
-        PRICES,
+        CLAUDE_PRICES if record["body"]["model"] == "claude-fake" else PRICES,
         prompt_tokens=record["prompt_tokens"],
         completion_tokens=record["completion_tokens"],
         cached_tokens=record["cached_tokens"],
+        cache_write_tokens=record["cache_write_tokens"],
     )
     assert done["cost_micro_usd"] == cost
     row = await _ledger_row(ledger, request_id)
@@ -166,22 +173,33 @@ async def test_messages_native_non_stream_with_cache_tokens(
         model="claude-test",
         max_tokens=200,
         system="be brief",
-        messages=[{"role": "user", "content": "hello claude fake-cache-read-7 fake-cache-write-4"}],
+        messages=[
+            {
+                "role": "user",
+                "content": "hello claude fake-cache-read-7 fake-cache-write-100 " + "lorem " * 100,
+            }
+        ],
         extra_headers={"anthropic-version": "2025-05-05", "anthropic-beta": "fake-beta"},
     )
     message = await raw.parse()
     assert message.type == "message" and message.stop_reason == "end_turn"
     assert message.content[0].type == "text" and message.content[0].text
-    assert message.usage.cache_read_input_tokens == 7 and message.usage.cache_creation_input_tokens == 4
+    assert message.usage.cache_read_input_tokens == 7 and message.usage.cache_creation_input_tokens == 100
     record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
     assert record["path"] == "/v1/messages" and record["body"]["model"] == "claude-fake"
     headers = {k.lower(): v for k, v in record["headers"].items()}
     assert headers["x-api-key"] == "sk-test-provider" and "authorization" not in headers
     # the client's version and beta flags pass through (the provider's own default is 2023-06-01)
     assert headers["anthropic-version"] == "2025-05-05" and headers["anthropic-beta"] == "fake-beta"
-    assert record["cached_tokens"] == 7 and record["cache_write_tokens"] == 4
-    prompt = message.usage.input_tokens + 7 + 4
+    assert record["cached_tokens"] == 7 and record["cache_write_tokens"] == 100
+    prompt = message.usage.input_tokens + 7 + 100
     assert record["prompt_tokens"] == prompt
+    # cache writes are billed at the model's cache_write_input rate, not at input
+    at_input = cost_micro_usd(
+        PRICES, prompt_tokens=prompt, completion_tokens=record["completion_tokens"], cached_tokens=7
+    )
+    (done,) = [e for e in await edge.events({raw.headers["x-request-id"]}, 2) if e["type"] == "completed"]
+    assert done["cost_micro_usd"] > at_input
 
 
 async def test_messages_native_stream_with_parallel_tools(
@@ -399,3 +417,167 @@ async def test_count_tokens_forwarded_rate_limited_never_billed(edge: Edge, fake
         bad.value.response.headers["x-request-id"],
     }
     assert await edge.events(ids, 1, within_s=3.0) == []  # no usage event, ever
+
+
+CUT = {"stream_allowance_tokens": 5, "stream_extend_tokens": 5}
+
+
+@pytest.mark.parametrize("edge", [CUT], indirect=True)
+@pytest.mark.parametrize("model", ["claude-test", "gpt-4o-mini"])  # native, translated
+async def test_messages_stream_cut_when_extension_refused(edge: Edge, fake_provider: Any, model: str) -> None:
+    messages: Any = [{"role": "user", "content": "tell me a long story"}]
+    prompt = len(orjson.dumps(messages)) + 3  # the prompt bound (admission.bounds' rule)
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}]
+    )
+    async with _anthropic(edge, key).messages.stream(
+        model=model, max_tokens=500, messages=messages
+    ) as stream:
+        deltas = [e async for e in stream if e.type == "content_block_delta"]
+        final = await stream.get_final_message()
+        request_id = stream.response.headers["x-request-id"]
+    assert len(deltas) == 12  # one completion token per text delta: exactly what the limit allows
+    assert final.stop_reason == "max_tokens" and final.usage.output_tokens == 12
+    (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
+    validate_produced(done)
+    assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
+    assert (done["prompt_tokens"], done["completion_tokens"]) == (prompt, 12)
+    prices = CLAUDE_PRICES if model == "claude-test" else PRICES
+    assert done["cost_micro_usd"] == cost_micro_usd(prices, prompt_tokens=prompt, completion_tokens=12)
+
+
+@pytest.mark.parametrize("edge", [CUT], indirect=True)
+async def test_chat_to_anthropic_stream_cut_when_extension_refused(edge: Edge, fake_provider: Any) -> None:
+    messages: Any = [{"role": "user", "content": "tell me a long story"}]
+    prompt = len(orjson.dumps(messages)) + 3
+    key = await edge.new_key(
+        "a", limits=[{"scope": "key", "scope_id": "$key", "tokens_per_minute": prompt + 12}]
+    )
+    raw = await _openai(edge, key).chat.completions.with_raw_response.create(
+        model="claude-test", messages=messages, stream=True, stream_options={"include_usage": True}
+    )
+    chunks = [c async for c in raw.parse()]
+    texts = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
+    finish = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert len(texts) == 12 and finish == ["length"]
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 12
+    (done,) = [e for e in await edge.events({raw.headers["x-request-id"]}, 2) if e["type"] != "started"]
+    assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 12
+
+
+async def test_provider_errors_reach_each_client_in_its_own_format(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    fake_provider.set_faults({"model:claude-fake": {"status": 400}, "model:fake-model": {"status": 400}})
+    with pytest.raises(openai.BadRequestError) as to_openai:  # Anthropic's error, OpenAI's format
+        await _openai(edge, key).chat.completions.create(
+            model="claude-test", messages=[{"role": "user", "content": "x"}]
+        )
+    error = to_openai.value.response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"} and error["type"] == "invalid_request_error"
+    with pytest.raises(anthropic.BadRequestError) as to_anthropic:  # OpenAI's error, Anthropic's format
+        await _anthropic(edge, key).messages.create(
+            model="gpt-4o-mini", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+        )
+    body = to_anthropic.value.response.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["message"]
+    ids = {
+        to_openai.value.response.headers["x-request-id"],
+        to_anthropic.value.response.headers["x-request-id"],
+    }
+    failed = [e for e in await edge.events(ids, 4) if e["type"] == "failed"]
+    assert sorted(e["status_code"] for e in failed) == [400, 400]
+
+
+async def test_native_stream_cut_by_the_provider_raises_in_the_sdk(edge: Edge, fake_provider: Any) -> None:
+    key = await edge.new_key("a")
+    fake_provider.set_faults({"model:claude-fake": {"cut_after_chunks": 3}})
+    with pytest.raises(anthropic.APIStatusError) as cut:
+        async with _anthropic(edge, key).messages.stream(
+            model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "say words"}]
+        ) as stream:
+            request_id = stream.response.headers["x-request-id"]
+            async for _ in stream:
+                pass
+    assert "provider ended the stream" in str(cut.value)
+    (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
+    assert done["type"] == "failed" and done["error_type"] == "upstream_stream_error"
+
+
+async def test_messages_fail_closed_under_a_redacting_policy(edge: Edge, fake_provider: Any) -> None:
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode())
+    policy = {"mode": "block"}
+    await set_policy(edge.dsn, key_id, policy)
+    expected = parse_redaction_policy(policy)
+    for _ in range(100):
+        p = edge.app[STATE].snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy == expected:
+            break
+        await asyncio.sleep(0.05)
+    with pytest.raises(
+        anthropic.BadRequestError
+    ) as info:  # the redaction step cannot walk content blocks yet
+        await _anthropic(edge, full).messages.create(
+            model="claude-test", max_tokens=10, messages=[{"role": "user", "content": "jane@example.com"}]
+        )
+    body = info.value.response.json()
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert fake_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+async def test_chat_to_anthropic_images_and_tool_results_bearer_messages(
+    edge: Edge, fake_provider: Any, ledger: asyncpg.Connection
+) -> None:
+    key = await edge.new_key("a")
+    pixel = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    messages: Any = [
+        {"role": "system", "content": "be brief"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "what is this?"},
+                {"type": "image_url", "image_url": {"url": pixel}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "get_time", "arguments": '{"city":"Paris"}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "noon"},
+    ]
+    raw = await _openai(edge, key).chat.completions.with_raw_response.create(
+        model="claude-test", messages=messages, tools=[_openai_tool(WEATHER), _openai_tool(TIME)]
+    )
+    answer = raw.parse()
+    assert (
+        answer.choices[0].message.content and answer.choices[0].finish_reason == "stop"
+    )  # after tool results
+    record = await _billed_as_logged(edge, fake_provider, raw.headers["x-request-id"], "messages", ledger)
+    sent = record["body"]["messages"]
+    assert sent[0]["role"] == "user" and sent[0]["content"][1]["type"] == "image"
+    assert sent[0]["content"][1]["source"]["type"] == "base64"
+    assert [b["type"] for b in sent[1]["content"]] == ["tool_use", "tool_use"]
+    assert sent[2]["role"] == "user" and [b["tool_use_id"] for b in sent[2]["content"]] == [
+        "call_1",
+        "call_2",
+    ]
+
+    # the anthropic SDK with a Bearer token (auth_token) instead of x-api-key
+    bearer = AsyncAnthropic(base_url=edge.url, auth_token=key, max_retries=0, timeout=20)
+    message = await bearer.messages.create(
+        model="claude-test", max_tokens=50, messages=[{"role": "user", "content": "hello"}]
+    )
+    assert message.content[0].type == "text"

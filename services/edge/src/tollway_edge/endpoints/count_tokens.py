@@ -92,9 +92,8 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         try:
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
-            answer = await forward(
-                call, state.upstreams, deployments, {"anthropic": target}, False, state.catalogue.retry_of
-            )
+            targets = {d.provider: target for d in deployments}
+            answer = await forward(call, state.upstreams, deployments, targets, False, state.catalogue.retry_of)
             resp, raw = answer.response, answer.body
         finally:
             if call.ticket is not None and state.admission is not None:

@@ -26,8 +26,9 @@ from typing import Any
 
 import orjson
 
-from tollway_contracts.catalogue import Model
+from tollway_contracts.catalogue import Model, Provider
 from tollway_edge.routing.forward import Target
+from tollway_edge.routing.kinds.anthropic import DEFAULT_ANTHROPIC_VERSION
 from tollway_edge.streaming.formats import TranslatingReader
 from tollway_edge.translate import (
     AnthropicToOpenAIStream,
@@ -62,14 +63,18 @@ class ChatToMessages:
 
     path = "/messages"
 
-    def outbound(self, parsed: Any, entry: Model, headers: Mapping[str, str]) -> Target:
-        """``openai_to_anthropic_request`` of the (redacted) body.
+    def outbound(self, parsed: Any, entry: Model, headers: Mapping[str, str], provider: Provider) -> Target:
+        """``openai_to_anthropic_request`` of the (redacted) body, for the
+        ``anthropic-version`` the provider is called with (its ``api_version``).
 
         Raises:
             TranslationError: 400, a field Anthropic cannot honour.
         """
         body = openai_to_anthropic_request(
-            parsed.body, model=parsed.model, default_max_tokens=entry.max_output_tokens
+            parsed.body,
+            model=parsed.model,
+            default_max_tokens=entry.max_output_tokens,
+            anthropic_version=provider.api_version or DEFAULT_ANTHROPIC_VERSION,
         )
         return Target(self.path, TranslatedBody(body))
 
@@ -94,7 +99,7 @@ class MessagesToChat:
 
     path = "/chat/completions"
 
-    def outbound(self, parsed: Any, entry: Model, headers: Mapping[str, str]) -> Target:
+    def outbound(self, parsed: Any, entry: Model, headers: Mapping[str, str], provider: Provider) -> Target:
         """``anthropic_to_openai_request`` of the body.
 
         Raises:

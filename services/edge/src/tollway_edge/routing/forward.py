@@ -115,8 +115,8 @@ async def forward(
 
     Args:
         deployments: the call's plan, in order (``routing.plan``).
-        targets: by provider kind name (``routing.kinds``): the path, body and
-            headers for a deployment of that kind (every deployment's kind has one).
+        targets: by provider name: the path, body and headers for that
+            provider (every deployment's provider has one).
         stream: a streamed 200 is returned open, with its first chunk.
         retry_of: the retry policy of a deployment (``Catalogue.retry_of``).
         breakers: the deployments' circuit breakers (``routing.breaker``): an
@@ -157,7 +157,7 @@ async def forward(
             call.started()
             await call.journaled()  # `started` is on disk (page cache) before the provider hears of the call
             call.attempts += 1
-            result = await _attempt(call, upstream, deployment, targets[upstream.kind.name], stream)
+            result = await _attempt(call, upstream, deployment, targets[upstream.name], stream)
             if breakers is not None and upstream.usable:
                 breakers.record(key, _served(result))
             if isinstance(result, Answer):
