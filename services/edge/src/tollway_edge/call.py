@@ -71,6 +71,7 @@ class Call:
         "span",
         "trace_id",
         "trace_context",
+        "upstream_span",
     )
 
     def __init__(
@@ -107,6 +108,7 @@ class Call:
         self.span: Span | None = None  # the server span, when tracing is on
         self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
         self.trace_context = b""  # W3C context for the journal (Kafka record headers)
+        self.upstream_span: Span | None = None  # a relayed stream's provider attempt span, until it ends
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""

@@ -177,6 +177,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             )
         return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
     finally:
+        if call.upstream_span is not None:  # a relayed stream's provider span ends with the relay
+            call.upstream_span.end()
         await call.release()
 
 

@@ -105,7 +105,11 @@ async def forward(
             call.upstream_wait += time.perf_counter() - t
         status = resp.status
         if span is not None:
-            tracing.end_client_span(span, status)
+            if raw is None:  # a stream being relayed: the span ends with the relay (pipeline.handle)
+                span.set_attribute("http.response.status_code", status)
+                call.upstream_span = span
+            else:
+                tracing.end_client_span(span, status)
         if (status == 429 or status >= 500) and index < last:
             last_error = f"upstream_{status}"
             resp.release()
