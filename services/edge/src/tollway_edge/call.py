@@ -85,6 +85,7 @@ class Call:
         "trace_id",
         "trace_context",
         "metered",
+        "upstream_span",
     )
 
     def __init__(
@@ -126,6 +127,7 @@ class Call:
         self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
         self.trace_context = b""  # W3C context for the journal (Kafka record headers)
         self.metered = True  # False: no usage event at all (count_tokens: a metric only)
+        self.upstream_span: Span | None = None  # a relayed stream's provider attempt span, until it ends
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""

@@ -267,6 +267,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             return out
         return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
     finally:
+        if call.upstream_span is not None:  # a relayed stream's provider span ends with the relay
+            call.upstream_span.end()
         await call.release()
 
 

@@ -93,7 +93,9 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
             targets = {d.provider: target for d in deployments}
-            answer = await forward(call, state.upstreams, deployments, targets, False, state.catalogue.retry_of)
+            answer = await forward(
+                call, state.upstreams, deployments, targets, False, state.catalogue.retry_of
+            )
             resp, raw = answer.response, answer.body
         finally:
             if call.ticket is not None and state.admission is not None:
