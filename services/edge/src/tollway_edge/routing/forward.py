@@ -171,6 +171,7 @@ async def forward(
                     details.append(
                         _detail(deployment, upstream, status, None if not fails else f"upstream_{status}")
                     )
+                    result.breaker = key
                     return result
                 details.append(_detail(deployment, upstream, status, f"upstream_{status}"))
                 result.response.release()
