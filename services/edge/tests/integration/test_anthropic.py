@@ -399,6 +399,16 @@ async def test_count_tokens_forwarded_rate_limited_never_billed(edge: Edge, fake
     assert len(record) == 1 and record[0]["path"] == "/v1/messages/count_tokens"
     assert record[0]["body"]["model"] == "claude-fake"
     assert COUNT_TOKENS.labels("200", "claude-test")._value.get() == counted_before + 1
+    # no usage event will settle it: the edge settled its (zero) reservation itself
+    from tollway_admission import keys as admission_keys
+    from tollway_admission import valkey_client
+
+    valkey = valkey_client(edge.valkey_url)
+    try:
+        assert await valkey.exists(admission_keys.record_key("tenant-1", request_id)) == 0
+        assert await valkey.get(admission_keys.settled_key("tenant-1", request_id)) == b"0:0"
+    finally:
+        await valkey.aclose()
 
     await client.messages.count_tokens(model="claude-test", messages=messages)
     with pytest.raises(anthropic.RateLimitError) as limited:  # the third in the minute
