@@ -263,6 +263,15 @@ async def test_messages_translated_to_openai_provider(
     record = await _billed_as_logged(edge, fake_provider, request_id, "chat.completions", ledger)
     assert final.usage.output_tokens == record["completion_tokens"]
 
+    azure = await client.messages.with_raw_response.create(  # Azure: the deployment URL, api-key
+        model="azure-chat", max_tokens=50, messages=[{"role": "user", "content": "hello azure"}]
+    )
+    assert (await azure.parse()).content[0].type == "text"
+    record = await _billed_as_logged(
+        edge, fake_provider, azure.headers["x-request-id"], "chat.completions", ledger
+    )
+    assert record["path"] == "/openai/deployments/chat-deployment/chat/completions"
+
     async with client.messages.stream(
         model="gpt-4o-mini", max_tokens=100, messages=[{"role": "user", "content": "say words"}]
     ) as text_stream:
