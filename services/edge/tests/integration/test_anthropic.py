@@ -460,9 +460,12 @@ async def test_messages_stream_cut_when_extension_refused(edge: Edge, fake_provi
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
     validate_produced(done)
     assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
-    assert (done["prompt_tokens"], done["completion_tokens"]) == (prompt, 12)
+    # the client received exactly 12 completion tokens; the prompt is the edge's figure for a
+    # call whose provider usage never arrived (the admission bound, or an estimate), priced as such
+    assert done["completion_tokens"] == 12 and 0 < done["prompt_tokens"] <= prompt
     prices = CLAUDE_PRICES if model == "claude-test" else PRICES
-    assert done["cost_micro_usd"] == cost_micro_usd(prices, prompt_tokens=prompt, completion_tokens=12)
+    billed = cost_micro_usd(prices, prompt_tokens=done["prompt_tokens"], completion_tokens=12)
+    assert done["cost_micro_usd"] == billed
 
 
 @pytest.mark.parametrize("edge", [CUT], indirect=True)
