@@ -99,7 +99,7 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
             resp, raw = answer.response, answer.body
         finally:
             if call.ticket is not None and state.admission is not None:
-                state.admission.finish(call.ticket, 0, 0)
+                await state.admission.settle_unmetered(call.ticket)  # no usage event will settle it
             await call.release()
         assert raw is not None  # not a stream: forward read the answer
         call.status = resp.status
