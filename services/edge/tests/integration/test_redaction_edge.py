@@ -595,6 +595,8 @@ FIELD_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
         {"web_search_options": {"user_location": {"type": "approximate", "approximate": {"city": PII}}}},
     ),
     "unknown_field": (_USER, {"x_vendor_note": PII}),
+    "unknown_object": (_USER, {"x_vendor": {"contact": {"who": PII}}}),
+    "metadata.key": (_USER, {"metadata": {f"{NAME} {EMAIL}": "vip"}}),
 }
 
 
@@ -729,3 +731,48 @@ async def test_other_endpoints_are_redacted_and_blocked(
     status, body, request_id = await _post_api(redaction_edge, key, path, payload)
     assert status == 400 and body["error"]["code"] == "pii_detected", body
     assert echo_provider.requests(request_id) == []
+
+
+async def test_reversible_restores_completions_and_responses(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """The echo provider answers with the (redacted) prompt; the client gets the originals back."""
+    key = await _key(redaction_edge, {"mode": "redact", "reversible": True})
+    prompt = f"Write to {NAME} at {EMAIL} today"
+    status, body, request_id = await _post_api(
+        redaction_edge,
+        key,
+        "/completions",
+        {"model": "gpt-3.5-turbo-instruct", "prompt": prompt, "max_tokens": 50},
+    )
+    assert status == 200, body
+    assert NAME not in orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    assert NAME in body["choices"][0]["text"] and EMAIL in body["choices"][0]["text"]
+
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/completions",
+            json={"model": "gpt-3.5-turbo-instruct", "prompt": prompt, "max_tokens": 50, "stream": True},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        raw = await r.read()
+        assert r.status == 200
+    texts = [
+        c["text"]
+        for e in raw.split(b"\n\n")
+        if e.startswith(b"data: {")
+        for c in orjson.loads(e[6:]).get("choices") or []
+        if isinstance(c.get("text"), str)
+    ]
+    streamed = "".join(texts)
+    assert NAME in streamed and EMAIL in streamed and "<PERSON_1>" not in streamed
+
+    status, body, request_id = await _post_api(
+        redaction_edge, key, "/responses", {"model": "gpt-4o-mini", "input": prompt}
+    )
+    assert status == 200, body
+    assert NAME not in orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    answer = "".join(p.get("text", "") for item in body["output"] for p in item.get("content") or [])
+    assert NAME in answer and EMAIL in answer

@@ -172,7 +172,9 @@ class EverythingRedactor:
         )
 
 
-_KEYS = sorted({tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes"})
+_KEYS = sorted(
+    {tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes", PII}
+)
 _strings = st.one_of(
     st.sampled_from(["", "hi", PII, f"call {PII} now", "text", "function"]),
     st.text(max_size=8).map(lambda s: s + PII),
@@ -224,10 +226,16 @@ def _leaks(value: Any, pattern: str) -> list[str]:
         return []
     if rule == "schema":
         return _schema_leaks(value)
+    if rule == "arguments" and type(value) is str:
+        try:  # keys of parsed arguments are structure (tool parameter names); values must be clean
+            return _schema_leaks(orjson.loads(value))
+        except orjson.JSONDecodeError:
+            pass
     if type(value) is str:
         return [value] if PII in value else []
     if type(value) is dict:
-        return [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
+        keys = [k for k in value if PII in k]
+        return keys + [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
     if type(value) is list:
         return [s for v in value for s in _leaks(v, pattern + "[]")]
     return []
@@ -250,3 +258,64 @@ def test_no_string_escapes_the_walk(body: dict[str, Any]) -> None:
     assert _leaks(outcome.body, "") == []
     if PII not in before.decode():
         assert outcome.body == body
+
+
+def _body_at(pattern: str, value: Any) -> dict[str, Any]:
+    """A body holding ``value`` at ``pattern`` (``a[].b.*`` -> ``{"a": [{"b": {"k": value}}]}``)."""
+    tokens: list[str] = []
+    for part in pattern.split("."):
+        name, _, rest = part.partition("[]")
+        tokens.append(name)
+        tokens.extend(["[]"] * (1 + rest.count("[]")) if _ else [])
+    node: Any = value
+    for tok in reversed(tokens):
+        node = [node] if tok == "[]" else {("k" if tok == "*" else tok): node}
+    return node  # type: ignore[no-any-return]
+
+
+def test_body_at() -> None:
+    assert _body_at("a[].b.*", 1) == {"a": [{"b": {"k": 1}}]}
+    assert _body_at("stop[]", 1) == {"stop": [1]}
+    assert _body_at("a[][]", 1) == {"a": [[1]]}
+
+
+def _scanned_patterns() -> list[str]:
+    strings, _, _ = chat_request_fields()
+    return sorted(p for p in strings if classification(CHAT_FIELDS, p) not in ("opaque", "unscannable"))
+
+
+@pytest.mark.parametrize("pattern", _scanned_patterns())
+async def test_pii_at_every_scanned_string_field_of_the_spec(pattern: str) -> None:
+    """Issue 11's "done when", at the walk: PII planted at each string field of
+    CreateChatCompletionRequest that is not opaque leaves under redact and blocks under block."""
+    body = _body_at(pattern, f"{PII} here")
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), EverythingRedactor(), 1000.0)
+    assert PII not in orjson.dumps(outcome.body).decode()
+    outcome = await redact_request(body, RedactionPolicy(mode="block"), _Detecting(), 1000.0)
+    assert outcome.blocked is not None
+
+
+class _Detecting(EverythingRedactor):
+    """Reports a PERSON wherever ``PII`` occurs."""
+
+    async def redact(
+        self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
+    ) -> RedactResponse:
+        from tollway_contracts.redaction import Detection
+
+        answer = await super().redact(policy, texts, deadline_ms)
+        results = [
+            r.model_copy(
+                update={
+                    "detections": [
+                        Detection(
+                            entity_type="PERSON", start=0, end=len(PII), score=0.9, placeholder="<PERSON_1>"
+                        )
+                    ]
+                    if PII in t.text
+                    else []
+                }
+            )
+            for r, t in zip(answer.results, texts, strict=True)
+        ]
+        return answer.model_copy(update={"results": results})

@@ -190,8 +190,61 @@ def test_unknown_field_strings_are_scanned_and_reported() -> None:
         "vendor_extra": {"a": PII},
     }
     walk = walk_body(body, CHAT_FIELDS)
-    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra/a"]
-    assert {t.id for t in walk.texts} >= set(walk.unknown)
+    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra"]
+    ids = {t.id for t in walk.texts}
+    assert {"/messages/0/x_note", "/vendor_extra/a"} <= ids
+    # the unknown fields' names and the unknown object's keys are text too; known names are not
+    assert {"key:/messages/0/x_note", "key:/vendor_extra", "key:/vendor_extra/a"} <= ids
+    assert not any(i in ids for i in ("key:/model", "key:/messages", "key:/messages/0/content"))
+    numbers = {"model": "m", "messages": [], "temperature": 0.2, "max_tokens": 5, "stream": True, "seed": 1}
+    assert walk_body(numbers, CHAT_FIELDS).texts == []  # known numeric fields send nothing
+
+
+async def test_keys_holding_pii_are_renamed_copy_on_write() -> None:
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "x"}],
+        "metadata": {PII: "vip", "plan": PII},
+        "x_vendor": {"nested": {PII: 1}},
+        PII: True,
+    }
+    original = copy.deepcopy(body)
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
+    assert body == original
+    assert PII not in orjson.dumps(outcome.body).decode()
+    assert outcome.body["metadata"] == {"<PERSON_1>": "vip", "plan": "<PERSON_1>"}
+    assert list(outcome.body)[-1] == "<PERSON_1>"  # key order kept
+    assert outcome.body["x_vendor"] == {"nested": {"<PERSON_1>": 1}}
+    assert outcome.body["messages"] is body["messages"]
+    blocked = await redact_request(
+        {"model": "m", "messages": [], "metadata": {PII: "x"}},
+        RedactionPolicy(mode="block"),
+        PlantedRedactor(),
+        1000.0,
+    )
+    assert blocked.blocked is not None
+
+
+def test_schema_property_names_and_argument_keys_are_structure() -> None:
+    body = {
+        "model": "m",
+        "messages": [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"who": "x"}'}}
+                ],
+            }
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "f", "parameters": {"properties": {"who": {"type": "string"}}}},
+            }
+        ],
+    }
+    ids = [t.id for t in walk_body(body, CHAT_FIELDS).texts]
+    assert ids == ["/messages/0/tool_calls/0/function/arguments#/who"]
 
 
 async def test_unknown_fields_refuse_policy() -> None:
@@ -334,3 +387,58 @@ def test_apply_texts_copies_only_changed_paths() -> None:
     assert out == {"a": {"b": "X", "c": {"d": "y"}}, "e": ["z"]}
     assert body["a"]["b"] == "x"  # type: ignore[index]
     assert out["a"]["c"] is body["a"]["c"] and out["e"] is body["e"]  # type: ignore[index]
+
+
+MAPPING = {"<PERSON_1>": 'Jane "JR" Roe'}
+
+
+def test_restore_legacy_completion_and_responses_answers() -> None:
+    from tollway_edge.redaction import restore_response
+
+    legacy = {"object": "text_completion", "choices": [{"index": 0, "text": "Dear <PERSON_1>,"}]}
+    assert restore_response(legacy, MAPPING)["choices"][0]["text"] == 'Dear Jane "JR" Roe,'
+    answer = {
+        "object": "response",
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "Hi <PERSON_1>"}]},
+            {"type": "function_call", "name": "f", "arguments": '{"who": "<PERSON_1>"}'},
+        ],
+    }
+    out = restore_response(answer, MAPPING)
+    assert out["output"][0]["content"][0]["text"] == 'Hi Jane "JR" Roe'
+    assert json.loads(out["output"][1]["arguments"]) == {"who": 'Jane "JR" Roe'}
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_restore_legacy_completion_stream_split_anywhere(cut: int) -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    text = "Dear <PERSON_1>, thanks"
+    restorer = ChunkRestorer(MAPPING)
+    pieces = [text[:cut], text[cut:]]
+    out = []
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        chunk = {
+            "object": "text_completion",
+            "choices": [{"index": 0, "text": piece, "finish_reason": "stop" if last else None}],
+        }
+        restored = restorer.restore_chunk(chunk)
+        assert "delta" not in restored["choices"][0]  # legacy chunks keep their shape
+        out.append(restored["choices"][0]["text"])
+    assert restorer.flush() is None
+    assert "".join(out) == 'Dear Jane "JR" Roe, thanks'
+
+
+def test_restore_legacy_stream_flush_at_done() -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    restorer = ChunkRestorer(MAPPING)
+    chunk = {
+        "object": "text_completion",
+        "choices": [{"index": 0, "text": "Dear <PERS", "finish_reason": None}],
+    }
+    assert restorer.restore_chunk(chunk)["choices"][0]["text"] == "Dear "
+    tail = restorer.flush()
+    assert tail is not None and tail["object"] == "text_completion"
+    assert tail["choices"] == [{"index": 0, "text": "<PERS", "finish_reason": None}]

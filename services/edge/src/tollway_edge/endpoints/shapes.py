@@ -207,7 +207,8 @@ def _prefixes(table: ShapeTable) -> frozenset[str]:
     return frozenset(out)
 
 
-_PREFIXES: dict[int, frozenset[str]] = {}
+_PREFIXES: dict[int, tuple[ShapeTable, frozenset[str]]] = {}
+"""id -> (table, prefixes); holding the table keeps its id from being reused."""
 
 
 def check_shapes(body: Mapping[str, Any], table: ShapeTable) -> None:
@@ -219,9 +220,13 @@ def check_shapes(body: Mapping[str, Any], table: ShapeTable) -> None:
             OpenAI's way (``messages[0].content``), or 400
             ``missing_required_parameter`` for a required key.
     """
-    patterns = _PREFIXES.get(id(table))
-    if patterns is None:
-        patterns = _PREFIXES[id(table)] = _prefixes(table)
+    cached = _PREFIXES.get(id(table))
+    if cached is not None and cached[0] is table:
+        patterns = cached[1]
+    else:
+        patterns = _prefixes(table)
+        if len(_PREFIXES) < 16:  # the module's tables; any other is computed each time
+            _PREFIXES[id(table)] = (table, patterns)
     for k, v in body.items():
         if k in patterns:
             _check(v, k, k, table, patterns)

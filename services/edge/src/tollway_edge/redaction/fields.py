@@ -21,9 +21,13 @@ list's items as ``[]``, the values of a free-keyed object as ``.*``
   with 400 ``unscannable_content`` under a ``redact`` or ``block`` policy.
 
 A string at a pattern no table names is an **unknown field**: scanned, or
-the call refused, per the policy's ``unknown_fields`` (``scan`` by default).
-A number where text belongs (a token array) cannot be scanned and is
-refused like a ``file`` part. Object keys are structure, not scanned.
+the call refused, per the policy's ``unknown_fields`` (``scan`` by default);
+so are the name of an unknown field and every key and string of an unknown
+object. A number where text belongs (a token array) cannot be scanned and is
+refused like a ``file`` part. Keys of ``metadata`` are scanned; other object
+keys (property names of a JSON Schema or of tool-call ``arguments``) are
+structure and pass. Fields holding only numbers or booleans are named too
+(``opaque``), so that their names are known.
 
 Sources: OpenAI's ``CreateChatCompletionRequest``, ``CreateCompletionRequest``,
 ``CreateEmbeddingRequest``, ``CreateModerationRequest`` and ``CreateResponse``
@@ -65,7 +69,30 @@ _MESSAGE_PARTS: dict[str, Rule] = {
     "prompt_cache_breakpoint": OPAQUE,
 }
 
+
+def _numbers(*names: str) -> dict[str, Rule]:
+    """Fields holding numbers or booleans: named so that their names are known."""
+    return dict.fromkeys(names, OPAQUE)
+
+
 CHAT_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "frequency_penalty",
+        "logprobs",
+        "max_completion_tokens",
+        "max_tokens",
+        "n",
+        "parallel_tool_calls",
+        "presence_penalty",
+        "seed",
+        "store",
+        "stream",
+        "temperature",
+        "top_logprobs",
+        "top_p",
+        "tools[].function.strict",
+        "response_format.json_schema.strict",
+    ),
     "model": OPAQUE,
     "messages[].role": OPAQUE,
     "messages[].name": TEXT,
@@ -128,6 +155,19 @@ CHAT_FIELDS: Final[FieldTable] = {
 """``POST /v1/chat/completions`` (``CreateChatCompletionRequest``)."""
 
 COMPLETIONS_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "best_of",
+        "echo",
+        "frequency_penalty",
+        "logprobs",
+        "max_tokens",
+        "n",
+        "presence_penalty",
+        "seed",
+        "stream",
+        "temperature",
+        "top_p",
+    ),
     "model": OPAQUE,
     "prompt": TEXT,
     "prompt[]": TEXT,
@@ -142,6 +182,7 @@ COMPLETIONS_FIELDS: Final[FieldTable] = {
 """``POST /v1/completions`` (``CreateCompletionRequest``)."""
 
 EMBEDDINGS_FIELDS: Final[FieldTable] = {
+    **_numbers("dimensions"),
     "model": OPAQUE,
     "input": TEXT,
     "input[]": TEXT,
@@ -176,6 +217,17 @@ _RESPONSE_PARTS: dict[str, Rule] = {
 }
 
 RESPONSES_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "background",
+        "max_output_tokens",
+        "max_tool_calls",
+        "parallel_tool_calls",
+        "store",
+        "stream",
+        "temperature",
+        "top_logprobs",
+        "top_p",
+    ),
     "model": OPAQUE,
     "instructions": TEXT,
     "input": TEXT,

@@ -69,9 +69,11 @@ def restore_text(text: str, mapping: Mapping[str, str], json_escape: bool = Fals
 
 
 def restore_response(body: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
-    """A copy of a non-streamed chat completion with placeholders restored in
-    every choice's ``message.content`` (string or text parts), ``refusal``,
-    ``tool_calls[].function.arguments`` and ``function_call.arguments``."""
+    """A copy of a non-streamed answer with placeholders restored in every
+    chat choice's ``message.content`` (string or text parts), ``refusal``,
+    ``tool_calls[].function.arguments`` and ``function_call.arguments``; a
+    legacy completion choice's ``text``; a Responses ``output`` item's
+    content parts (``text``, ``refusal``) and ``arguments``."""
     return restore_response_in_place(copy.deepcopy(dict(body)), mapping)
 
 
@@ -81,10 +83,31 @@ def restore_response_in_place(body: dict[str, Any], mapping: Mapping[str, str]) 
     if not mapping:
         return body
     for choice in body.get("choices") or []:
-        msg = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict):
+            continue
+        msg = choice.get("message")
         if isinstance(msg, dict):
             _restore_message(msg, mapping)
+        if isinstance(choice.get("text"), str):  # legacy completions
+            choice["text"] = restore_text(choice["text"], mapping)
+    output = body.get("output")  # the Responses API
+    if isinstance(output, list):
+        for item in output:
+            if isinstance(item, dict):
+                _restore_output_item(item, mapping)
     return body
+
+
+def _restore_output_item(item: dict[str, Any], mapping: Mapping[str, str]) -> None:
+    """One item of a Responses ``output``: message parts' ``text``/``refusal``,
+    a function call's ``arguments`` (JSON-escaped values)."""
+    for part in item.get("content") or []:
+        if isinstance(part, dict):
+            for key in ("text", "refusal"):
+                if isinstance(part.get(key), str):
+                    part[key] = restore_text(part[key], mapping)
+    if isinstance(item.get("arguments"), str):
+        item["arguments"] = restore_text(item["arguments"], mapping, json_escape=True)
 
 
 def _restore_message(msg: dict[str, Any], mapping: Mapping[str, str]) -> None:
@@ -168,10 +191,11 @@ class StreamRestorer:
 
 
 class ChunkRestorer:
-    """Restores placeholders in parsed ``chat.completion.chunk`` objects of one stream.
+    """Restores placeholders in parsed ``chat.completion.chunk`` objects of one
+    stream, and in legacy ``text_completion`` chunks (``choices[].text``).
 
     Keeps one :class:`StreamRestorer` per choice and field (``content``,
-    ``refusal``, each tool call's ``arguments``). Held-back text is released
+    ``refusal``, each tool call's ``arguments``, a legacy choice's ``text``). Held-back text is released
     in the chunk that carries the choice's ``finish_reason``; call
     :meth:`flush` at ``[DONE]`` for anything still held (returns a final
     chunk or None).
@@ -197,6 +221,8 @@ class ChunkRestorer:
             if not isinstance(choice, dict):
                 continue
             idx = choice.get("index", 0)
+            if isinstance(choice.get("text"), str):  # legacy completions: text on the choice
+                choice["text"] = self._stream((idx, "text"), False).feed(choice["text"])
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 delta = {}
@@ -209,16 +235,19 @@ class ChunkRestorer:
                     key = (idx, "tool_call", call.get("index", 0))
                     fn["arguments"] = self._stream(key, True).feed(fn["arguments"])
             if choice.get("finish_reason") is not None:
-                self._release(idx, delta)
-                choice["delta"] = delta
+                self._release(idx, delta, choice)
+                if "text" not in choice or delta:
+                    choice["delta"] = delta
         return chunk
 
-    def _release(self, idx: int, delta: dict[str, Any]) -> None:
+    def _release(self, idx: int, delta: dict[str, Any], choice: dict[str, Any]) -> None:
         for key, stream in list(self._streams.items()):
             if key[0] != idx or not stream.held:
                 continue
             rest = stream.flush()
-            if key[1] in ("content", "refusal"):
+            if key[1] == "text":
+                choice["text"] = (choice.get("text") or "") + rest
+            elif key[1] in ("content", "refusal"):
                 delta[key[1]] = (delta.get(key[1]) or "") + rest
             else:
                 calls = delta.setdefault("tool_calls", [])
@@ -229,8 +258,11 @@ class ChunkRestorer:
         choices = []
         for idx in sorted({k[0] for k, s in self._streams.items() if s.held}):
             delta: dict[str, Any] = {}
-            self._release(idx, delta)
-            choices.append({"index": idx, "delta": delta, "finish_reason": None})
+            choice: dict[str, Any] = {"index": idx}
+            self._release(idx, delta, choice)
+            if delta or "text" not in choice:
+                choice["delta"] = delta
+            choices.append({**choice, "finish_reason": None})
         if not choices:
             return None
         return {**(self._template or {"object": "chat.completion.chunk"}), "choices": choices}
