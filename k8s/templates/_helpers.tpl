@@ -215,8 +215,6 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: {{ $svc.drain.drainDeadlineSeconds | quote }}
 - name: TOLLWAY_EDGE_JOURNAL_FLUSH_SECONDS
   value: {{ $svc.drain.flushSeconds | quote }}
-- name: TOLLWAY_EDGE_SHUTDOWN_DRAIN_SECONDS
-  value: {{ $svc.drain.drainDeadlineSeconds | quote }}
 - name: TOLLWAY_EDGE_JOURNAL_DIR
   value: {{ $svc.journal.mountPath | quote }}
 {{- end }}

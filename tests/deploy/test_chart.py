@@ -136,10 +136,16 @@ def test_nothing_runs_as_root_or_escalates(rendered: Rendered) -> None:
 
 def _drain_parts(service: str, env: dict[str, Any]) -> float:
     """Seconds the process may take after SIGTERM, from the settings the chart gives it."""
-    if service == "edge":
-        return sum(
-            float(env[f"TOLLWAY_EDGE_{k}"])
-            for k in ("ACCEPT_GRACE_SECONDS", "DRAIN_DEADLINE_SECONDS", "JOURNAL_FLUSH_SECONDS")
+    if service == "edge":  # tollway_edge.drain.stop_seconds: + the deadline's cut and aiohttp's cleanup
+        from tollway_edge.drain import CLEANUP_SECONDS, CUT_SECONDS
+
+        return (
+            CUT_SECONDS
+            + CLEANUP_SECONDS
+            + sum(
+                float(env[f"TOLLWAY_EDGE_{k}"])
+                for k in ("ACCEPT_GRACE_SECONDS", "DRAIN_DEADLINE_SECONDS", "JOURNAL_FLUSH_SECONDS")
+            )
         )
     if service == "quota":  # consumer deadline, then webhooks (5 s in code)
         return float(env["TOLLWAY_QUOTA_SHUTDOWN_TIMEOUT_SECONDS"]) + 5
@@ -358,12 +364,8 @@ def _settings_env_names(cls: type[BaseSettings]) -> set[str]:
     return names
 
 
-# Set by the chart for the edge's stop sequence; the edge reads them once the
-# drain of "Nothing lost, ever" (issue 10) lands.
-RESERVED_FOR_LATER = {
-    "TOLLWAY_EDGE_ACCEPT_GRACE_SECONDS",
-    "TOLLWAY_EDGE_DRAIN_DEADLINE_SECONDS",
-}
+# Names the chart sets before a service reads them (none today).
+RESERVED_FOR_LATER: set[str] = set()
 
 
 def test_every_setting_the_chart_sets_is_read_by_the_service(rendered: Rendered) -> None:

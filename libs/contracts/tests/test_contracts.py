@@ -191,6 +191,26 @@ def test_cost_rounds_up_once_per_call_in_integers() -> None:
         cost_micro_usd(prices, prompt_tokens=1, completion_tokens=0, cached_tokens=2)
 
 
+def test_cache_writes_priced_at_their_rate_defaulting_to_input() -> None:
+    # Anthropic's Sonnet 4.5: $3 input, $0.30 cache read, $3.75 cache write, $15 output per million.
+    prices = Prices(input=3_000_000, cached_input=300_000, cache_write_input=3_750_000, output=15_000_000)
+    # 1000 prompt = 600 uncached + 100 read + 300 written; 10 completion:
+    # 600*3e6 + 100*3e5 + 300*3.75e6 + 10*15e6 = 1.8e9 + 3e7 + 1.125e9 + 1.5e8 = 3.105e9 -> 3105
+    cost = cost_micro_usd(
+        prices, prompt_tokens=1000, completion_tokens=10, cached_tokens=100, cache_write_tokens=300
+    )
+    assert cost == 3105
+    no_rate = Prices(input=3_000_000, cached_input=300_000, output=15_000_000)
+    assert (
+        cost_micro_usd(
+            no_rate, prompt_tokens=1000, completion_tokens=10, cached_tokens=100, cache_write_tokens=300
+        )
+        == (900 * 3_000_000 + 100 * 300_000 + 10 * 15_000_000) // 1_000_000
+    )
+    with pytest.raises(ValueError):  # reads and writes are both part of the prompt
+        cost_micro_usd(prices, prompt_tokens=10, completion_tokens=0, cached_tokens=6, cache_write_tokens=5)
+
+
 def test_key_round_trip_and_constant_time_verify() -> None:
     full, parsed = keys.new_key()
     assert keys.parse_key(full) == parsed

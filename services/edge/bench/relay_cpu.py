@@ -10,6 +10,10 @@ fresh Kafka topic, the fake provider, and ``python -m tollway_edge``
 10 and of 200 chunks, 2 ms apart so each chunk arrives on its own, as from a
 real model (the fake provider's ``fake-stream-c<N>-i2`` models).
 Relay CPU per chunk = (CPU per 200-chunk stream - CPU per 10-chunk stream) / 190.
+The ``anthropic-stream-*`` modes send the same chat calls to the fake
+provider spoken to as ``kind: anthropic``: Anthropic's events translated into
+chat completion chunks (``translate.AnthropicToOpenAIStream``), for the
+translated relay's CPU per chunk against the pass-through one.
 
     uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR]
 
@@ -44,7 +48,13 @@ sys.path.insert(0, str(HERE))
 from cpu_per_call import DSN, KAFKA, TICK, VALKEY, wait_http  # noqa: E402
 from principals_schema import create_principals_schema, upsert_key  # noqa: E402
 
-MODES = {"plain": ("plain", False, 0), "stream-10": ("s10", True, 10), "stream-200": ("s200", True, 200)}
+MODES = {
+    "plain": ("plain", False, 0),
+    "stream-10": ("s10", True, 10),
+    "stream-200": ("s200", True, 200),
+    "anthropic-stream-10": ("a10", True, 10),
+    "anthropic-stream-200": ("a200", True, 200),
+}
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
@@ -129,16 +139,26 @@ async def main() -> None:
         key, _, _ = await upsert_key(dsn, b"bench-pepper", tenant_id="bench")
         cat = {
             "version": 1,
-            "providers": {"fake": {"base_url": f"http://127.0.0.1:{fake_port}/v1", "timeout_seconds": 30}},
+            "providers": {
+                "fake": {"base_url": f"http://127.0.0.1:{fake_port}/v1", "timeout_seconds": 30},
+                "fake-anthropic": {
+                    "kind": "anthropic",
+                    "base_url": f"http://127.0.0.1:{fake_port}/v1",
+                    "api_key_env": "TOLLWAY_BENCH_PROVIDER_KEY",
+                    "timeout_seconds": 30,
+                },
+            },
             "models": {
                 name: {
                     "prices": {"input": 1, "output": 1},
-                    "routes": [{"provider": "fake", "upstream_model": up}],
+                    "routes": [{"provider": provider, "upstream_model": up}],
                 }
-                for name, up in (
-                    ("plain", "fake-model"),
-                    ("s10", "fake-stream-c10-i2"),
-                    ("s200", "fake-stream-c200-i2"),
+                for name, provider, up in (
+                    ("plain", "fake", "fake-model"),
+                    ("s10", "fake", "fake-stream-c10-i2"),
+                    ("s200", "fake", "fake-stream-c200-i2"),
+                    ("a10", "fake-anthropic", "fake-stream-c10-i2"),
+                    ("a200", "fake-anthropic", "fake-stream-c200-i2"),
                 )
             },
         }
@@ -161,6 +181,7 @@ async def main() -> None:
             "TOLLWAY_EDGE_JOURNAL_DIR": str(tmp / "journal"),
             "TOLLWAY_LOG_LEVEL": "WARNING",
             "TOLLWAY_LOG_FORMAT": "json",
+            "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench",
         }
         if args.src:
             env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
@@ -187,6 +208,11 @@ async def main() -> None:
         if "stream-200" in results and "stream-10" in results:
             per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0
             print(f"relay CPU per streamed chunk: {per_chunk:.1f} µs")
+        if "anthropic-stream-200" in results and "anthropic-stream-10" in results:
+            translated = (results["anthropic-stream-200"] - results["anthropic-stream-10"]) / 190 * 1000.0
+            print(
+                f"translated relay CPU per streamed chunk (Anthropic events -> chat chunks): {translated:.1f} µs"
+            )
     finally:
         for p in reversed(procs):
             p.send_signal(signal.SIGINT)

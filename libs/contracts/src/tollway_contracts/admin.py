@@ -198,24 +198,44 @@ class KeyCreate(_Request):
 # --- responses ----------------------------------------------------------------
 
 
+class ResidencyPolicy(_Request):
+    """A data-residency policy (``PUT /admin/v1/{tenants,teams}/{id}/residency-policy``;
+    ``DELETE`` removes it).
+
+    Attributes:
+        allowed_regions: the catalogue region tags (``Deployment.regions``)
+            the tenant's or team's calls may reach: a deployment is used only
+            when all its tags are in this set, through retries and fallback
+            too; a call with none left is a 403 ``model_not_in_allowed_regions``.
+            A team's policy narrows its tenant's (the intersection applies).
+    """
+
+    allowed_regions: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        min_length=1, max_length=64
+    )
+
+
 class Tenant(_Response):
-    """A tenant."""
+    """A tenant; ``allowed_regions`` null = no residency policy."""
 
     id: str
     name: str
     time_zone: str
     created_at: datetime
     alert_webhook_url: str | None = None
+    allowed_regions: list[str] | None = None
 
 
 class Team(_Response):
-    """A team; ``redaction_policy`` null = off unless a key sets its own."""
+    """A team; ``redaction_policy`` null = off unless a key sets its own;
+    ``allowed_regions`` null = the tenant's residency policy alone."""
 
     id: str
     tenant_id: str
     name: str
     redaction_policy: RedactionPolicy | None = None
     created_at: datetime
+    allowed_regions: list[str] | None = None
 
 
 class User(_Response):

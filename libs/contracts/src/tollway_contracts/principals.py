@@ -25,6 +25,9 @@ limits                  jsonb         JSON array of ``tollway_contracts.limits.L
                                       tenant scopes (in that order), each with the
                                       tenant's ``time_zone``; null = none
 version                 bigint        principals version of the row's last change
+allowed_regions         text[]        data-residency policy: the catalogue region tags
+                                      the key's calls may reach (team's ∩ tenant's);
+                                      NULL = no policy (quota migration 0004)
 ======================  ============  =============================================
 
 ``catalog.principals_version`` — one row, one column ``version bigint``: the
@@ -46,14 +49,14 @@ INVALIDATION_CHANNEL = "tw:principals:invalidate"
 
 SNAPSHOT_QUERY = """
 SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
-       revoked, expires_at, redaction_policy, limits, version
+       revoked, expires_at, redaction_policy, limits, version, allowed_regions
 FROM catalog.edge_principals
 WHERE version > $1
 """
 
 KEY_QUERY = """
 SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
-       revoked, expires_at, redaction_policy, limits, version
+       revoked, expires_at, redaction_policy, limits, version, allowed_regions
 FROM catalog.edge_principals
 WHERE key_id = $1
 """

@@ -21,6 +21,9 @@ Fixtures
     fresh_topic           (function) ``await fresh_topic(partitions=1, config=None) -> name``; deleted after
     fake_provider         (session server, per-test clean) a :class:`FakeProvider` on a free port
     fake_provider_factory (function) ``fake_provider_factory(FakeProviderConfig(...)) -> FakeProvider``
+    otlp_receiver         (function) a started :class:`tollway_testing.otlp.OtlpReceiver`, with this
+                          process's ``OTEL_EXPORTER_OTLP_ENDPOINT`` pointing at it for the test
+                          (``OTEL_BSP_SCHEDULE_DELAY`` 100 ms); needs ``opentelemetry-proto``
 
 Async fixtures run on the session event loop (the workspace's pytest config:
 ``asyncio_default_fixture_loop_scope = "session"``).
@@ -448,3 +451,21 @@ def fake_provider_factory() -> Iterator[Callable[[FakeProviderConfig], FakeProvi
     yield make
     for provider in started:
         provider.stop()
+
+
+@pytest_asyncio.fixture
+async def otlp_receiver(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Any]:
+    """An OTLP/HTTP trace receiver on a free port; apps built during the test export to it."""
+    from tollway_testing.otlp import OtlpReceiver  # opentelemetry-proto: a dev dependency
+
+    receiver = OtlpReceiver()
+    await receiver.start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+    monkeypatch.delenv("OTEL_TRACES_EXPORTER", raising=False)
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
+    try:
+        yield receiver
+    finally:
+        await receiver.stop()

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from aiohttp import web
 
 from tollway_admission import Clock, utc_now
-from tollway_contracts.catalogue import load_catalogue
+from tollway_contracts.catalogue import catalogue_version, load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
+from tollway_edge.endpoints.count_tokens import count_tokens
 from tollway_edge.endpoints.embeddings import embeddings
+from tollway_edge.endpoints.messages import messages
 from tollway_edge.endpoints.models import list_models
 from tollway_edge.endpoints.moderations import moderations
 from tollway_edge.endpoints.not_served import add_not_served_routes
@@ -21,11 +24,13 @@ from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import EVENTS_DROPPED
 from tollway_edge.middleware import edge_middleware, on_prepare
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import close_upstreams, open_upstreams
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE, EdgeState
 from tollway_runtime.health import READINESS_DETAILS, add_health_routes
 from tollway_runtime.metrics import metrics_handler
+from tollway_runtime.tracing import setup_tracing, tracing_middleware
 
 
 def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
@@ -38,7 +43,10 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     degraded when unreachable) → principals snapshot (loaded before the
     first request is served; its loops keep it current). At stop:
     principals loops, provider sessions, then the journal ships what it
-    holds for up to ``journal_flush_seconds`` (the rest stays on disk).
+    holds for up to ``journal_flush_seconds`` (the rest stays on disk), and
+    last the tracing exporter flushes its spans. Tracing
+    (``tollway_edge.tracing``) is on only when the standard ``OTEL_*``
+    variables name an OTLP endpoint.
 
     Args:
         settings: the edge's settings.
@@ -75,7 +83,10 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         clock=admission_clock,
         enabled=settings.admission_enabled,
     )
-    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms)
+    # OTEL_* variables; off (no middleware, no spans) without an endpoint
+    tracing = setup_tracing("tollway-edge")
+    tracer = tracing.tracer if tracing.enabled else None
+    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms, tracer=tracer)
     state = EdgeState(
         catalogue=catalogue,
         snapshot=snapshot,
@@ -86,9 +97,15 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         max_in_flight=settings.max_in_flight,
         admission=admission,
         redaction=redaction,
+        tracer=tracer,
+        catalogue_version=catalogue_version(settings.catalogue_path),
+        breakers=Breakers(catalogue.breaker, settings.valkey_url),
     )
 
-    app = web.Application(middlewares=[edge_middleware], client_max_size=settings.max_body_bytes)
+    # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
+    # so the span is current when the call adopts it and when the canonical line is written.
+    middlewares = [edge_middleware] if tracer is None else [tracing_middleware(tracer), edge_middleware]
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[STATE] = state
     app.on_response_prepare.append(on_prepare)
 
@@ -101,6 +118,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         state.upstreams = await open_upstreams(catalogue)
         yield
         await close_upstreams(state.upstreams)
+
+    async def breakers_ctx(_: web.Application) -> AsyncIterator[None]:
+        assert state.breakers is not None
+        await state.breakers.start()
+        yield
+        await state.breakers.stop()
 
     async def admission_ctx(_: web.Application) -> AsyncIterator[None]:
         await admission.start()
@@ -117,11 +140,33 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
-    app.cleanup_ctx.extend([journal_ctx, upstreams_ctx, admission_ctx, redaction_ctx, principals_ctx])
+    async def tracing_ctx(_: web.Application) -> AsyncIterator[None]:
+        yield
+        await asyncio.to_thread(tracing.shutdown)  # flush the last spans (OTEL_BSP_EXPORT_TIMEOUT)
+
+    async def streams_ctx(_: web.Application) -> AsyncIterator[None]:
+        await state.streams.start()
+        yield
+        await state.streams.stop()
+
+    app.cleanup_ctx.extend(
+        [
+            tracing_ctx,
+            journal_ctx,
+            upstreams_ctx,
+            breakers_ctx,
+            admission_ctx,
+            redaction_ctx,
+            principals_ctx,
+            streams_ctx,
+        ]
+    )
 
     checks = add_health_routes(app)
     checks["principals"] = lambda: snapshot.loaded
     checks["journal"] = lambda: journal.ready  # Kafka does not matter while the journal has room
+    checks["draining"] = lambda: not state.draining  # 503 from SIGTERM on (drain.py)
+    app[READINESS_DETAILS]["draining"] = lambda: state.draining
     app[READINESS_DETAILS]["kafka_connected"] = lambda: journal.kafka_connected
     app[READINESS_DETAILS]["admission_mode"] = lambda: admission.mode if admission.enabled else "off"
     app.router.add_post("/v1/chat/completions", chat_completions)
@@ -129,6 +174,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app.router.add_post("/v1/embeddings", embeddings)
     app.router.add_post("/v1/moderations", moderations)
     app.router.add_post("/v1/responses", responses)
+    app.router.add_post("/v1/messages", messages)
+    app.router.add_post("/v1/messages/count_tokens", count_tokens)
     app.router.add_get("/v1/models", list_models)
     add_not_served_routes(app)  # images, audio, files, ...: 404 endpoint_not_served, not unknown_url
     app.router.add_get("/metrics", metrics_handler)  # every worker's metrics (tollway_runtime.metrics)

@@ -10,13 +10,26 @@ import os
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from tollway_contracts.events import EventType, RedactionSummary, UsageEvent, encode_usage_event
+import msgspec
+
+from tollway_contracts.events import (
+    AttemptDetail,
+    EventType,
+    RedactionSummary,
+    UsageEvent,
+    encode_usage_event,
+)
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
 from tollway_edge.journal import UsageJournal
+from tollway_edge.metrics import USAGE_ESTIMATED
 from tollway_edge.usage import Tokens
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, Tracer
 
 CLIENT_CLOSED = 499
 """nginx's convention for a client that went away; in metrics and events only."""
@@ -24,6 +37,10 @@ CLIENT_CLOSED = 499
 
 class Call:
     """Per-call bookkeeping.
+
+    Tracing (``tollway_edge.tracing``): ``tracer`` is None when off; when on,
+    ``span`` is the call's server span, ``trace_id`` its trace id and
+    ``trace_context`` its W3C context for the journal.
 
     Times are ``time.perf_counter()`` seconds; ``upstream_wait`` sums the time
     spent waiting on the provider (connect, headers, body reads), so
@@ -47,6 +64,9 @@ class Call:
         "stream",
         "provider",
         "upstream_model",
+        "deployment",
+        "attempt_details",
+        "catalogue_version",
         "attempts",
         "status",
         "error_type",
@@ -55,13 +75,25 @@ class Call:
         "started_sent",
         "ticket",
         "sent_tokens",
+        "usage_estimated",
         "redaction",
         "redaction_mapping",
         "redaction_policy",
         "redaction_language_policy",
+        "tracer",
+        "span",
+        "trace_id",
+        "trace_context",
+        "metered",
+        "upstream_span",
     )
 
-    def __init__(self, journal: UsageJournal | None = None, admission: EdgeAdmission | None = None) -> None:
+    def __init__(
+        self,
+        journal: UsageJournal | None = None,
+        admission: EdgeAdmission | None = None,
+        tracer: Tracer | None = None,
+    ) -> None:
         self._journal = journal
         self._admission = admission
         self.request_uuid = uuid.UUID(bytes=os.urandom(16), version=4)
@@ -74,6 +106,9 @@ class Call:
         self.stream = False
         self.provider: str | None = None
         self.upstream_model: str | None = None
+        self.deployment: str | None = None  # the catalogue deployment tried last (the one that answered)
+        self.attempt_details: list[AttemptDetail] | None = None  # one per provider attempt (routing.forward)
+        self.catalogue_version: str | None = None  # the catalogue whose prices bill the call
         self.attempts = 0
         self.status = 0
         self.error_type: str | None = None
@@ -81,11 +116,18 @@ class Call:
         self.terminal_sent = False
         self.started_sent = False
         self.ticket: Ticket | None = None
-        self.sent_tokens = 0  # completion tokens relayed so far (streams under admission)
+        self.sent_tokens = 0  # completion tokens received from the provider's stream so far
+        self.usage_estimated = False  # the terminal event's tokens are the edge's estimate
         self.redaction: RedactionSummary | None = None  # on every event of the call
         self.redaction_mapping: dict[str, str] | None = None  # reversible mode only; never logged
         self.redaction_policy: RedactionPolicy | None = None  # None when off
         self.redaction_language_policy: AppliedLanguagePolicy | None = None  # strictest of the texts
+        self.tracer = tracer  # None when tracing is off (``tollway_edge.tracing``)
+        self.span: Span | None = None  # the server span, when tracing is on
+        self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
+        self.trace_context = b""  # W3C context for the journal (Kafka record headers)
+        self.metered = True  # False: no usage event at all (count_tokens: a metric only)
+        self.upstream_span: Span | None = None  # a relayed stream's provider attempt span, until it ends
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -127,8 +169,8 @@ class Call:
         the contract's strict encoder. The terminal event settles a local
         admission reservation with the actuals first."""
         p = self.principal
-        if p is None or self._journal is None:
-            return  # unauthenticated: metrics only, never an event
+        if p is None or self._journal is None or not self.metered:
+            return  # unauthenticated or unmetered: metrics only, never an event
         ticket = self.ticket
         if type_ == "started":
             event = UsageEvent(
@@ -142,11 +184,15 @@ class Call:
                 model=self.model or "unknown",
                 provider=self.provider,
                 upstream_model=self.upstream_model,
+                deployment=self.deployment,
+                catalogue_version=self.catalogue_version,
                 stream=self.stream,
                 attempts=self.attempts,
                 reservation=None if ticket is None else ticket.reservation_field() or None,
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
+                shadow_refusals=None if ticket is None else ticket.shadow_refusals,
+                trace_id=self.trace_id,
             )
         else:
             if self.terminal_sent:
@@ -167,6 +213,9 @@ class Call:
                 model=self.model or "unknown",
                 provider=self.provider,
                 upstream_model=self.upstream_model,
+                deployment=self.deployment,
+                attempt_details=self._details(tokens, cost),
+                catalogue_version=self.catalogue_version,
                 stream=self.stream,
                 status_code=self.status,
                 error_type=self.error_type,
@@ -174,17 +223,76 @@ class Call:
                 prompt_tokens=None if tokens is None else tokens.prompt_tokens,
                 completion_tokens=None if tokens is None else tokens.completion_tokens,
                 cached_tokens=None if tokens is None else tokens.cached_tokens,
+                cache_write_tokens=None if tokens is None else tokens.cache_write_tokens,
                 reasoning_tokens=None if tokens is None else tokens.reasoning_tokens,
                 total_tokens=None if tokens is None else tokens.total_tokens,
                 cost_micro_usd=cost,
+                usage_estimated=self.usage_estimated and tokens is not None,
                 reservation=None if ticket is None else ticket.reservation_field() or None,
                 latency_ms=round(self.elapsed_ms(), 3),
                 ttft_ms=None if ttft is None else round(max(ttft, 0.0), 3),
                 overhead_ms=round(self.overhead_ms(), 3),
                 redaction=self.redaction,
                 redaction_language_policy=self.redaction_language_policy,
+                shadow_refusals=None if ticket is None else ticket.shadow_refusals,
+                trace_id=self.trace_id,
             )
-        self._journal.append(self.request_id.encode(), encode_usage_event(event))
+        if self.span is not None and type_ != "started":
+            self._trace_outcome(tokens, cost)
+        self._journal.append(self.request_id.encode(), encode_usage_event(event), self.trace_context)
+        if event.usage_estimated:
+            USAGE_ESTIMATED.labels(self.error_type or "none").inc()
+
+    def _trace_outcome(self, tokens: Tokens | None, cost: int | None) -> None:
+        """The terminal outcome on the server span (GenAI conventions; no text)."""
+        span = self.span
+        assert span is not None
+        p = self.principal
+        attrs: dict[str, str | int | bool] = {
+            "tollway.request_id": self.request_id,
+            "tollway.attempts": self.attempts,
+            "tollway.stream": self.stream,
+        }
+        if p is not None:
+            attrs["tollway.tenant_id"] = p.tenant_id
+            attrs["tollway.key_id"] = p.key_id
+        if self.provider is not None:
+            attrs["tollway.provider"] = self.provider
+        if self.upstream_model is not None:
+            attrs["gen_ai.response.model"] = self.upstream_model
+        if tokens is not None:
+            attrs["gen_ai.usage.input_tokens"] = tokens.prompt_tokens
+            attrs["gen_ai.usage.output_tokens"] = tokens.completion_tokens
+        if cost is not None:
+            attrs["tollway.cost_micro_usd"] = cost
+        if self.error_type is not None:
+            attrs["error.type"] = self.error_type
+        span.set_attributes(attrs)
+
+    def _details(self, tokens: Tokens | None, cost: int | None) -> list[AttemptDetail] | None:
+        """The attempts, the last one (the deployment that answered, the only
+        one that produced usage) carrying the call's tokens and cost."""
+        details = self.attempt_details
+        if not details:
+            return None
+        last = details[-1]
+        if (
+            last.error_type is None
+            and self.error_type is not None
+            and self.error_type.startswith("upstream_")
+        ):
+            last = msgspec.structs.replace(
+                last, error_type=self.error_type
+            )  # a stream that failed after its 200
+        if tokens is not None:
+            last = msgspec.structs.replace(
+                last,
+                prompt_tokens=tokens.prompt_tokens,
+                completion_tokens=tokens.completion_tokens,
+                cached_tokens=tokens.cached_tokens,
+                cost_micro_usd=cost,
+            )
+        return [*details[:-1], last]
 
     async def journaled(self) -> None:
         """Wait until this call's events so far are written to the journal (in the

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from tollway_contracts.errors import error_body, error_json
+from tollway_edge.translate.errors import TranslationError
 
 
 class EdgeError(Exception):
@@ -51,6 +54,39 @@ class EdgeError(Exception):
         """The OpenAI-format body as a dict (``{"error": {...}}``)."""
         return error_body(self.message, type=self.type, code=self.code, param=self.param)
 
+    def anthropic_body(self) -> bytes:
+        """Anthropic's error format, for Anthropic's endpoints (``/v1/messages...``):
+        ``{"type": "error", "error": {"type", "message"}}`` with Anthropic's type for
+        the status (docs.anthropic.com/en/api/errors)."""
+        return orjson.dumps(
+            {"type": "error", "error": {"type": anthropic_error_type(self.status), "message": self.message}}
+        )
+
+
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    503: "overloaded_error",
+    529: "overloaded_error",
+}
+
+
+def anthropic_error_type(status: int) -> str:
+    """Anthropic's error ``type`` for an HTTP status (``api_error`` for other 5xx,
+    ``invalid_request_error`` for other 4xx)."""
+    return _ANTHROPIC_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+
+
+def from_translation(err: TranslationError) -> EdgeError:
+    """The edge's error for a body the other API cannot express (400 naming the
+    field; 502 for a provider answer that cannot be translated)."""
+    return EdgeError(err.status, err.message, type=err.error_type, code=err.code, param=err.param)
+
 
 # --- 4xx: the request --------------------------------------------------------
 
@@ -82,6 +118,19 @@ def model_not_allowed(model: str) -> EdgeError:
         f"This API key is not allowed to use the model '{model}'.",
         type="permission_error",
         code="model_not_allowed",
+        param="model",
+    )
+
+
+def model_not_in_allowed_regions(model: str) -> EdgeError:
+    """403 ``model_not_in_allowed_regions``: no deployment of ``model`` is in
+    the regions the key's residency policy allows (``routing.plan``); raised
+    before admission: nothing reaches a provider, nothing is billed."""
+    return EdgeError(
+        403,
+        f"No deployment of the model '{model}' is in the regions your data-residency policy allows.",
+        type="permission_error",
+        code="model_not_in_allowed_regions",
         param="model",
     )
 

@@ -43,3 +43,45 @@ ADMISSION_REFUSED = Counter(
     "Calls refused (429) or streams cut by admission, by the refusing kind (requests, tokens, concurrency, budget, extension).",
     ["kind"],
 )
+ADMISSION_SHADOW_REFUSALS = Counter(
+    "tollway_admission_shadow_refusals_total",
+    "Calls a shadow-mode limit would have refused (they were admitted), by the limit's scope kind"
+    " (key, user, team, tenant) and limit (requests_per_minute, tokens_per_minute, max_concurrent,"
+    " budget); a stream extension counts once more per limit it would have refused.",
+    ["scope", "limit"],
+)
+COUNT_TOKENS = Counter(
+    "tollway_count_tokens_total",
+    "Anthropic /v1/messages/count_tokens calls (no usage event, no budget charge), by HTTP status and requested model.",
+    ["status", "model"],
+)
+OVERHEAD = Histogram(
+    "tollway_overhead_seconds",
+    "The edge's own time per /v1/ call (wall time minus waiting on the provider; x-tollway-overhead-ms), seconds.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+TTFT = Histogram(
+    "tollway_time_to_first_token_seconds",
+    "Streamed calls: time from the call's arrival to the provider's first chunk, seconds.",
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+)
+REDACTION_FAILURES = Counter(
+    "tollway_redaction_failures_total",
+    "Calls failed closed (nothing forwarded) because redaction could not run, by reason: unavailable"
+    " (redactor down, past the deadline, 5xx), rejected (the redactor's 4xx), not_configured,"
+    " policy_invalid (the key's stored policy is unreadable).",
+    ["reason"],
+)
+USAGE_ESTIMATED = Counter(
+    "tollway_usage_estimated_total",
+    "Calls billed from the edge's estimate because the provider's usage never arrived"
+    " (usage_estimated), by why the call ended early (the event's error_type: client_disconnected,"
+    " upstream_stream_error, stream_limit_reached, server_shutting_down; none = a stream without a usage chunk).",
+    ["reason"],
+)
+BREAKER_STATE = Gauge(
+    "tollway_breaker_state",
+    "Circuit breaker state per deployment (provider:upstream_model): 0 closed, 1 half-open, 2 open (the highest over worker processes).",
+    ["deployment"],
+    multiprocess_mode="max",
+)

@@ -9,35 +9,49 @@ fallback (502) → relay the stream or return the answer → the terminal event.
 A refusal after authentication emits one ``failed`` event and no
 ``started``; admission's concurrency slot is released when the response ends.
 An endpoint is an :class:`Endpoint` (``endpoints/``): it parses its body and
-reads its answers; a new endpoint adds a file, not branches here.
+reads its answers; a new endpoint adds a file, not branches here. A route
+whose provider kind does not serve the endpoint natively is served through
+the endpoint's :class:`Translation` for that kind, if it has one
+(``endpoints/translated.py``: OpenAI chat <-> Anthropic Messages): the body
+is translated after redaction and before the provider hears of the call (a
+body the other API cannot express is a 400 with no ``started``), the answer
+or stream is translated back, and tokens keep OpenAI's meaning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import orjson
 from aiohttp import web
 
-from tollway_contracts.catalogue import Prices, Route
+from tollway_contracts.catalogue import Deployment, Model, Prices, Provider
 from tollway_edge.auth import authenticate
 from tollway_edge.call import Call
 from tollway_edge.errors import (
     EdgeError,
+    anthropic_error_type,
+    from_translation,
     model_not_allowed,
     model_not_found,
+    model_not_in_allowed_regions,
     redaction_not_covered,
     too_large,
     unsupported,
     upstream_error,
 )
 from tollway_edge.redaction.fields import FieldTable
-from tollway_edge.routing.forward import forward
+from tollway_edge.routing.forward import Outbound, Target, forward
+from tollway_edge.routing.plan import plan
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
-from tollway_edge.streaming.relay import relay_stream
+from tollway_edge.streaming.formats import AnthropicReader
+from tollway_edge.streaming.relay import StreamReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
-from tollway_edge.usage import Tokens
+from tollway_edge.tracing import OPERATIONS
+from tollway_edge.translate import TranslationError
+from tollway_edge.usage import Tokens, estimate_prompt_tokens, estimated_tokens
 
 JSON = "application/json"
 
@@ -69,8 +83,38 @@ class ParsedRequest(Protocol):
         """The body to send, naming ``upstream_model``."""
 
 
+class Translation(Protocol):
+    """An endpoint served by a provider kind that speaks another API.
+
+    Attributes:
+        path: the provider API path the translated body goes to.
+    """
+
+    path: str
+
+    def outbound(
+        self, parsed: ParsedRequest, entry: Model, headers: Mapping[str, str], provider: Provider
+    ) -> Target:
+        """The translated body (and headers) for ``provider`` (its ``api_version``
+        may change what the translation may send).
+
+        Raises:
+            TranslationError: 400, the request cannot be expressed in the provider's API.
+        """
+
+    def answer(self, obj: dict[str, Any]) -> tuple[dict[str, Any], Tokens]:
+        """The client's answer for a provider's 200 JSON, and its tokens.
+
+        Raises:
+            TranslationError: 502, the answer cannot be translated.
+        """
+
+    def reader(self, parsed: ParsedRequest) -> StreamReader:
+        """The stream translator for this call."""
+
+
 class Endpoint(Protocol):
-    """One client-facing API (OpenAI chat completions today).
+    """One client-facing API (OpenAI's chat completions, embeddings...; Anthropic's Messages).
 
     Attributes:
         upstream_path: the API path, e.g. ``/chat/completions``; each
@@ -82,11 +126,20 @@ class Endpoint(Protocol):
             ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
         fallback: False pins the call to the first serving route (state
             kept by the provider, e.g. stored responses).
+        translations: by provider kind name, how a kind that does not serve
+            ``upstream_path`` natively serves this endpoint anyway.
+        anthropic_format: the client speaks Anthropic's API (its errors are
+            Anthropic-format).
+        client_headers: request headers passed through to a native provider
+            (lower case; e.g. ``anthropic-version``).
     """
 
     upstream_path: str
     redaction_fields: FieldTable | None
     fallback: bool
+    translations: Mapping[str, Translation]
+    anthropic_format: bool
+    client_headers: tuple[str, ...]
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -103,7 +156,12 @@ class Endpoint(Protocol):
         """The terminator of this endpoint's stream format."""
 
 
-async def _read_body(request: web.Request, max_body_bytes: int) -> bytes:
+async def read_body(request: web.Request, max_body_bytes: int) -> bytes:
+    """The request body, at most ``max_body_bytes`` bytes.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 413 ``request_too_large``.
+    """
     length = request.content_length
     if length is not None and length > max_body_bytes:
         raise too_large(max_body_bytes)
@@ -123,16 +181,24 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     state = request.app[STATE]
     call = request[CALL_KEY]
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
+    parsed: ParsedRequest | None = None
     try:
-        parsed = endpoint.parse(await _read_body(request, state.max_body_bytes), call)
+        parsed = endpoint.parse(await read_body(request, state.max_body_bytes), call)
+        if call.span is not None:
+            call.span.set_attributes(
+                {
+                    "gen_ai.operation.name": OPERATIONS.get(endpoint.upstream_path, endpoint.upstream_path),
+                    "gen_ai.request.model": parsed.model,
+                }
+            )
         entry = state.catalogue.models.get(parsed.model)
         if entry is None:
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        routes = _serving_routes(state, entry.routes, endpoint.upstream_path, parsed.model)
+        deployments = _plan(state, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions)
         if not endpoint.fallback:
-            routes = routes[:1]
+            deployments = deployments[:1]
         policy = call.principal.redaction_policy
         if endpoint.redaction_fields is None and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)
@@ -150,61 +216,186 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             body = await state.redaction.apply(call, parsed.body, endpoint.redaction_fields or {})
             if body is not parsed.body:
                 parsed.replace_body(body)
-        resp, raw = await forward(
-            call, state.upstreams, routes, parsed, endpoint.upstream_path, parsed.stream
+        call.catalogue_version = state.catalogue_version
+        try:
+            targets = _targets(state, endpoint, deployments, parsed, entry, request.headers)
+        except TranslationError as err:
+            raise from_translation(err) from None
+        answer = await forward(
+            call,
+            state.upstreams,
+            deployments,
+            targets,
+            parsed.stream,
+            state.catalogue.retry_of,
+            state.breakers,
         )
     except EdgeError as err:
         call.fail(err.status, err.code)
         await call.release()
         raise
+    except asyncio.CancelledError:
+        # Only the stop cancels a handler (handler_cancellation is off): a call
+        # the provider already heard of is billed for its estimated prompt.
+        model = state.catalogue.models.get(parsed.model) if parsed is not None else None
+        if call.started_sent and parsed is not None and model is not None:
+            tokens = estimated_tokens(estimate_prompt_tokens(parsed.body), 0)
+            call.usage_estimated = True
+            call.fail(503, "server_shutting_down", tokens, tokens.cost(model.prices))
+        await call.release()
+        raise
+    translation = _translation(state, endpoint, call.provider)
     try:
+        resp, raw = answer.response, answer.body
         if raw is None:
-            return await relay_stream(
+            out = await relay_stream(
                 request,
                 call,
                 resp,
+                first=answer.first,
                 terminator=endpoint.terminator(call),
                 client_wants_usage=parsed.wants_usage,
                 prices=entry.prices,
                 admission=state.admission,
                 redaction=state.redaction,
+                prompt_estimate=lambda: estimate_prompt_tokens(parsed.body),  # the body the provider got
+                live=state.streams,
+                reader=_reader(endpoint, translation, parsed),
             )
-        return _answer(state, call, endpoint, resp.status, raw, resp.content_type, entry.prices)
+            if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
+                state.breakers.record(answer.breaker, False)  # failed after its first byte
+            return out
+        return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
     finally:
+        if call.upstream_span is not None:  # a relayed stream's provider span ends with the relay
+            call.upstream_span.end()
         await call.release()
 
 
-def _serving_routes(state: EdgeState, routes: Sequence[Route], path: str, model: str) -> list[Route]:
-    """The routes whose provider kind serves ``path`` (``routing.kinds``), in order.
+def _reader(
+    endpoint: Endpoint, translation: Translation | None, parsed: ParsedRequest
+) -> StreamReader | None:
+    """The stream's format: the translation's, Anthropic's events relayed as they
+    are, or (None) OpenAI chunks relayed as they are."""
+    if translation is not None:
+        return translation.reader(parsed)
+    return AnthropicReader() if endpoint.anthropic_format else None
+
+
+def _translation(state: EdgeState, endpoint: Endpoint, provider: str | None) -> Translation | None:
+    """The translation the answering provider needs, or None (native)."""
+    if provider is None:
+        return None
+    kind = state.upstreams[provider].kind
+    return None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
+
+
+def _targets(
+    state: EdgeState,
+    endpoint: Endpoint,
+    deployments: Sequence[Deployment],
+    parsed: ParsedRequest,
+    entry: Model,
+    headers: Mapping[str, str],
+) -> dict[str, Target]:
+    """What each provider among ``deployments`` is sent: the body as is, or translated
+    (after redaction; once per provider).
 
     Raises:
-        tollway_edge.errors.EdgeError: 400 ``unsupported`` when there is none.
+        TranslationError: 400, the body cannot be expressed in a route's API.
+    """
+    targets: dict[str, Target] = {}
+    for deployment in deployments:
+        upstream = state.upstreams[deployment.provider]
+        if upstream.name in targets:
+            continue
+        kind = upstream.kind
+        translation = None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
+        if translation is None:
+            passed = {h: headers[h] for h in endpoint.client_headers if h in headers}
+            outbound: Outbound = parsed
+            targets[upstream.name] = Target(endpoint.upstream_path, outbound, passed)
+        else:
+            targets[upstream.name] = translation.outbound(parsed, entry, headers, upstream.provider)
+    return targets
+
+
+def _plan(
+    state: EdgeState,
+    endpoint: Endpoint,
+    deployments: Sequence[Deployment],
+    model: str,
+    allowed_regions: frozenset[str] | None,
+) -> list[Deployment]:
+    """The call's plan (``routing.plan``): the deployments whose provider kind
+    serves the endpoint (``routing.kinds``) natively or through one of its
+    translations and that the key's residency policy admits, by priority,
+    weighted within a level. Retries and fallback only ever walk this list,
+    so they never leave the allowed regions.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 ``unsupported`` when no deployment
+            serves ``path``; 403 ``model_not_in_allowed_regions`` when some
+            do but none is in the allowed regions.
     """
     upstreams = state.upstreams
-    serving = [r for r in routes if upstreams[r.provider].kind.serves(path)]
-    if not serving:
-        kinds = ", ".join(sorted({upstreams[r.provider].kind.name for r in routes}))
-        raise unsupported(path, model, kinds)
-    return serving
+    path = endpoint.upstream_path
+
+    def serves(d: Deployment) -> bool:
+        kind = upstreams[d.provider].kind
+        translation = endpoint.translations.get(kind.name)
+        return kind.serves(path) or (translation is not None and kind.serves(translation.path))
+
+    planned = plan(deployments, allowed_regions=allowed_regions, serves=serves)
+    if not planned:
+        if not any(serves(d) for d in deployments):
+            kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in deployments}))
+            raise unsupported(path, model, kinds)
+        raise model_not_in_allowed_regions(model)
+    return planned
 
 
 def _answer(
     state: EdgeState,
     call: Call,
     endpoint: Endpoint,
+    translation: Translation | None,
     status: int,
     raw: bytes,
     content_type: str,
     prices: Prices,
 ) -> web.Response:
-    """A non-streamed answer: parsed once for its usage (and restoration)."""
+    """A non-streamed answer: parsed once for its usage (and restoration), translated
+    into the client's API when the provider speaks another.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 502 when a translated provider's answer cannot
+            be translated (the ``failed`` event is emitted).
+    """
     if status == 200:
         obj = None
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
             pass
-        tokens = endpoint.usage_of(obj) if type(obj) is dict else None
+        if translation is not None:
+            try:
+                if type(obj) is not dict:
+                    raise TranslationError(
+                        "the provider's answer is not a JSON object",
+                        status=502,
+                        code="invalid_provider_response",
+                    )
+                obj, translated_tokens = translation.answer(obj)
+            except TranslationError as err:
+                call.fail(err.status, err.code)
+                raise from_translation(err) from None
+            raw = orjson.dumps(obj)
+            tokens: Tokens | None = translated_tokens
+        else:
+            tokens = endpoint.usage_of(obj) if type(obj) is dict else None
+        if call.span is not None and type(obj) is dict:
+            _trace_finish_reasons(call, obj)
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
@@ -212,19 +403,46 @@ def _answer(
     if status < 400:
         call.completed(status)
         return web.Response(body=raw, status=status, content_type=content_type or JSON)
-    out, code = _provider_error_body(status, raw)
+    out, code = provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
 
 
-def _provider_error_body(status: int, raw: bytes) -> tuple[bytes, str]:
-    """The provider's body when it is OpenAI-format, else ours; and the error code."""
+def _trace_finish_reasons(call: Call, answer: dict[str, Any]) -> None:
+    """``gen_ai.response.finish_reasons`` on the server span: each choice's
+    ``finish_reason`` of an OpenAI-format answer (streams: not read)."""
+    choices = answer.get("choices")
+    if type(choices) is not list:
+        return
+    reasons = [str(c["finish_reason"]) for c in choices if type(c) is dict and c.get("finish_reason")]
+    if reasons and call.span is not None:
+        call.span.set_attribute("gen_ai.response.finish_reasons", reasons)
+
+
+def provider_error_body(status: int, raw: bytes, anthropic: bool, translated: bool) -> tuple[bytes, str]:
+    """The provider's error body and its code, in the client's format.
+
+    Native: the body as is when it is an error object (OpenAI's
+    ``{"error": {...}}``; Anthropic's ``{"type": "error", "error": {...}}``).
+    Translated: its ``message`` and ``type`` re-rendered in the client's format.
+    Anything else: the edge's own ``upstream_error``.
+    """
+    err: Any = None
     try:
         obj = orjson.loads(raw)
         err = obj.get("error") if type(obj) is dict else None
-        if type(err) is dict and "message" in err:
-            code = err.get("code") or err.get("type")
-            return raw, str(code) if code else "upstream_error"
     except orjson.JSONDecodeError:
         pass
-    return upstream_error(status).body(), "upstream_error"
+    if type(err) is not dict or "message" not in err:
+        fallback = upstream_error(status)
+        return (fallback.anthropic_body() if anthropic else fallback.body()), "upstream_error"
+    code = str(err.get("code") or err.get("type") or "upstream_error")
+    if not translated:
+        return raw, code
+    message = str(err.get("message"))
+    if anthropic:
+        body = {"type": "error", "error": {"type": anthropic_error_type(status), "message": message}}
+    else:
+        kind = err.get("type") if type(err.get("type")) is str else "api_error"
+        body = {"error": {"message": message, "type": kind, "param": None, "code": None}}
+    return orjson.dumps(body), code

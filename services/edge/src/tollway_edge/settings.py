@@ -36,8 +36,13 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         kafka_linger_ms: the journal's shipper waits this long after being
             woken before it reads and produces, ms (off the call's path).
         usage_topic: the topic usage events go to (tests use a fresh one).
-        shutdown_drain_seconds: at stop, time in-flight calls and streams may
-            take to finish (aiohttp's shutdown timeout), s.
+        accept_grace_seconds: after SIGTERM, ``/readyz`` is 503 and the listener
+            keeps accepting this long (load balancers catch up), s
+            (``TOLLWAY_EDGE_ACCEPT_GRACE_SECONDS``; ``drain`` module).
+        drain_deadline_seconds: then in-flight calls and streams may finish
+            this long; streams still running end with a ``server_shutting_down``
+            error event and are billed (estimated), s
+            (``TOLLWAY_EDGE_DRAIN_DEADLINE_SECONDS``).
         quota_url: quota's base URL (``TOLLWAY_EDGE_QUOTA_URL``): a cold budget
             counter is seeded by quota (``POST /internal/v1/budget-seeds``),
             never by the edge reading the ledger. Empty: cold budget counters
@@ -48,7 +53,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             each worker process keeps its own ``w-<pid>-<hex>`` directory under
             it and adopts any a dead process left. A local file system (in
             Kubernetes the pod's persistent volume). Default ``.tollway/journal``.
-        journal_flush_seconds: at stop, after in-flight calls ended, time to
+        journal_flush_seconds: at stop, after the drain (``drain`` module), time to
             ship the journal to Kafka (``TOLLWAY_EDGE_JOURNAL_FLUSH_SECONDS``);
             what is not acknowledged by then stays on disk for the next life, s.
         journal_segment_bytes, journal_max_bytes, journal_reserve_bytes,
@@ -93,7 +98,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     max_in_flight: int = Field(default=4096, ge=1)
     kafka_linger_ms: int = Field(default=50, ge=0)
     usage_topic: str = "tollway.usage.v1"
-    shutdown_drain_seconds: float = Field(default=10.0, gt=0)
+    accept_grace_seconds: float = Field(default=3.0, ge=0)
+    drain_deadline_seconds: float = Field(default=25.0, gt=0)
     workers: int = Field(default=1, ge=0)
     admission_enabled: bool = True
     stream_allowance_tokens: int = Field(default=256, ge=1)

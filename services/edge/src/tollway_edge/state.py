@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aiohttp import web
+from opentelemetry.trace import Tracer
 
 from tollway_contracts.catalogue import Catalogue
 from tollway_edge.admission import EdgeAdmission
@@ -12,7 +13,9 @@ from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import Upstream
+from tollway_edge.streaming.live import LiveStreams
 
 
 @dataclass(slots=True)
@@ -24,6 +27,14 @@ class EdgeState:
         max_body_bytes: request bodies beyond this are refused (413), bytes.
         max_in_flight: calls beyond this are shed (503), per process.
         in_flight: calls in flight now in this process.
+        tracer: the OpenTelemetry tracer when tracing is on, else None
+            (``tollway_edge.tracing``).
+        streams: the streams relayed now (client-gone watch, drain deadline).
+        catalogue_version: the loaded catalogue file's version
+            (``tollway_contracts.catalogue.catalogue_version``), on every
+            usage event (price provenance).
+        draining: True from SIGTERM on (``drain``): ``/readyz`` answers 503.
+        breakers: the deployments' circuit breakers (``routing.breaker``).
     """
 
     catalogue: Catalogue
@@ -37,10 +48,15 @@ class EdgeState:
     in_flight: int = 0
     admission: EdgeAdmission | None = None
     redaction: EdgeRedaction | None = None
+    tracer: Tracer | None = None
+    streams: LiveStreams = field(default_factory=LiveStreams)
+    catalogue_version: str | None = None
+    draining: bool = False
+    breakers: Breakers | None = None
 
     def new_call(self) -> Call:
-        """A call wired to this edge's usage journal and admission."""
-        return Call(self.journal, self.admission)
+        """A call wired to this edge's usage journal, admission and tracer."""
+        return Call(self.journal, self.admission, self.tracer)
 
 
 STATE: web.AppKey[EdgeState] = web.AppKey("edge_state", EdgeState)

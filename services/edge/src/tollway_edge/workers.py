@@ -13,13 +13,13 @@ interchangeable).
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import signal
 import time
 
-from aiohttp import web
-
+from tollway_edge.drain import serve_until_stopped, stop_seconds
 from tollway_edge.settings import EdgeSettings
 from tollway_runtime.logging import configure_logging
 from tollway_runtime.metrics import mark_worker_dead, start_multiprocess, stop_multiprocess
@@ -27,21 +27,16 @@ from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 
 def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
-    """Run one edge process until SIGTERM/SIGINT (aiohttp's graceful shutdown)."""
+    """Run one edge process until SIGTERM/SIGINT, then drain (``tollway_edge.drain``)."""
     from tollway_edge.app import create_app
 
     raise_nofile_limit()
     install_uvloop()
-    web.run_app(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        access_log=None,
-        print=None,
-        shutdown_timeout=settings.shutdown_drain_seconds,
-        backlog=4096,
-        reuse_port=reuse_port,
-    )
+
+    async def main() -> None:
+        await serve_until_stopped(create_app(settings), settings, reuse_port=reuse_port)
+
+    asyncio.run(main())
 
 
 def _worker(settings: EdgeSettings, index: int) -> None:
@@ -87,8 +82,8 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
         time.sleep(0.2)
     if not stopping and any(p.exitcode for p in procs):
         code = 1
-    # A worker's stop: in-flight calls (shutdown_drain_seconds), then the journal's flush.
-    deadline = time.monotonic() + settings.shutdown_drain_seconds + settings.journal_flush_seconds + 5
+    # A worker's stop (drain.py): accept grace, drain deadline, cut, journal flush; 5 s of slack.
+    deadline = time.monotonic() + stop_seconds(settings) + 5
     for proc in procs:
         proc.join(max(0.0, deadline - time.monotonic()))
         if proc.is_alive():

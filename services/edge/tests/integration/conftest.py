@@ -192,7 +192,7 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
                 "routes": [{"provider": "azure", "upstream_model": "chat-deployment"}],
             },
             "claude-test": {
-                "prices": prices,
+                "prices": {**prices, "cache_write_input": 187500},  # 1.25x input, as Anthropic's
                 "routes": [{"provider": "anthropic", "upstream_model": "claude-fake"}],
             },
         },
@@ -289,6 +289,16 @@ async def edge(
         yield running
 
 
+class EdgeTestServer(TestServer):
+    """aiohttp's TestServer, but serving like ``web.run_app`` in production:
+    a client that leaves does not cancel its handler (``handler_cancellation``
+    off; TestServer turns it on), so the relay meters what the client left."""
+
+    async def _make_runner(self, **kwargs: Any) -> web.AppRunner:
+        kwargs["handler_cancellation"] = False
+        return web.AppRunner(self.app, **kwargs)
+
+
 @contextlib.asynccontextmanager
 async def running_edge(
     settings: EdgeSettings,
@@ -303,7 +313,7 @@ async def running_edge(
     (it connects in the background; a test that points at a dead broker passes False).
     """
     app = create_app(settings, admission_clock=clock) if clock is not None else create_app(settings)
-    server = TestServer(app, host="127.0.0.1")
+    server = EdgeTestServer(app, host="127.0.0.1")
     await server.start_server()
     state = app[STATE]
     for _ in range(300 if wait_for_kafka else 0):

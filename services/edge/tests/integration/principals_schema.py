@@ -31,7 +31,8 @@ CREATE TABLE catalog.edge_principals (
     expires_at       timestamptz,
     redaction_policy jsonb,
     limits           jsonb,
-    version          bigint NOT NULL
+    version          bigint NOT NULL,
+    allowed_regions  text[]
 );
 CREATE TABLE catalog.principals_version (version bigint NOT NULL);
 INSERT INTO catalog.principals_version VALUES (0);
@@ -63,6 +64,7 @@ async def upsert_key(
     allowed_models: list[str] | None = None,
     expires_at: datetime | None = None,
     limits: list[dict[str, Any]] | None = None,
+    allowed_regions: list[str] | None = None,
 ) -> tuple[str, str, int]:
     """Mint a key and store it as quota would; returns ``(full_key, key_id, version)``.
 
@@ -75,8 +77,8 @@ async def upsert_key(
             version = await _bump(conn)
             await conn.execute(
                 "INSERT INTO catalog.edge_principals (key_id, secret_hash, tenant_id, team_id, user_id,"
-                " allowed_models, revoked, expires_at, version, limits)"
-                " VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8,$9::jsonb)",
+                " allowed_models, revoked, expires_at, version, limits, allowed_regions)"
+                " VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8,$9::jsonb,$10)",
                 parsed.key_id,
                 hash_secret(pepper, parsed.key_id, parsed.secret),
                 tenant_id,
@@ -93,6 +95,7 @@ async def upsert_key(
                         for lim in limits
                     ]
                 ).decode(),
+                allowed_regions,
             )
     finally:
         await conn.close()

@@ -16,6 +16,7 @@ from tollway_contracts.events import validate_produced
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.admission.bounds import prompt_token_bound
 from tollway_edge.state import STATE
+from tollway_edge.usage import estimate_prompt_tokens
 
 from .conftest import Edge
 
@@ -134,8 +135,12 @@ async def test_stream_cut_when_extension_refused_bills_what_was_sent(
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
     validate_produced(done)
     assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
-    assert done["completion_tokens"] == 12 and done["prompt_tokens"] == prompt
-    assert done["cost_micro_usd"] == cost_micro_usd(PRICES, prompt_tokens=prompt, completion_tokens=12)
+    # Billed from the estimate (the provider's usage never arrives), not the admission bound.
+    estimate = estimate_prompt_tokens(body)
+    assert estimate < prompt
+    assert done["usage_estimated"] is True
+    assert done["completion_tokens"] == 12 and done["prompt_tokens"] == estimate
+    assert done["cost_micro_usd"] == cost_micro_usd(PRICES, prompt_tokens=estimate, completion_tokens=12)
     assert done["reservation"][f"key:{edge.key_ids['a']}"]["tokens"] == prompt + 12
 
 

@@ -235,7 +235,9 @@ async def test_legacy_completion_stream_cut_cleanly_when_extension_refused(
     assert sent == 8
     done = await _terminal(edge, request_id)
     assert done["error_type"] == "stream_limit_reached" and done["completion_tokens"] == 8
-    assert done["cost_micro_usd"] == cost_micro_usd(CHAT_PRICES, prompt_tokens=bound, completion_tokens=8)
+    estimate = 3  # usage.estimate_prompt_tokens: ceil(9 bytes / 4), as the fake provider counts it
+    assert done["usage_estimated"] is True and done["prompt_tokens"] == estimate
+    assert done["cost_micro_usd"] == cost_micro_usd(CHAT_PRICES, prompt_tokens=estimate, completion_tokens=8)
 
 
 async def test_responses_chain_pinned_and_billed(edge: Edge, fake_provider: Any) -> None:

@@ -187,12 +187,26 @@ async def test_unauthenticated_calls_get_401_and_no_event(
 
 
 async def test_fallback_to_second_route(edge: Edge, edge_http: aiohttp.ClientSession) -> None:
+    """A refused connection and a 503 are retried once on their deployment (the
+    catalogue's default retry policy: 2 attempts), then the next one answers."""
     key = await edge.new_key("a")
-    for model in ("fallback-dead", "fallback-503"):
+    for model, first, status_code, error_type in (
+        ("fallback-dead", "dead", None, "upstream_unavailable"),
+        ("fallback-503", "err503", 503, "upstream_503"),
+    ):
         status, payload, request_id = await _post(edge_http, edge, {**OK, "model": model}, key)
         assert status == 200, payload
         done = _by_type(await edge.events({request_id}, 2))["completed"]
-        assert done["attempts"] == 2 and done["provider"] == "fake"
+        assert done["attempts"] == 3 and done["provider"] == "fake"
+        details = done["attempt_details"]
+        assert [(d["provider"], d["status_code"], d["error_type"]) for d in details] == [
+            (first, status_code, error_type),
+            (first, status_code, error_type),
+            ("fake", 200, None),
+        ]
+        assert details[-1]["cost_micro_usd"] == done["cost_micro_usd"] > 0
+        assert details[0]["cost_micro_usd"] is None
+        assert done["catalogue_version"] and len(done["catalogue_version"]) == 16
 
 
 async def test_revoked_key_is_refused_within_one_second(edge: Edge, edge_http: aiohttp.ClientSession) -> None:

@@ -44,6 +44,36 @@ def test_roundtrip() -> None:
     assert fmt.peek_ts(buf) == recs[0][2]
 
 
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def test_a_trace_context_rides_with_its_record_and_untraced_records_keep_the_v1_layout() -> None:
+    trace = fmt.trace_context(TRACEPARENT, "vendor=abc")
+    traced = fmt.encode(b"req-1", b'{"a": 1}', 7, trace)
+    plain = fmt.encode(b"req-2", b'{"b": 2}', 8)
+    assert len(traced) == fmt.record_bytes(b"req-1", b'{"a": 1}', trace)
+    assert len(plain) == fmt.record_bytes(b"req-2", b'{"b": 2}') == fmt.FRAME_OVERHEAD + 5 + 8
+    a, b = fmt.decode(traced + plain, 0, MAX)
+    assert (a.key, a.value, a.ts_us, a.trace) == (b"req-1", b'{"a": 1}', 7, trace)
+    assert (b.key, b.value, b.trace) == (b"req-2", b'{"b": 2}', b"")
+    assert fmt.kafka_headers(a.trace) == [
+        ("traceparent", TRACEPARENT.encode()),
+        ("tracestate", b"vendor=abc"),
+    ]
+    assert fmt.kafka_headers(fmt.trace_context(TRACEPARENT)) == [("traceparent", TRACEPARENT.encode())]
+    assert fmt.kafka_headers(b"") is None
+    # Every cut of a traced record is a torn tail, never a record.
+    for cut in range(len(traced)):
+        assert list(fmt.decode(traced[:cut], 0, MAX)) == []
+
+
+def test_a_version_1_segment_is_still_read(tmp_path: Path) -> None:
+    recs = records(3)
+    path = tmp_path / fmt.segment_name(1)
+    path.write_bytes(fmt.MAGIC_V1 + b"".join(fmt.encode(k, v, ts) for k, v, ts in recs))
+    assert fmt.scan(path, MAX).records == 3
+
+
 def test_every_cut_of_the_last_record_is_a_torn_tail(tmp_path: Path) -> None:
     path = tmp_path / fmt.segment_name(0)
     recs = records(3)

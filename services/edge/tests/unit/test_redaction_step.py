@@ -104,6 +104,7 @@ def test_a_row_is_typed_once_and_an_unreadable_column_is_marked() -> None:
         "redaction_policy": {"mode": "redact", "reversible": True},
         "limits": [{"scope": "key", "scope_id": "k", "requests_per_minute": 5}],
         "version": 3,
+        "allowed_regions": None,
     }
     p = Principal.from_row(row)
     assert p.redaction_policy == RedactionPolicy(mode="redact", reversible=True)
@@ -111,3 +112,8 @@ def test_a_row_is_typed_once_and_an_unreadable_column_is_marked() -> None:
     assert Principal.from_row({**row, "redaction_policy": None}).redaction_policy is None  # off
     bad = Principal.from_row({**row, "redaction_policy": {"mode": "shred"}, "limits": [{"scope": "x"}]})
     assert bad.unreadable == {"redaction_policy", "limits"}
+    assert p.allowed_regions is None
+    assert Principal.from_row({**row, "allowed_regions": ["eu", "eu-west"]}).allowed_regions == {
+        "eu",
+        "eu-west",
+    }

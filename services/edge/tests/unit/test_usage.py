@@ -47,7 +47,7 @@ class _Journal:
     def __init__(self) -> None:
         self.sent: list[tuple[bytes, bytes]] = []
 
-    def append(self, key: bytes, value: bytes) -> bool:
+    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
         self.sent.append((key, value))
         return True
 
@@ -106,3 +106,29 @@ def test_call_ids_match_the_contract_formats() -> None:
     assert call.ts_start.tzinfo is UTC
     assert format_ts(call.ts_start).endswith("Z")
     assert Call().request_id != text
+
+
+def test_prompt_estimate_is_the_fake_providers_count_plus_priming() -> None:
+    from tollway_edge.usage import estimate_prompt_tokens
+    from tollway_testing.fake_provider import count_prompt_tokens
+
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "Grüße, wie geht's?"}, {"type": "image_url"}]},
+    ]
+    assert estimate_prompt_tokens({"messages": messages}) == count_prompt_tokens(messages) + 3
+    # 9 + 20 bytes of text = 8 tokens, 3 per message, 3 priming
+    assert estimate_prompt_tokens({"messages": messages}) == 8 + 6 + 3
+
+
+def test_prompt_estimate_counts_tool_calls_tools_and_legacy_prompts() -> None:
+    from tollway_edge.usage import estimate_prompt_tokens
+
+    call = {"role": "assistant", "tool_calls": [{"function": {"name": "abcd", "arguments": '{"x":1}'}}]}
+    assert estimate_prompt_tokens({"messages": [call]}) == 3 + 3 + 3  # ceil(11 / 4) + 3 + 3
+    tools = [{"type": "function", "function": {"name": "f"}}]
+    with_tools = estimate_prompt_tokens({"messages": [call], "tools": tools})
+    assert with_tools > estimate_prompt_tokens({"messages": [call]})
+    assert estimate_prompt_tokens({"prompt": "abcdefgh", "suffix": "x"}) == 2 + 1
+    assert estimate_prompt_tokens({"prompt": [[1, 2, 3], [4]]}) == 4
+    assert estimate_prompt_tokens({"model": "m"}) == 0

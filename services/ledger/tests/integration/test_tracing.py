@@ -1,26 +1,20 @@
 """A usage event produced with a W3C ``traceparent`` header yields a ledger
 batch span linked to that trace, exported over OTLP/HTTP to a receiver in
-this test (an aiohttp server decoding the protobuf with opentelemetry-proto),
+the test (``tollway_testing.otlp``: an aiohttp server decoding the protobuf with opentelemetry-proto),
 and the ledger row carries the event's ``trace_id``."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
-from collections.abc import AsyncIterator
 
 import asyncpg
 import msgspec
 import pytest
 import structlog
-from aiohttp import web
 from aiokafka import AIOKafkaProducer
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+from tollway_testing.otlp import OtlpReceiver, attribute_value
 
 from ..conftest import KAFKA, ledger_settings, make_call, run_ledger
 
@@ -30,57 +24,8 @@ TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID = "00f067aa0ba902b7"
 
 
-def _value(v: AnyValue) -> object:
-    kind = v.WhichOneof("value")
-    return getattr(v, kind) if kind else None
-
-
-class Receiver:
-    """OTLP/HTTP trace receiver: ``POST /v1/traces`` (protobuf), keeping every span."""
-
-    def __init__(self) -> None:
-        self.spans: list[tuple[str, Span]] = []  # (service.name, span)
-        self.arrived = asyncio.Event()
-
-    async def traces(self, request: web.Request) -> web.Response:
-        assert request.content_type == "application/x-protobuf"
-        body = ExportTraceServiceRequest()
-        body.ParseFromString(await request.read())
-        for rs in body.resource_spans:
-            attrs = {a.key: _value(a.value) for a in rs.resource.attributes}
-            for ss in rs.scope_spans:
-                for span in ss.spans:
-                    self.spans.append((str(attrs.get("service.name")), span))
-        self.arrived.set()
-        return web.Response(
-            body=ExportTraceServiceResponse().SerializeToString(), content_type="application/x-protobuf"
-        )
-
-
-@pytest.fixture
-async def receiver(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Receiver]:
-    rec = Receiver()
-    app = web.Application()
-    app.router.add_post("/v1/traces", rec.traces)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    site = web.TCPSite(runner, "127.0.0.1", port)
-    await site.start()
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
-    monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
-    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
-    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
-    try:
-        yield rec
-    finally:
-        await runner.cleanup()
-
-
 async def test_ledger_batch_span_links_to_the_produced_events_trace(
-    ledger_fresh_dsn: str, ledger_topics: tuple[str, str], receiver: Receiver
+    ledger_fresh_dsn: str, ledger_topics: tuple[str, str], otlp_receiver: OtlpReceiver
 ) -> None:
     started, completed = make_call(1)
     started = msgspec.structs.replace(started, trace_id=TRACE_ID)
@@ -93,11 +38,11 @@ async def test_ledger_batch_span_links_to_the_produced_events_trace(
     # The app's cleanup flushed the exporter: every batch span has arrived.
     assert row is not None and row["trace_id"] == TRACE_ID
     batches = [
-        span
-        for service, span in receiver.spans
-        if service == "tollway-ledger" and span.name == f"process {ledger_topics[0]}"
+        s.span
+        for s in otlp_receiver.spans
+        if s.service == "tollway-ledger" and s.span.name == f"process {ledger_topics[0]}"
     ]
-    assert batches, [s.name for _, s in receiver.spans]
+    assert batches, [s.span.name for s in otlp_receiver.spans]
     linked = [
         span
         for span in batches
@@ -108,7 +53,7 @@ async def test_ledger_batch_span_links_to_the_produced_events_trace(
     for span in linked:
         assert span.kind == Span.SpanKind.SPAN_KIND_CONSUMER
         assert span.trace_id.hex() != TRACE_ID  # a batch is its own trace, linked to each message's
-        attrs = {a.key: _value(a.value) for a in span.attributes}
+        attrs = {a.key: attribute_value(a.value) for a in span.attributes}
         assert attrs["messaging.system"] == "kafka"
         assert attrs["messaging.destination.name"] == ledger_topics[0]
         assert attrs["messaging.batch.message_count"] == len(span.links)

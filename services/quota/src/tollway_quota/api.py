@@ -23,6 +23,7 @@ from tollway_contracts.admin import (
     KeyList,
     LimitList,
     LimitSet,
+    ResidencyPolicy,
     TeamCreate,
     TeamList,
     TenantCreate,
@@ -209,6 +210,19 @@ async def set_team_policy(request: web.Request) -> web.Response:
     return _json(team)
 
 
+async def set_residency(request: web.Request) -> web.Response:
+    """PUT /admin/v1/{tenants,teams}/{id}/residency-policy: ResidencyPolicy -> Tenant | Team;
+    DELETE removes the policy. Edges apply it within a principals reload."""
+    scope = "tenant" if "tenant_id" in request.match_info else "team"
+    scope_id = request.match_info[f"{scope}_id"]
+    regions = None
+    if request.method == "PUT":
+        regions = (await _body(request, ResidencyPolicy)).allowed_regions
+    row, change = await request.app[STORE].set_residency(scope, scope_id, regions)
+    await _published(request, change)
+    return _json(row)
+
+
 async def create_user(request: web.Request) -> web.Response:
     """POST /admin/v1/users: UserCreate -> 201 User; 404 tenant/team; 409."""
     user, change = await request.app[STORE].create_user(await _body(request, UserCreate))
@@ -276,6 +290,12 @@ def add_admin_routes(app: web.Application) -> None:
     r.add_post(f"{PREFIX}/teams", create_team)
     r.add_get(f"{PREFIX}/teams", list_teams)
     r.add_put(f"{PREFIX}/teams/{{team_id}}/redaction-policy", set_team_policy)
+    for path in (
+        f"{PREFIX}/tenants/{{tenant_id}}/residency-policy",
+        f"{PREFIX}/teams/{{team_id}}/residency-policy",
+    ):
+        r.add_put(path, set_residency)
+        r.add_delete(path, set_residency)
     r.add_post(f"{PREFIX}/users", create_user)
     r.add_get(f"{PREFIX}/users", list_users)
     r.add_post(f"{PREFIX}/keys", create_key)

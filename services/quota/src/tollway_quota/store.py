@@ -39,7 +39,8 @@ from tollway_contracts.redaction import RedactionPolicy
 from tollway_quota.errors import BadRequest, Conflict, NotFound
 from tollway_quota.ids import new_limit_id, new_team_id, new_tenant_id, new_user_id
 
-_TENANT_COLUMNS = "id, name, time_zone, alert_webhook_url, created_at"
+_TENANT_COLUMNS = "id, name, time_zone, alert_webhook_url, created_at, allowed_regions"
+_TEAM_COLUMNS = "id, tenant_id, name, redaction_policy, created_at, allowed_regions"
 _LIMIT_COLUMNS = (
     "id, tenant_id, scope, scope_id, model, requests_per_minute, tokens_per_minute, max_concurrent, "
     "budget_micro_usd, budget_period, thresholds_percent, shadow, created_at, updated_at"
@@ -214,7 +215,7 @@ class CatalogStore:
                 version = await self._bump(cur)
                 await cur.execute(
                     "INSERT INTO catalog.teams (id, tenant_id, name) VALUES (%s, %s, %s) "
-                    "RETURNING id, tenant_id, name, redaction_policy, created_at",
+                    f"RETURNING {_TEAM_COLUMNS}",
                     (new_team_id(), body.tenant_id, body.name),
                 )
                 row = await cur.fetchone()
@@ -226,8 +227,7 @@ class CatalogStore:
         """The tenant's teams, by name (empty for an unknown tenant)."""
         async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             await cur.execute(
-                "SELECT id, tenant_id, name, redaction_policy, created_at FROM catalog.teams "
-                "WHERE tenant_id = %s ORDER BY name",
+                f"SELECT {_TEAM_COLUMNS} FROM catalog.teams WHERE tenant_id = %s ORDER BY name",
                 (tenant_id,),
             )
             return [Team.model_validate(r) for r in await cur.fetchall()]
@@ -249,8 +249,7 @@ class CatalogStore:
             )
             version = await self._bump(cur)
             await cur.execute(
-                "UPDATE catalog.teams SET redaction_policy = %s WHERE id = %s "
-                "RETURNING id, tenant_id, name, redaction_policy, created_at",
+                f"UPDATE catalog.teams SET redaction_policy = %s WHERE id = %s RETURNING {_TEAM_COLUMNS}",
                 (Jsonb(policy.model_dump(mode="json")), team_id),
             )
             row = await cur.fetchone()
@@ -260,6 +259,43 @@ class CatalogStore:
             )
             key_ids = [r["key_id"] for r in await cur.fetchall()]
         return Team.model_validate(row), Change(version, sorted(key_ids))
+
+    async def set_residency(
+        self, scope: str, scope_id: str, allowed_regions: Sequence[str] | None
+    ) -> tuple[Tenant | Team, Change]:
+        """Set (a list) or remove (None) the residency policy of a tenant or a
+        team (``scope``), re-stamping every key under it (their effective
+        ``allowed_regions`` may change). Raises NotFound."""
+        table, columns, model, key_column = (
+            ("catalog.tenants", _TENANT_COLUMNS, Tenant, "tenant_id")
+            if scope == "tenant"
+            else ("catalog.teams", _TEAM_COLUMNS, Team, "team_id")
+        )
+        regions = None if allowed_regions is None else sorted(set(allowed_regions))
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
+            await self._require(
+                cur,
+                f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE",
+                (scope_id,),
+                f"no {scope} {scope_id!r}",
+                key_column,
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                f"UPDATE {table} SET allowed_regions = %s WHERE id = %s RETURNING {columns}",
+                (regions, scope_id),
+            )
+            row = await cur.fetchone()
+            await cur.execute(
+                f"UPDATE catalog.api_keys SET version = %s WHERE {key_column} = %s RETURNING key_id",
+                (version, scope_id),
+            )
+            key_ids = [r["key_id"] for r in await cur.fetchall()]
+        return model.model_validate(row), Change(version, sorted(key_ids))
 
     # --- users -------------------------------------------------------------------
 

@@ -225,3 +225,39 @@ async def test_concurrent_changes_get_distinct_versions(quota_server) -> None:  
     versions = [KeyCreated.model_validate_json(r.content).version for r in answers]
     assert len(set(versions)) == 10
     assert await _version(quota_server) >= max(versions)
+
+
+async def test_residency_policy_of_tenant_and_team_reaches_the_edge_view(quota_server) -> None:  # noqa: ANN001
+    async with _admin(quota_server) as c:
+        tenant, team, _, key = await _make_key(c)
+        assert (await _principals(quota_server, key.key_id))["allowed_regions"] is None  # no policy
+
+        r = await c.put(
+            f"/admin/v1/tenants/{tenant.id}/residency-policy", json={"allowed_regions": ["us", "eu"]}
+        )
+        assert r.status_code == 200, r.text
+        assert Tenant.model_validate_json(r.content).allowed_regions == ["eu", "us"]
+        row = await _principals(quota_server, key.key_id)
+        assert row["allowed_regions"] == ["eu", "us"] and row["version"] > key.version  # keys re-stamped
+
+        # a team narrows its tenant's policy (intersection), never widens it
+        r = await c.put(
+            f"/admin/v1/teams/{team.id}/residency-policy", json={"allowed_regions": ["eu", "apac"]}
+        )
+        assert r.status_code == 200, r.text
+        assert Team.model_validate_json(r.content).allowed_regions == ["apac", "eu"]
+        assert (await _principals(quota_server, key.key_id))["allowed_regions"] == ["eu"]
+
+        r = await c.delete(f"/admin/v1/tenants/{tenant.id}/residency-policy")
+        assert r.status_code == 200 and Tenant.model_validate_json(r.content).allowed_regions is None
+        assert (await _principals(quota_server, key.key_id))["allowed_regions"] == ["apac", "eu"]
+        r = await c.delete(f"/admin/v1/teams/{team.id}/residency-policy")
+        assert r.status_code == 200
+        assert (await _principals(quota_server, key.key_id))["allowed_regions"] is None
+
+        r = await c.put(f"/admin/v1/teams/{team.id}/residency-policy", json={"allowed_regions": []})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+        r = await c.put(
+            "/admin/v1/tenants/tn_000000000000/residency-policy", json={"allowed_regions": ["eu"]}
+        )
+        assert r.status_code == 404

@@ -173,3 +173,58 @@ async def test_poison_goes_to_the_dlq_and_too_many_stop_the_consumer(quota_topic
     assert {x.source_topic for x in letters} == {quota_topics.usage}
     assert all(x.partition == 1 and x.key == "k" and x.reason for x in letters)
     assert next(x for x in letters if x.offset == sent[0].offset).value == "not json"
+
+
+async def test_a_settlement_batch_span_links_to_each_events_trace(quota_topics) -> None:  # noqa: ANN001
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import SpanKind
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace_id, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    producer = AIOKafkaProducer(bootstrap_servers=quota_topics.bootstrap, acks="all")
+    await producer.start()
+    settler = GatedSettler()
+    settler.open.set()
+    consumer = UsageConsumer(
+        bootstrap_servers=quota_topics.bootstrap,
+        topic=quota_topics.usage,
+        group_id=quota_topics.group,
+        dlq_topic=quota_topics.dlq,
+        settler=settler,
+        producer=producer,
+        tracer=provider.get_tracer("test"),
+    )
+    event = _completed(uuid.uuid4())
+    await producer.send_and_wait(
+        quota_topics.usage,
+        event.to_json(),
+        key=event.kafka_key(),
+        headers=[("traceparent", f"00-{trace_id}-{parent}-01".encode())],
+    )
+    await consumer.start()
+    try:
+
+        async def settled() -> bool:
+            return len(settler.settled) == 1
+
+        await _until(settled)
+    finally:
+        await consumer.stop()
+        await producer.stop()
+        provider.shutdown()
+    linked = [
+        s
+        for s in exporter.get_finished_spans()
+        if s.name == f"process {quota_topics.usage}"
+        and any(f"{link.context.trace_id:032x}" == trace_id for link in s.links)
+    ]
+    assert len(linked) == 1
+    (span,) = linked
+    assert span.kind == SpanKind.CONSUMER
+    assert f"{span.links[0].context.span_id:016x}" == parent
+    assert span.attributes["messaging.consumer.group.name"] == quota_topics.group
+    assert f"{span.context.trace_id:032x}" != trace_id  # a batch is its own trace, linked to its messages'

@@ -20,10 +20,13 @@ from pydantic import ValidationError
 from tollway_contracts.errors import error_json
 from tollway_contracts.redaction import REDACT_PATH, REDACTION_TOO_LARGE_CODE, RedactRequest
 from tollway_redactor.cache import DetectionCache
+from tollway_redactor.metrics import REDACTION_DURATION, REDACTION_ENTITIES, REDACTION_TEXTS
 from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
 from tollway_redactor.service import Redactor, UnknownEntityTypes
 from tollway_redactor.settings import RedactorSettings
 from tollway_runtime.health import add_health_routes
+from tollway_runtime.metrics import add_metrics_route, http_metrics_middleware
+from tollway_runtime.tracing import setup_tracing, tracing_middleware
 
 log = structlog.get_logger("tollway_redactor")
 
@@ -71,6 +74,12 @@ async def redact_handler(request: web.Request) -> web.Response:
         log.error("redact", status=503, texts=len(body.texts), chars=total_chars)
         return _error(503, "redactor unavailable", "redactor_unavailable", "api_error")
     entities = Counter(d.entity_type for r in answer.results for d in r.detections)
+    duration = time.perf_counter() - started
+    REDACTION_DURATION.observe(duration)
+    REDACTION_TEXTS.labels("hit").inc(answer.cache.hits)
+    REDACTION_TEXTS.labels("miss").inc(answer.cache.misses)
+    for entity_type, n in entities.items():
+        REDACTION_ENTITIES.labels(entity_type).inc(n)
     log.info(
         "redact",
         status=200,
@@ -78,7 +87,7 @@ async def redact_handler(request: web.Request) -> web.Response:
         chars=total_chars,
         cache_hits=answer.cache.hits,
         entities=dict(entities),
-        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        duration_ms=round(duration * 1000, 3),
     )
     return web.Response(body=answer.__pydantic_serializer__.to_json(answer), content_type="application/json")
 
@@ -103,7 +112,12 @@ def create_app(settings: RedactorSettings) -> web.Application:
     the pool's start blocks the app's startup until every worker has loaded
     the model, and ``/readyz`` reports ``model`` until then.
     """
-    app = web.Application(client_max_size=settings.max_body_bytes)
+    tracing = setup_tracing("tollway-redactor")  # OTEL_* variables; off (no middleware) without an endpoint
+    # A SERVER span per request, continuing the edge's traceparent (never any text).
+    middlewares = [http_metrics_middleware("redactor")]
+    if tracing.enabled:
+        middlewares.append(tracing_middleware(tracing.tracer))
+    app = web.Application(middlewares=middlewares, client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     checks = add_health_routes(app)
     pool = AnalyzerPool(settings.engine_config(), settings.worker_count())
@@ -137,7 +151,9 @@ def create_app(settings: RedactorSettings) -> web.Application:
             await pool.close()
             if client is not None:
                 await client.aclose()
+            await asyncio.to_thread(tracing.shutdown)  # flush the last spans
 
     app.cleanup_ctx.append(resources)
     app.router.add_post(REDACT_PATH, redact_handler)
+    add_metrics_route(app)  # GET /metrics (tollway_redactor.metrics, tollway_runtime.metrics)
     return app

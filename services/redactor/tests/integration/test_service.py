@@ -103,6 +103,31 @@ async def test_redact_numbering_and_cache_hit_on_second_call(redactor_client):
     assert [r["detections"] for r in second["results"]] == [r["detections"] for r in first["results"]]
 
 
+async def test_metrics_count_texts_by_cache_outcome_entities_and_time(redactor_client):
+    def sample(text: str, name: str, labels: str = "") -> float:
+        prefix = f"{name}{{{labels}}} " if labels else f"{name} "
+        lines = [line for line in text.splitlines() if line.startswith(prefix)]
+        return float(lines[0].split()[-1]) if lines else 0.0
+
+    before = await (await redactor_client.get("/metrics")).text()
+    texts = [{"id": "/m/0", "text": f"Write to maria.garcia@example.com, ref {uuid.uuid4().hex}."}]
+    await _redact(redactor_client, texts)
+    await _redact(redactor_client, texts)  # the same text again: a cache hit
+    after = await (await redactor_client.get("/metrics")).text()
+    delta = lambda name, labels="": sample(after, name, labels) - sample(before, name, labels)  # noqa: E731
+    assert delta("tollway_redaction_texts_total", 'cache="miss"') == 1
+    assert delta("tollway_redaction_texts_total", 'cache="hit"') == 1
+    assert delta("tollway_redaction_entities_total", 'entity_type="EMAIL_ADDRESS"') == 2
+    assert delta("tollway_redaction_duration_seconds_count") == 2
+    assert (
+        delta(
+            "tollway_http_requests_total", 'method="POST",route="/v1/redact",service="redactor",status="200"'
+        )
+        == 2
+    )
+    assert "maria.garcia" not in after
+
+
 async def test_policies_do_not_share_cache_entries(redactor_client, redactor_prefix):
     text = [{"id": "a", "text": f"Write to John Smith at john.smith@example.com ({uuid.uuid4().hex[:6]})"}]
     emails_only = await _redact(redactor_client, text, entity_types=["EMAIL_ADDRESS"])

@@ -221,6 +221,8 @@ class EdgeAdmission(ModeSwitch):
                         self.keeper.observe(result)
                     ticket.result = result
                     ticket.reservation = result.reservation
+                    if result.would_refuse:
+                        ticket.note_shadow(result.would_refuse)
                     ticket.has_slot = any(c.kind == "concurrency" for c in result.checks)
                     ticket.headers = result.headers()
                     return ticket
@@ -245,6 +247,8 @@ class EdgeAdmission(ModeSwitch):
         if res is None:
             raise refusal(result)
         ticket.mode = "local"
+        if result.would_refuse:
+            ticket.note_shadow(result.would_refuse)
         if self.keeper is not None and self.seeder is not None and self.local.missing_baselines():
             if self._baselines is None or self._baselines.done():  # one fetch at a time
                 self._baselines = asyncio.create_task(self._fill_baselines(self.keeper, self.seeder))
@@ -281,13 +285,16 @@ class EdgeAdmission(ModeSwitch):
                 self._degrade("extend", exc)
             else:
                 if ok:
+                    if res.would_refuse_keys:
+                        keys = set(res.would_refuse_keys)
+                        ticket.note_shadow(c for c in ticket.result.checks if c.key in keys)
                     ticket.ext_tokens += tokens
                     ticket.ext_cost += cost
                     ticket.reserved_out += tokens
                 return ok
         if self.mode == "refuse":
             return False
-        _, extra = self.local.admit(
+        ext_result, extra = self.local.admit(
             tenant_id=ticket.tenant_id,
             request_id=ticket.request_id,
             limits=ticket.limits,
@@ -300,6 +307,8 @@ class EdgeAdmission(ModeSwitch):
         if extra is None:
             ADMISSION_REFUSED.labels("extension").inc()
             return False
+        if ext_result.would_refuse:
+            ticket.note_shadow(ext_result.would_refuse)
         if ticket.local is None:
             ticket.local = extra
         else:
@@ -328,6 +337,26 @@ class EdgeAdmission(ModeSwitch):
             self._degrade("release", exc)
         except Exception:
             log.warning("release_failed", request_id=ticket.request_id, exc_info=True)
+
+    async def settle_unmetered(self, ticket: Ticket) -> None:
+        """Settle a call that emits no usage event (``count_tokens``) at zero tokens
+        and zero cost, here: quota settles exact reservations from usage events, so
+        without this the record would wait for reconciliation. Counts (rpm) stay;
+        errors are logged (the reconciler settles it later)."""
+        if ticket.mode == "local":
+            if ticket.local is not None:
+                self.local.settle(ticket.local, 0, 0)
+            return
+        if self.mode != "exact" or self.adm is None:
+            return
+        try:
+            await self.adm.settle(
+                tenant_id=ticket.tenant_id, request_id=ticket.request_id, tokens=0, cost_micro_usd=0
+            )
+        except UNREACHABLE as exc:
+            self._degrade("settle", exc)
+        except Exception:
+            log.warning("settle_failed", request_id=ticket.request_id, exc_info=True)
 
     def finish(self, ticket: Ticket, tokens: int | None, cost: int | None) -> None:
         """At the terminal event: local reservations are settled with the actuals

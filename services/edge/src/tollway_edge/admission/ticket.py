@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tollway_admission import AdmitResult, Reservation
+from tollway_admission import AdmitResult, LimitCheck, Reservation
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.events import ScopeReservation
+from tollway_contracts.events import ScopeReservation, ShadowRefusal
 from tollway_contracts.limits import Limit
 from tollway_edge.admission.local_limits import LocalReservation
 from tollway_edge.errors import EdgeError, budget_exceeded, rate_limited
-from tollway_edge.metrics import ADMISSION_REFUSED
+from tollway_edge.metrics import ADMISSION_REFUSED, ADMISSION_SHADOW_REFUSALS
+
+LIMIT_NAMES = {
+    "requests": "requests_per_minute",
+    "tokens": "tokens_per_minute",
+    "concurrency": "max_concurrent",
+    "budget": "budget",
+}
+"""Admission's check kind -> the :class:`Limit` field name (``ShadowRefusal.limit``)."""
 
 
 @dataclass(slots=True)
@@ -24,6 +33,8 @@ class Ticket:
         reserved_out: completion tokens reserved so far (initial + extensions).
         ext_tokens, ext_cost: what extensions added (tokens, micro-USD).
         has_slot: a concurrency limit applied (release has work to do).
+        shadow_refusals: the shadow limits that would have refused the call
+            (at admission or at a stream extension), each once; None when none.
     """
 
     mode: str
@@ -43,6 +54,20 @@ class Ticket:
     released: bool = False
     headers: dict[str, str] | None = None
     by_scope: dict[str, tuple[int, int]] | None = None
+    shadow_refusals: list[ShadowRefusal] | None = None
+
+    def note_shadow(self, checks: Iterable[LimitCheck]) -> None:
+        """Record shadow limits that would have refused (``would_refuse``
+        checks): each counts once in ``tollway_admission_shadow_refusals_total``
+        per admission or extension, and joins ``shadow_refusals`` once per call."""
+        for c in checks:
+            limit = LIMIT_NAMES.get(c.kind, c.kind)
+            ADMISSION_SHADOW_REFUSALS.labels(c.limit.scope, limit).inc()
+            refusal = ShadowRefusal(scope=f"{c.limit.scope}:{c.limit.scope_id}", limit=limit)
+            if self.shadow_refusals is None:
+                self.shadow_refusals = [refusal]
+            elif refusal not in self.shadow_refusals:
+                self.shadow_refusals.append(refusal)
 
     def reservation_field(self) -> dict[str, ScopeReservation]:
         """The usage event's ``reservation``: per ``<scope>:<id>``, tokens

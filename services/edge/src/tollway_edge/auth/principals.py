@@ -77,6 +77,8 @@ class Principal:
         redaction_policy: the effective policy; None means ``off``.
         limits: every limit of the key (None or empty: no admission I/O).
         version: principals version of the row's last change.
+        allowed_regions: the data-residency policy: the catalogue region tags
+            the key's calls may reach (``routing.plan``); None = no policy.
         unreadable: stored columns that did not parse (``"limits"``,
             ``"redaction_policy"``): calls on this key fail closed (503).
     """
@@ -93,6 +95,7 @@ class Principal:
     limits: list[Limit] | None
     version: int
     unreadable: frozenset[str] = frozenset()
+    allowed_regions: frozenset[str] | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> Principal:
@@ -100,6 +103,7 @@ class Principal:
         parsing limits and the redaction policy once; a column that does not
         parse is logged and marked ``unreadable``."""
         allowed = row["allowed_models"]
+        regions = row["allowed_regions"]
         expires: datetime | None = row["expires_at"]
         unreadable: set[str] = set()
         policy: RedactionPolicy | None
@@ -129,6 +133,7 @@ class Principal:
             limits=limits,
             version=int(row["version"]),
             unreadable=frozenset(unreadable),
+            allowed_regions=None if regions is None else frozenset(regions),
         )
 
     def may_use(self, model: str) -> bool:

@@ -16,6 +16,7 @@ from aiohttp import web
 from tollway_edge.admission.bounds import REPLY_PRIMING_TOKENS, output_token_bound
 from tollway_edge.call import Call
 from tollway_edge.endpoints.chat_body import check_chat_body, load_json_object, wants_usage
+from tollway_edge.endpoints.translated import CHAT_TO_MESSAGES
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import OpenAITerminator
@@ -99,6 +100,9 @@ class ChatEndpoint:
     upstream_path = "/chat/completions"
     redaction_fields: FieldTable | None = CHAT_FIELDS
     fallback = True
+    translations = CHAT_TO_MESSAGES
+    anthropic_format = False
+    client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> ChatRequest:
         """Parse once, note the model and ``stream`` on the call, then check.

@@ -17,6 +17,7 @@ from aiohttp import web
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
+from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import COMPLETIONS_FIELDS, FieldTable
@@ -60,6 +61,9 @@ class CompletionsEndpoint:
     upstream_path = "/completions"
     redaction_fields: FieldTable | None = COMPLETIONS_FIELDS
     fallback = True
+    translations = NO_TRANSLATIONS
+    anthropic_format = False
+    client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``prompt``, ``stream``, ``max_tokens``, ``n``, ``best_of``.

@@ -26,6 +26,7 @@ from aiohttp import web
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.endpoints.shapes import RESPONSES_SHAPES, check_shapes
+from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import EdgeError, bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import RESPONSES_FIELDS, FieldTable
@@ -68,6 +69,9 @@ class ResponsesEndpoint:
     upstream_path = "/responses"
     redaction_fields: FieldTable | None = RESPONSES_FIELDS
     fallback = False
+    translations = NO_TRANSLATIONS
+    anthropic_format = False
+    client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``input``, ``max_output_tokens``; refuse ``stream``.

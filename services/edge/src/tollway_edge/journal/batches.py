@@ -48,11 +48,12 @@ class Shipment:
     key: bytes
     value: bytes
     solo: bool = False  # send in a batch of its own (its batch was rejected as a whole)
+    trace: bytes = b""  # W3C trace context: sent as the record's traceparent/tracestate headers
 
     @property
     def size(self) -> int:
         """Bytes of the record's frame in the journal."""
-        return fmt.FRAME_OVERHEAD + len(self.key) + len(self.value)
+        return fmt.record_bytes(self.key, self.value, self.trace)
 
 
 def pack_batches(producer: AIOKafkaProducer, records: list[Shipment]) -> list[tuple[Any, list[Shipment]]]:
@@ -63,15 +64,19 @@ def pack_batches(producer: AIOKafkaProducer, records: list[Shipment]) -> list[tu
     for r in records:
         if r.solo:
             single = producer.create_batch()
-            single.append(key=r.key, value=r.value, timestamp=r.ts_us // 1000)
+            single.append(
+                key=r.key, value=r.value, timestamp=r.ts_us // 1000, headers=fmt.kafka_headers(r.trace)
+            )
             out.append((single, [r]))
             continue
-        if batch is None or batch.append(key=r.key, value=r.value, timestamp=r.ts_us // 1000) is None:
+        headers = fmt.kafka_headers(r.trace)
+        ts_ms = r.ts_us // 1000
+        if batch is None or batch.append(key=r.key, value=r.value, timestamp=ts_ms, headers=headers) is None:
             if members:
                 out.append((batch, members))
             batch = producer.create_batch()
             members = []
-            batch.append(key=r.key, value=r.value, timestamp=r.ts_us // 1000)
+            batch.append(key=r.key, value=r.value, timestamp=ts_ms, headers=headers)
         members.append(r)
     if members:
         out.append((batch, members))

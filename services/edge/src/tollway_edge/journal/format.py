@@ -2,7 +2,7 @@
 
 A segment file ``seg-<20-digit number>.log`` is::
 
-    header   8 bytes   b"TWJRNL" 0x00 0x01   (magic, format version 1)
+    header   8 bytes   b"TWJRNL" 0x00 0x02   (magic, format version 2; 1 is read too)
     record*
 
 and each record is::
@@ -10,9 +10,17 @@ and each record is::
     length   u32 big-endian   bytes of the payload (>= 12)
     crc32    u32 big-endian   zlib.crc32 of the payload
     payload  ts_us  u64 BE    when it was appended, µs since the Unix epoch
-             klen   u32 BE    bytes of the key
+             klen   u32 BE    bytes of the key; bit 31 set: a trace context follows the key
              key    klen bytes   (the Kafka key: the request id)
+             [tlen  u16 BE    bytes of the trace context      (only when bit 31 is set)
+              trace tlen bytes   W3C ``traceparent``, then ``\n`` + ``tracestate`` if any (ASCII)]
              value  the rest     (the Kafka value: the usage event JSON)
+
+Version 2 only adds the optional trace context (issue 15: the call's
+``traceparent`` rides to Kafka as record headers). A version-1 record never
+has bit 31 set (keys are far shorter than 2 GiB), so segments written before
+are read unchanged; a version-1 reader refuses a version-2 segment by its
+magic rather than misreading it (drain the journal before a downgrade).
 
 A record is valid only if the whole frame is in the file, its length is in
 range and its CRC matches. A crash can leave a torn tail (a partial frame,
@@ -30,10 +38,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MAGIC = b"TWJRNL\x00\x01"
+MAGIC = b"TWJRNL\x00\x02"
+MAGIC_V1 = b"TWJRNL\x00\x01"
 HEADER_BYTES = len(MAGIC)
 _FRAME = struct.Struct(">II")
 _PAYLOAD_HEAD = struct.Struct(">QI")
+_TLEN = struct.Struct(">H")
+_TRACED = 0x8000_0000
+MAX_TRACE_BYTES = 1024
+"""Longest trace context kept (``traceparent`` is 55 bytes; a longer ``tracestate`` is dropped)."""
 FRAME_OVERHEAD = _FRAME.size + _PAYLOAD_HEAD.size  # 20 bytes per record besides key and value
 MIN_PAYLOAD = _PAYLOAD_HEAD.size
 SEGMENT_GLOB = "seg-*.log"
@@ -52,14 +65,43 @@ def segment_number(path: Path) -> int:
     return int(name[4:-4])
 
 
-def encode(key: bytes, value: bytes, ts_us: int) -> bytes:
-    """One framed record (``FRAME_OVERHEAD + len(key) + len(value)`` bytes).
+def encode(key: bytes, value: bytes, ts_us: int, trace: bytes = b"") -> bytes:
+    """One framed record (:func:`record_bytes` bytes).
 
-    One concatenation and one CRC pass: measured faster than an incremental
-    CRC over the parts that avoids copying the value (1 KB values).
+    ``trace``: the call's W3C trace context (``traceparent`` [``\n``
+    ``tracestate``], ASCII; empty: none, the version-1 layout). One
+    concatenation and one CRC pass: measured faster than an incremental CRC
+    over the parts that avoids copying the value (1 KB values).
     """
-    payload = _PAYLOAD_HEAD.pack(ts_us, len(key)) + key + value
+    if trace:
+        payload = _PAYLOAD_HEAD.pack(ts_us, len(key) | _TRACED) + key + _TLEN.pack(len(trace)) + trace + value
+    else:
+        payload = _PAYLOAD_HEAD.pack(ts_us, len(key)) + key + value
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
+
+
+def record_bytes(key: bytes, value: bytes, trace: bytes = b"") -> int:
+    """Bytes of the frame :func:`encode` makes for these parts."""
+    return FRAME_OVERHEAD + len(key) + len(value) + (_TLEN.size + len(trace) if trace else 0)
+
+
+def trace_context(traceparent: str, tracestate: str | None = None) -> bytes:
+    """The ``trace`` bytes of :func:`encode` (``tracestate`` dropped when the
+    whole would exceed :data:`MAX_TRACE_BYTES`)."""
+    out = traceparent.encode("ascii", "replace")
+    if tracestate:
+        both = out + b"\n" + tracestate.encode("ascii", "replace")
+        if len(both) <= MAX_TRACE_BYTES:
+            return both
+    return out[:MAX_TRACE_BYTES]
+
+
+def kafka_headers(trace: bytes) -> list[tuple[str, bytes]] | None:
+    """Kafka record headers (``traceparent``, ``tracestate``) of a record's trace context; None without one."""
+    if not trace:
+        return None
+    parent, _, state = trace.partition(b"\n")
+    return [("traceparent", parent), ("tracestate", state)] if state else [("traceparent", parent)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +113,7 @@ class Record:
         size: bytes of the whole frame.
         ts_us: append time, µs since the epoch.
         key, value: the Kafka key and value, as appended.
+        trace: the trace context appended with it (empty: none).
     """
 
     end: int
@@ -78,6 +121,7 @@ class Record:
     ts_us: int
     key: bytes
     value: bytes
+    trace: bytes = b""
 
 
 def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) -> Iterator[Record]:
@@ -102,9 +146,21 @@ def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) 
             return
         ts_us, klen = head(buf, body)
         kstart = body + _PAYLOAD_HEAD.size
-        if kstart + klen > end:
-            return
-        yield Record(end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end])
+        if klen & _TRACED:
+            klen &= ~_TRACED
+            tpos = kstart + klen
+            if tpos + _TLEN.size > end:
+                return
+            (tlen,) = _TLEN.unpack_from(buf, tpos)
+            vstart = tpos + _TLEN.size + tlen
+            if vstart > end:
+                return
+            trace = buf[tpos + _TLEN.size : vstart]
+            yield Record(end, end - pos, ts_us, buf[kstart:tpos], buf[vstart:end], trace)
+        else:
+            if kstart + klen > end:
+                return
+            yield Record(end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end])
         pos = end
 
 
@@ -142,7 +198,7 @@ class ScanResult:
 def scan(path: Path, max_payload: int) -> ScanResult:
     """Validate a segment file (blocking I/O: run it in a thread). Raises OSError."""
     data = path.read_bytes()
-    if len(data) < HEADER_BYTES or data[:HEADER_BYTES] != MAGIC:
+    if len(data) < HEADER_BYTES or data[:HEADER_BYTES] not in (MAGIC, MAGIC_V1):
         return ScanResult(0, 0, len(data), None)
     records = 0
     good = HEADER_BYTES

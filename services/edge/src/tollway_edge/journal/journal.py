@@ -96,8 +96,10 @@ class UsageJournal:
 
     # --- the call's path ----------------------------------------------------------------
 
-    def append(self, key: bytes, value: bytes) -> bool:
-        """Journal one event (key = request id, value = event JSON); never awaits, never raises.
+    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
+        """Journal one event (key = request id, value = event JSON; ``trace``: the
+        call's W3C trace context, shipped as the record's ``traceparent``/``tracestate``
+        headers, ``format.trace_context``); never awaits, never raises.
 
         The record reaches the OS in one ``write()`` with everything else
         appended in this loop iteration (scheduled with ``call_soon``).
@@ -109,7 +111,7 @@ class UsageJournal:
         if writer is None:
             self._drop("closing", 1)
             return False
-        return writer.append(key, value)
+        return writer.append(key, value, trace)
 
     emit = append  # the UsageEmitter's name, so the journal can replace it as is
 

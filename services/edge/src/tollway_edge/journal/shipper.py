@@ -225,7 +225,7 @@ class Shipper:
             out: list[Shipment] = []
             end = 0
             for rec in fmt.decode(buf, 0, self._max_payload):
-                out.append(Shipment(seg, rec.ts_us, rec.key, rec.value))
+                out.append(Shipment(seg, rec.ts_us, rec.key, rec.value, trace=rec.trace))
                 end = rec.end
             if not out and want:
                 # Unreachable for a journal this code wrote or validated; never loop on it.

@@ -86,20 +86,21 @@ class JournalWriter:
         """Append time of the oldest record not yet written."""
         return self._pending_first_ts_us
 
-    def append(self, key: bytes, value: bytes) -> bool:
-        """Buffer one record for this loop pass's write; False (and ``on_drop``) when it cannot be kept."""
+    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
+        """Buffer one record (``trace``: its W3C trace context, ``format.encode``) for this
+        loop pass's write; False (and ``on_drop``) when it cannot be kept."""
         if self._closed:
             self._on_drop("closing", 1)
             return False
-        size = fmt.FRAME_OVERHEAD + len(key) + len(value)
-        if fmt.MIN_PAYLOAD + len(key) + len(value) > self._settings.max_record_bytes:
+        size = fmt.record_bytes(key, value, trace)
+        if size - fmt.FRAME_OVERHEAD + fmt.MIN_PAYLOAD > self._settings.max_record_bytes:
             self._on_drop("too_large", 1)
             return False
         if self.held_bytes + size + fmt.HEADER_BYTES > self._settings.max_bytes:
             self._on_drop("journal_full", 1)
             return False
         ts_us = time.time_ns() // 1000
-        self._pending.append(fmt.encode(key, value, ts_us))
+        self._pending.append(fmt.encode(key, value, ts_us, trace))
         self._pending_bytes += size
         if self._pending_first_ts_us is None:
             self._pending_first_ts_us = ts_us

@@ -16,9 +16,15 @@ from aiohttp.typedefs import Handler
 from tollway_edge.call import Call
 from tollway_edge.errors import EdgeError, overloaded
 from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
-from tollway_edge.metrics import DURATION, IN_FLIGHT, REQUESTS, SHED
-from tollway_edge.middleware.responses import error_response, http_error_response, internal_error_response
+from tollway_edge.metrics import DURATION, IN_FLIGHT, OVERHEAD, REQUESTS, SHED, TTFT
+from tollway_edge.middleware.responses import (
+    anthropic_path,
+    error_response,
+    http_error_response,
+    internal_error_response,
+)
 from tollway_edge.state import CALL_KEY, STATE
+from tollway_edge.tracing import adopt_server_span
 
 log = structlog.get_logger("tollway_edge.request")
 
@@ -51,10 +57,15 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
     call = state.new_call()
     request[CALL_KEY] = call
     is_api = request.path.startswith("/v1/")
+    if state.tracer is not None and is_api:
+        adopted = adopt_server_span()  # tollway_runtime's tracing middleware runs outside this one
+        if adopted is not None:
+            call.span, call.trace_id, call.trace_context = adopted
+    anthropic = anthropic_path(request.path)
     if is_api and state.in_flight >= state.max_in_flight:
         SHED.inc()
         call.status = 503
-        return error_response(overloaded())
+        return error_response(overloaded(), anthropic=anthropic)
     if is_api and not state.journal.has_room():
         call.status, call.error_type = FULL_STATUS, FULL_CODE
         _account(request, call, state.catalogue.models)
@@ -70,12 +81,12 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         try:
             resp = await handler(request)
         except EdgeError as err:
-            resp = error_response(err)
+            resp = error_response(err, anthropic=anthropic)
         except web.HTTPException as exc:
-            resp = http_error_response(exc)
+            resp = http_error_response(exc, anthropic=anthropic)
         except Exception:
             log.exception("unhandled_error", request_id=call.request_id, path=request.path)
-            resp = internal_error_response()
+            resp = internal_error_response(anthropic=anthropic)
             if call.model is not None:
                 call.fail(500, "internal_error")
         if call.status == 0:
@@ -96,8 +107,13 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
     model = call.model if call.model in models else "other" if call.model else "none"
     REQUESTS.labels(str(status), model).inc()
     DURATION.observe(latency)
+    overhead_ms = call.overhead_ms()
+    OVERHEAD.observe(overhead_ms / 1000.0)
     p = call.principal
     ttft = call.ttft_ms()
+    if ttft is not None:
+        TTFT.observe(max(ttft, 0.0) / 1000.0)
+    shadow = call.ticket.shadow_refusals if call.ticket is not None else None
     log.info(
         "request",
         request_id=call.request_id,
@@ -113,5 +129,8 @@ def _account(request: web.Request, call: Call, models: Mapping[str, Any]) -> Non
         attempts=call.attempts,
         latency_ms=round(latency * 1000.0, 3),
         ttft_ms=None if ttft is None else round(ttft, 3),
-        overhead_ms=round(call.overhead_ms(), 3),
+        overhead_ms=round(overhead_ms, 3),
+        trace_id=call.trace_id,
+        # "<scope>:<id> <limit>" of each shadow limit that would have refused (it refused nothing)
+        shadow_refusals=None if not shadow else [f"{r.scope} {r.limit}" for r in shadow],
     )

@@ -1,7 +1,8 @@
 """The one mapping from errors to responses (CONVENTIONS habit 19): typed
 :class:`~tollway_edge.errors.EdgeError` raised anywhere, aiohttp's own HTTP
 exceptions (unknown URL, wrong method, body too large) and unexpected
-exceptions all become OpenAI-format JSON errors here."""
+exceptions all become OpenAI-format JSON errors here — or Anthropic-format
+ones on Anthropic's endpoints (``/v1/messages...``, :func:`anthropic_path`)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,16 @@ _HTTP_CODES = {
 }
 
 
-def error_response(err: EdgeError) -> web.Response:
-    """The response for a typed error; 429 and 503 carry ``Retry-After`` (1 s
-    unless the error sets its own)."""
-    resp = web.Response(body=err.body(), status=err.status, content_type=JSON)
+def anthropic_path(path: str) -> bool:
+    """True for Anthropic's Messages endpoints, whose errors are Anthropic-format."""
+    return path.startswith("/v1/messages")
+
+
+def error_response(err: EdgeError, *, anthropic: bool = False) -> web.Response:
+    """The response for a typed error (Anthropic's format when ``anthropic``);
+    429 and 503 carry ``Retry-After`` (1 s unless the error sets its own)."""
+    body = err.anthropic_body() if anthropic else err.body()
+    resp = web.Response(body=body, status=err.status, content_type=JSON)
     if err.headers:
         resp.headers.update(err.headers)
     if err.status in (429, 503) and "Retry-After" not in resp.headers:
@@ -29,13 +36,15 @@ def error_response(err: EdgeError) -> web.Response:
     return resp
 
 
-def http_error_response(exc: web.HTTPException) -> web.Response:
-    """aiohttp's HTTP exceptions in OpenAI's format (``Allow`` and ``Retry-After`` kept)."""
+def http_error_response(exc: web.HTTPException, *, anthropic: bool = False) -> web.Response:
+    """aiohttp's HTTP exceptions in OpenAI's (or Anthropic's) format (``Allow`` and
+    ``Retry-After`` kept)."""
     status = exc.status
     message, code = _HTTP_CODES.get(status, (exc.reason or "Error.", None))
     kind = "invalid_request_error" if status < 500 else "api_error"
+    err = EdgeError(status, message, type=kind, code=code)
     resp = web.Response(
-        body=EdgeError(status, message, type=kind, code=code).body(), status=status, content_type=JSON
+        body=err.anthropic_body() if anthropic else err.body(), status=status, content_type=JSON
     )
     for name in ("Allow", "Retry-After"):
         if name in exc.headers:
@@ -43,6 +52,6 @@ def http_error_response(exc: web.HTTPException) -> web.Response:
     return resp
 
 
-def internal_error_response() -> web.Response:
+def internal_error_response(*, anthropic: bool = False) -> web.Response:
     """The 500 for an unexpected exception (logged by the caller; never a traceback)."""
-    return error_response(internal_error())
+    return error_response(internal_error(), anthropic=anthropic)

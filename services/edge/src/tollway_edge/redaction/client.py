@@ -15,6 +15,7 @@ provider):
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import Sequence
@@ -22,7 +23,10 @@ from collections.abc import Sequence
 import aiohttp
 import orjson
 import structlog
+from opentelemetry import trace
+from opentelemetry.trace import Tracer
 from pydantic import ValidationError
+from yarl import URL
 
 from tollway_contracts.redaction import (
     REDACT_PATH,
@@ -31,6 +35,7 @@ from tollway_contracts.redaction import (
     RedactRequest,
     RedactResponse,
 )
+from tollway_edge import tracing
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
 
 log = structlog.get_logger("tollway_edge.redaction")
@@ -78,10 +83,14 @@ class RedactorClient:
             here). When None, the client creates its own; call :meth:`close`.
     """
 
-    def __init__(self, base_url: str, session: aiohttp.ClientSession | None = None) -> None:
+    def __init__(
+        self, base_url: str, session: aiohttp.ClientSession | None = None, tracer: Tracer | None = None
+    ) -> None:
         self._url = base_url.rstrip("/") + REDACT_PATH
+        self._host = URL(self._url).host or ""
         self._session = session
         self._owns_session = session is None
+        self._tracer = tracer
 
     async def redact(
         self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
@@ -105,19 +114,39 @@ class RedactorClient:
             self._session = aiohttp.ClientSession()
         payload = RedactRequest(policy=policy, texts=[RedactionText(id=t.id, text=t.text) for t in texts])
         timeout = aiohttp.ClientTimeout(total=max(deadline_ms, 1.0) / 1000.0)
+        headers = {"content-type": "application/json"}
+        span = None
+        if self._tracer is not None and trace.get_current_span().get_span_context().is_valid:
+            span = tracing.client_span(
+                self._tracer,
+                f"POST {REDACT_PATH}",
+                {
+                    "http.request.method": "POST",
+                    "server.address": self._host,
+                    "tollway.redaction.texts": len(texts),
+                    "tollway.redaction.mode": policy.mode,
+                },
+            )
+            tracing.inject(span, headers)
         try:
             async with self._session.post(
                 self._url,
                 # unknown_fields is the edge's walk's business, not the redactor's: left
                 # out so that a redactor of the previous contract accepts the request.
                 data=payload.__pydantic_serializer__.to_json(payload, exclude={"policy": {"unknown_fields"}}),
-                headers={"content-type": "application/json"},
+                headers=headers,
                 timeout=timeout,
             ) as resp:
                 raw = await resp.read()
                 status = resp.status
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        except (TimeoutError, aiohttp.ClientError, OSError, asyncio.CancelledError) as exc:
+            if span is not None:
+                tracing.end_client_span(span, None, type(exc).__name__)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             raise RedactionUnavailable(f"redactor unreachable: {type(exc).__name__}") from exc
+        if span is not None:
+            tracing.end_client_span(span, status)
         if 400 <= status < 500:
             raise RedactionRejected(status, _error_code(status, raw))
         if status >= 500:
@@ -174,10 +203,12 @@ class RedactorPool:
     not fail over.
     """
 
-    def __init__(self, urls: Sequence[str], session: aiohttp.ClientSession) -> None:
+    def __init__(
+        self, urls: Sequence[str], session: aiohttp.ClientSession, tracer: Tracer | None = None
+    ) -> None:
         if not urls:
             raise ValueError("at least one redactor URL is required")
-        self.clients = [RedactorClient(u, session) for u in urls]
+        self.clients = [RedactorClient(u, session, tracer) for u in urls]
         self._next = itertools.cycle(range(len(self.clients)))
 
     async def redact(

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 import aiohttp
 import orjson
 import structlog
+from opentelemetry.trace import Tracer
 
 from tollway_contracts.events import RedactionSummary
 from tollway_contracts.redaction import (
@@ -49,6 +50,7 @@ from tollway_edge.errors import (
     unscannable_content,
     unsupported_language_blocked,
 )
+from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
@@ -220,10 +222,19 @@ class EdgeRedaction:
         deadline_ms: time allowed for the redactor's answer, ms
             (``TOLLWAY_EDGE_REDACTION_DEADLINE_MS``); beyond it → 503.
         prime_deadline_ms: time allowed for a cache-priming call, ms.
+        tracer: makes a CLIENT span per redactor request when tracing is on
+            (``tollway_edge.tracing``); None when off.
     """
 
-    def __init__(self, urls: Sequence[str], deadline_ms: float, prime_deadline_ms: float = 10_000.0) -> None:
+    def __init__(
+        self,
+        urls: Sequence[str],
+        deadline_ms: float,
+        prime_deadline_ms: float = 10_000.0,
+        tracer: Tracer | None = None,
+    ) -> None:
         self.urls = list(urls)
+        self.tracer = tracer
         self.deadline_ms = deadline_ms
         self.prime_deadline_ms = prime_deadline_ms
         self.pool: RedactorPool | None = None
@@ -238,7 +249,7 @@ class EdgeRedaction:
             connector=aiohttp.TCPConnector(limit=256, keepalive_timeout=30),
             json_serialize=lambda o: orjson.dumps(o).decode(),
         )
-        self.pool = RedactorPool(self.urls, self._session)
+        self.pool = RedactorPool(self.urls, self._session, self.tracer)
 
     async def stop(self) -> None:
         """Wait briefly for priming calls, then close the session."""
@@ -275,6 +286,7 @@ class EdgeRedaction:
         if policy is None:
             if "redaction_policy" in principal.unreadable:
                 log.error("redaction_policy_invalid", key_id=principal.key_id, request_id=call.request_id)
+                REDACTION_FAILURES.labels("policy_invalid").inc()
                 raise redaction_unavailable()
             return body
         call.redaction_policy = policy
@@ -282,6 +294,7 @@ class EdgeRedaction:
         if self.pool is None:
             call.redaction = summarize(policy, None, 0.0)
             log.error("redactor_not_configured", request_id=call.request_id)
+            REDACTION_FAILURES.labels("not_configured").inc()
             raise redaction_unavailable()
         try:
             outcome = await redact_request(body, policy, self.pool, self.deadline_ms, fields)
@@ -291,10 +304,12 @@ class EdgeRedaction:
         except RedactionUnavailable as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_unavailable", request_id=call.request_id, reason=str(exc))
+            REDACTION_FAILURES.labels("unavailable").inc()
             raise redaction_unavailable() from None
         except RedactionRejected as exc:
             call.redaction = summarize(policy, None, (time.perf_counter() - started) * 1000.0)
             log.warning("redaction_rejected", request_id=call.request_id, status=exc.status, code=exc.code)
+            REDACTION_FAILURES.labels("rejected").inc()
             raise rejection_error(exc) from None
         call.redaction = outcome.summary
         call.redaction_language_policy = outcome.language_policy

@@ -16,7 +16,7 @@ import aiohttp
 import structlog
 from yarl import URL
 
-from tollway_contracts.catalogue import Catalogue, Provider
+from tollway_contracts.catalogue import Catalogue, Deployment, Provider
 from tollway_edge.routing.kinds import ProviderKind, kind_of
 
 log = structlog.get_logger("tollway_edge.upstream")
@@ -41,6 +41,42 @@ class _PacedConnector(aiohttp.TCPConnector):
     async def _create_connection(self, req, traces, timeout):  # type: ignore[no-untyped-def]  # noqa: ASYNC109 - overrides aiohttp's private signature as is
         async with self._connecting:
             return await super()._create_connection(req, traces, timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptTimeouts:
+    """One deployment's timeouts as an attempt applies them.
+
+    Attributes:
+        deadline_seconds: the attempt's deadline up to its answer: the
+            first-byte timeout of a stream (status line and first chunk),
+            the total timeout of a non-streamed call (whole body); None = none.
+        client: aiohttp's per-request timeout: connect, idle between reads
+            (streams), and a stream's total.
+    """
+
+    deadline_seconds: float | None
+    client: aiohttp.ClientTimeout
+
+
+def attempt_timeouts(provider: Provider, deployment: Deployment, stream: bool) -> AttemptTimeouts:
+    """The :class:`AttemptTimeouts` of ``deployment`` (``Timeouts``; an unset
+    value takes the provider's ``connect_timeout_seconds``/``timeout_seconds``)."""
+    t = deployment.timeouts
+    connect = t.connect_seconds or provider.connect_timeout_seconds
+    if stream:
+        return AttemptTimeouts(
+            deadline_seconds=t.first_byte_seconds or provider.timeout_seconds,
+            client=aiohttp.ClientTimeout(
+                total=t.total_seconds,
+                sock_connect=connect,
+                sock_read=t.idle_seconds or provider.timeout_seconds,
+            ),
+        )
+    return AttemptTimeouts(
+        deadline_seconds=t.total_seconds or provider.timeout_seconds,
+        client=aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=None),
+    )
 
 
 @dataclass(slots=True)
@@ -68,6 +104,17 @@ class Upstream:
     usable: bool
     kind: ProviderKind
     _urls: dict[tuple[str, str], URL] = field(default_factory=dict)
+    _timeouts: dict[tuple[int, bool], tuple[Deployment, AttemptTimeouts]] = field(default_factory=dict)
+
+    def timeouts_for(self, deployment: Deployment, stream: bool) -> AttemptTimeouts:
+        """``deployment``'s :func:`attempt_timeouts` on this provider, built once."""
+        key = (id(deployment), stream)
+        hit = self._timeouts.get(key)
+        if hit is not None and hit[0] is deployment:
+            return hit[1]
+        timeouts = attempt_timeouts(self.provider, deployment, stream)
+        self._timeouts[key] = (deployment, timeouts)
+        return timeouts
 
     def url_for(self, path: str, upstream_model: str = "") -> URL:
         """The URL of API ``path`` (e.g. ``/chat/completions``) for ``upstream_model``

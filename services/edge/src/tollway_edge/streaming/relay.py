@@ -5,14 +5,24 @@ usage-only chunk dropped unless the client asked) → placeholders restored
 extended (or the stream cut) → written to the client.
 
 Every complete event is forwarded as soon as its bytes arrive; the events of
-one upstream read go out in one write. The stream ends in one of four ways:
+one upstream read go out in one write. The stream ends in one of five ways:
 - the provider's ``[DONE]``: ``completed`` with the provider's usage;
 - admission refuses an extension: the terminator's clean end
   (``finish_reason: "length"``), ``completed`` with ``error_type:
-  "stream_limit_reached"``, billed for what the client received;
+  "stream_limit_reached"``, billed (estimated) for what the client received;
 - the provider fails or ends without ``[DONE]``: the terminator's error
   event (the SDK raises), ``failed`` with ``upstream_stream_error``;
-- the client goes away: ``failed`` with ``client_disconnected`` (499).
+- the drain deadline (``LiveStreams.shut_down``): the error event with
+  ``server_shutting_down``, ``failed``;
+- the client goes away (a failed write, or the ``LiveStreams`` watch):
+  its concurrency slot is released at once, then the provider's tail is read
+  (at most ``TAIL_BYTES`` / ``TAIL_SECONDS``) for its usage; ``failed`` with
+  ``client_disconnected`` (499).
+
+Billing never leaves a stream at NULL/$0: the provider's usage when it
+arrived, otherwise an estimate (``usage_estimated``): the prompt by
+``usage.estimate_prompt_tokens`` of the body the provider got, the completion
+counted from the deltas received (one token per content delta).
 
 The terminal event is appended to the usage journal and written (one loop
 pass, ``Call.journaled``) before the bytes that end the stream (``[DONE]``,
@@ -22,8 +32,10 @@ its stream was billed durably.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -32,18 +44,44 @@ from tollway_contracts.catalogue import Prices
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction, SSERestorer
+from tollway_edge.streaming.live import LiveStream, LiveStreams
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
 from tollway_edge.streaming.terminator import Terminator
-from tollway_edge.usage import Tokens, extract_usage
+from tollway_edge.usage import Tokens, estimated_tokens, extract_usage
 
 _HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _PROVIDER_CUT = "The provider ended the stream before the answer was complete."
+_SHUTTING_DOWN = "The server is shutting down; the answer was cut before it was complete."
+TAIL_BYTES = 64 * 1024
+"""After the client left, at most this much of the provider's stream is read for its usage, bytes."""
+TAIL_SECONDS = 2.0
+"""... for at most this long, s (``LiveStreams.tail_seconds`` when the relay is watched)."""
 _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
 
 
+class StreamReader(Protocol):
+    """The relay's view of one stream format (provider format -> client format).
+
+    Attributes:
+        done: True once the provider's stream ended as a whole answer.
+    """
+
+    done: bool
+
+    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
+        """The client's events for these provider events (maybe rewritten, maybe none)."""
+
+    def close(self) -> list[SSEEvent]:
+        """The provider's bytes ended: any events that end the answer (maybe none)."""
+
+    def tokens(self) -> Tokens | None:
+        """The provider's usage so far (OpenAI's meaning), or None."""
+
+
 class UsageReader:
-    """Reads the provider's ``usage`` from the events and drops the
-    usage-only chunk (``choices: []``) unless the client asked for usage.
+    """OpenAI chunks, relayed as they are: reads the provider's ``usage`` from the
+    events and drops the usage-only chunk (``choices: []``) unless the client asked
+    for usage.
 
     Attributes:
         usage: the last ``usage`` object seen (a dict), or None.
@@ -83,6 +121,14 @@ class UsageReader:
                 kept.append(event)
         return events if kept is None else kept
 
+    def close(self) -> list[SSEEvent]:
+        """Nothing: an OpenAI stream ends with the provider's own ``[DONE]``."""
+        return []
+
+    def tokens(self) -> Tokens | None:
+        """The last ``usage`` seen, read (``usage.extract_usage``)."""
+        return extract_usage(self.usage)
+
 
 async def _cover(
     admission: EdgeAdmission, call: Call, ticket: Ticket, events: list[SSEEvent], n: int
@@ -115,24 +161,44 @@ async def relay_stream(
     call: Call,
     upstream: aiohttp.ClientResponse,
     *,
+    first: bytes | None = None,
     terminator: Terminator,
     client_wants_usage: bool,
     prices: Prices,
     admission: EdgeAdmission | None,
     redaction: EdgeRedaction | None,
+    prompt_estimate: Callable[[], int],
+    live: LiveStreams | None = None,
+    reader: StreamReader | None = None,
 ) -> web.StreamResponse:
     """Relay an upstream 200 event stream to the client and meter it (see module doc).
+
+    Args:
+        prompt_estimate: the request's prompt tokens by the edge's estimator
+            (``usage.estimate_prompt_tokens`` of the body the provider got),
+            called only when the stream ends without the provider's usage.
+        live: the process's live streams (client-gone watch, drain deadline).
+        first: the stream's first chunk, already read by ``routing.forward``
+            (which waited for it before committing to the deployment).
+        reader: the stream's format (``streaming.formats``: Anthropic's events,
+            or a translation); default: OpenAI chunks (:class:`UsageReader`).
 
     Returns:
         The (already written) stream response.
     """
     splitter = SSESplitter()
     restorer = redaction.stream_restorer(call) if redaction is not None else None
-    reader = UsageReader(forward_usage_chunk=client_wants_usage)
+    if reader is None:
+        reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
+    estimate = _Once(prompt_estimate)
     out = web.StreamResponse(status=200, headers=_HEADERS)
     outcome = "failed"
     call.status = 200
+    stream = LiveStream(request, call, upstream)
+    if live is not None:
+        live.add(stream)
+    tail_seconds = live.tail_seconds if live is not None else TAIL_SECONDS
     try:
         try:
             await out.prepare(request)
@@ -141,45 +207,62 @@ async def relay_stream(
             return out
         content = upstream.content
         observed = False
+        pending = first
         while True:
-            t = time.perf_counter()
-            try:
-                chunk: bytes | None = await content.readany()
-            except (aiohttp.ClientError, OSError, TimeoutError):
-                chunk = None  # the provider failed mid-stream: a partial event is dropped
-            t_read = time.perf_counter()
-            call.upstream_wait += t_read - t
+            chunk: bytes | None
+            if pending is not None:
+                chunk, pending = pending, None
+            else:
+                t = time.perf_counter()
+                try:
+                    chunk = await content.readany()
+                except (aiohttp.ClientError, OSError, TimeoutError):
+                    chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
+                t_read = time.perf_counter()
+                call.upstream_wait += t_read - t
+                if not chunk and stream.gone_at is not None and not stream.shutdown:
+                    # The client left and the provider said nothing within the tail time
+                    # (the watcher closed it): billed from the estimate.
+                    call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
+                    break
             if chunk:
                 if call.ttft is None:
-                    call.ttft = t_read
+                    call.ttft = time.perf_counter()
                 events = splitter.feed(chunk)
             else:
                 events = splitter.finish() if chunk is not None else []
             tail = b""
+            if not chunk:
+                events = reader.filter(events) + reader.close()
+                reader_done = True
+            else:
+                reader_done = False
             if events:
-                events = reader.filter(events)
+                if not reader_done:
+                    events = reader.filter(events)
                 if restorer is not None:
                     events = restorer.restore(events)
                 if not observed and events:
                     terminator.observe(events[0])
                     observed = True
+                n = 0
+                for event in events:
+                    n += event.completion_tokens
                 if ticket is not None and admission is not None:
-                    n = 0
-                    for event in events:
-                        n += event.completion_tokens
                     if n and call.sent_tokens + n > ticket.reserved_out:
                         events, n, cut = await _cover(admission, call, ticket, events, n)
                         if cut:
                             outcome = "cut"
                             call.error_type = "stream_limit_reached"
-                    call.sent_tokens += n
-                    if outcome == "cut":
-                        tail = terminator.clean_end(
-                            ticket.prompt_tokens, call.sent_tokens, client_wants_usage
-                        )
+                call.sent_tokens += n
+                if outcome == "cut":
+                    tail = terminator.clean_end(estimate(), call.sent_tokens, client_wants_usage)
             if not chunk and outcome != "cut":
                 if reader.done:
                     outcome = "completed"
+                elif stream.shutdown:
+                    call.error_type = "server_shutting_down"
+                    tail = terminator.error_end(_SHUTTING_DOWN, "server_shutting_down")
                 else:
                     call.error_type = "upstream_stream_error"
                     tail = terminator.error_end(_PROVIDER_CUT, "upstream_stream_error")
@@ -189,44 +272,97 @@ async def relay_stream(
                 data = b"".join([e.raw for e in events]) + tail if events else tail
             if (outcome == "cut" or reader.done or not chunk) and not call.terminal_sent:
                 ending = "cut" if outcome == "cut" else "completed" if reader.done else "failed"
-                _settle(call, ending, reader, ticket, prices, restorer, redaction)
+                _settle(call, ending, reader, prices, restorer, redaction, estimate)
                 await call.journaled()  # billed durably before the client sees its stream end
             if data:
                 try:
                     await out.write(data)
                 except _CLIENT_GONE:
+                    outcome = "failed"
                     if not call.terminal_sent:  # once journaled, the call's outcome is fixed
                         call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
-                    outcome = "failed"
+                        if stream.gone_at is None:
+                            stream.gone_at = time.monotonic()
+                        await call.release()  # the slot is free while the tail is read
+                        await _read_tail(content, splitter, reader, call, stream.gone_at + tail_seconds)
+                        if reader.done:
+                            outcome = "tail_done"
                     break
             if outcome == "cut" or not chunk:
                 break
-        if outcome != "failed" or call.error_type == "upstream_stream_error":
+        if outcome != "failed" or call.error_type in ("upstream_stream_error", "server_shutting_down"):
             try:
                 await out.write_eof()
             except _CLIENT_GONE:
                 pass
         return out
     finally:
+        if live is not None:
+            live.discard(stream)
         upstream.release() if outcome == "completed" else upstream.close()
-        _settle(call, outcome, reader, ticket, prices, restorer, redaction)
+        if outcome == "tail_done":
+            outcome = "failed"  # the client left; the provider's usage bills it exactly
+        _settle(call, outcome, reader, prices, restorer, redaction, estimate)
+
+
+async def _read_tail(
+    content: aiohttp.StreamReader, splitter: SSESplitter, reader: StreamReader, call: Call, deadline: float
+) -> None:
+    """After the client left: keep reading the provider's stream (at most
+    ``TAIL_BYTES``, until ``deadline`` on ``time.monotonic()``) for its usage
+    chunk, so the call is billed exactly rather than estimated. Completion
+    tokens of the tail's deltas are counted (the provider produced them)."""
+    read = 0
+    while reader.tokens() is None and not reader.done and read < TAIL_BYTES:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        try:
+            async with asyncio.timeout(remaining):
+                chunk = await content.readany()
+        except (aiohttp.ClientError, OSError, TimeoutError):
+            return
+        finally:
+            call.upstream_wait += time.monotonic() - (deadline - remaining)
+        read += len(chunk)
+        events = reader.filter(splitter.feed(chunk) if chunk else splitter.finish())
+        for event in events:
+            call.sent_tokens += event.completion_tokens
+        if not chunk:
+            return
+
+
+class _Once:
+    """A prompt estimate computed at most once, on first use."""
+
+    __slots__ = ("_fn", "_value")
+
+    def __init__(self, fn: Callable[[], int]) -> None:
+        self._fn = fn
+        self._value = -1
+
+    def __call__(self) -> int:
+        if self._value < 0:
+            self._value = self._fn()
+        return self._value
 
 
 def _settle(
     call: Call,
     outcome: str,
-    reader: UsageReader,
-    ticket: Ticket | None,
+    reader: StreamReader,
     prices: Prices,
     restorer: SSERestorer | None,
     redaction: EdgeRedaction | None,
+    estimate: Callable[[], int],
 ) -> None:
     """The stream's terminal event, once: ``completed`` (provider's ``[DONE]``
-    or the clean cut) or ``failed`` (provider cut; else the client left)."""
+    or the clean cut) or ``failed`` (provider cut, drain deadline; else the
+    client left). Never without tokens and cost: see :func:`_tokens`."""
     if call.terminal_sent:
         return
-    tokens = _tokens(call, outcome, reader, ticket)
-    cost = None if tokens is None else tokens.cost(prices)
+    tokens = _tokens(call, outcome, reader, estimate)
+    cost = tokens.cost(prices)
     if outcome in ("completed", "cut"):
         if restorer is not None and redaction is not None:
             redaction.prime(call, [restorer.answer])
@@ -237,9 +373,15 @@ def _settle(
         call.fail(call.status, call.error_type, tokens, cost)
 
 
-def _tokens(call: Call, outcome: str, reader: UsageReader, ticket: Ticket | None) -> Tokens | None:
-    """The stream's tokens: the provider's usage, or for a cut stream what the
-    client received (the provider's usage never arrives; prompt at its bound)."""
-    if outcome == "cut" and ticket is not None:
-        return Tokens(ticket.prompt_tokens, call.sent_tokens, 0, 0, ticket.prompt_tokens + call.sent_tokens)
-    return extract_usage(reader.usage)
+def _tokens(call: Call, outcome: str, reader: StreamReader, estimate: Callable[[], int]) -> Tokens:
+    """The stream's tokens: the provider's usage when it arrived (also read
+    from the tail after the client left); otherwise — a provider cut, a gone
+    client, the drain deadline, admission's cut (whose client got exactly
+    ``sent_tokens``) — the estimate: the prompt by ``usage.estimate_prompt_tokens``,
+    the completion counted from the relayed deltas, ``usage_estimated``."""
+    if outcome != "cut":
+        usage = reader.tokens()
+        if usage is not None:
+            return usage
+    call.usage_estimated = True
+    return estimated_tokens(estimate(), call.sent_tokens)

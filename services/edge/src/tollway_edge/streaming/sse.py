@@ -18,9 +18,10 @@ from typing import Any
 import orjson
 
 _UNPARSED: Any = object()
-_DELTA_TOKEN = re.compile(rb'"(?:content|arguments|text)": ?"(?!")')
+_DELTA_TOKEN = re.compile(rb'"(?:content|arguments|text|partial_json)": ?"(?!")')
 """A non-empty ``content``, ``arguments`` or ``text`` (legacy completions'
-chunks) string: one completion token (one scan)."""
+chunks; Anthropic's ``text_delta``) or ``partial_json`` (Anthropic's
+``input_json_delta``) string: one completion token (one scan)."""
 
 
 class SSEEvent:
@@ -99,7 +100,7 @@ class SSEEvent:
     @property
     def completion_tokens(self) -> int:
         """Completion tokens this event carries: one per non-empty ``content``,
-        ``arguments`` or ``text`` (legacy completions) delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
+        ``arguments``, ``text`` (legacy completions, Anthropic) or ``partial_json`` delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
         if self._tokens < 0:
             self._tokens = len(_DELTA_TOKEN.findall(self.raw))
         return self._tokens

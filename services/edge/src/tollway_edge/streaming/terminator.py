@@ -1,9 +1,10 @@
 """The one place that ends a stream the edge must end itself (pure).
 
-One class per wire format. :class:`OpenAITerminator` (chat completion chunks)
-is the only one today; Anthropic's Messages events will be a second class
-with the same two methods (``message_delta`` with ``stop_reason:
-"max_tokens"`` then ``message_stop``; an ``event: error`` for failures).
+One class per wire format: :class:`OpenAITerminator` (chat completion and
+legacy completion chunks) and :class:`AnthropicTerminator` (Anthropic's
+Messages events: ``message_delta`` with ``stop_reason: "max_tokens"`` then
+``message_stop``; an ``event: error`` for failures, which the anthropic SDK
+raises as an ``APIStatusError``).
 
 - :meth:`OpenAITerminator.clean_end` — admission's cut (and, later, drain):
   a chunk with ``finish_reason: "length"``, the usage chunk when the client
@@ -97,3 +98,36 @@ class OpenAITerminator:
     def error_end(self, message: str, code: str) -> bytes:
         """One OpenAI-format error event (``type: "api_error"``), no ``[DONE]``."""
         return b"data: " + orjson.dumps(error_body(message, type="api_error", code=code)) + b"\n\n"
+
+
+class AnthropicTerminator:
+    """Ends an Anthropic Messages event stream (``/v1/messages``, native or translated).
+
+    - :meth:`clean_end`: ``message_delta``
+      (``stop_reason: "max_tokens"``, usage: the tokens the client received)
+      and ``message_stop``; the anthropic SDK's accumulated message is whole.
+    - :meth:`error_end`: ``event: error`` (``api_error``); the SDK raises.
+    """
+
+    __slots__ = ()
+
+    def observe(self, event: SSEEvent) -> None:
+        """Nothing to echo: Anthropic's end events carry no ids."""
+
+    def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
+        """``message_delta`` (``max_tokens``; usage in tokens, always: Anthropic's
+        streams always carry it), ``message_stop`` (the anthropic SDK's accumulated
+        message is whole without the open block's ``content_block_stop``)."""
+        out = b""
+        delta = {"stop_reason": "max_tokens", "stop_sequence": None}
+        usage = {"input_tokens": prompt_tokens, "output_tokens": completion_tokens}
+        out += _anthropic_event({"type": "message_delta", "delta": delta, "usage": usage})
+        return out + _anthropic_event({"type": "message_stop"})
+
+    def error_end(self, message: str, code: str) -> bytes:
+        """One Anthropic ``error`` event (``api_error``)."""
+        return _anthropic_event({"type": "error", "error": {"type": "api_error", "message": message}})
+
+
+def _anthropic_event(obj: dict[str, Any]) -> bytes:
+    return b"event: " + str(obj["type"]).encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"

@@ -1,0 +1,115 @@
+"""``POST /v1/messages/count_tokens``: Anthropic's token counting, forwarded.
+
+Counting consumes no tokens, so the call is authenticated (``x-api-key`` or
+Bearer), checked against the catalogue and the key's allow-list, and
+rate-limited on the key's **requests per minute** limits only — never
+charged to token-per-minute limits, budgets or concurrency — and emits **no
+usage event** (``Call.metered = False``): only the metric
+``tollway_count_tokens_total{status,model}``.
+
+It goes to the model's ``anthropic`` routes (in order, fallback as usual;
+the client's ``anthropic-version``/``anthropic-beta`` passed through). A
+model with no such route is a 400 ``unsupported``: the edge has no
+tokenizer offline, and an OpenAI provider cannot count. Errors are
+Anthropic-format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from aiohttp import web
+
+from tollway_contracts.limits import Limit
+from tollway_edge.auth import Principal, authenticate
+from tollway_edge.endpoints.messages import MessagesRequest
+from tollway_edge.endpoints.openai_json import load_with_model
+from tollway_edge.errors import (
+    EdgeError,
+    bad_request,
+    model_not_allowed,
+    model_not_found,
+    model_not_in_allowed_regions,
+    unsupported,
+)
+from tollway_edge.metrics import COUNT_TOKENS
+from tollway_edge.pipeline import provider_error_body, read_body
+from tollway_edge.routing.forward import Target, forward
+from tollway_edge.routing.plan import plan
+from tollway_edge.state import CALL_KEY, STATE
+
+PATH = "/messages/count_tokens"
+_CLIENT_HEADERS = ("anthropic-version", "anthropic-beta")
+
+
+def requests_only(principal: Principal) -> Principal:
+    """The principal with only its requests-per-minute limits (tokens per minute,
+    budgets and concurrency removed), so admission counts the call and reserves nothing."""
+    limits: list[Limit] = [
+        limit.model_copy(update={"tokens_per_minute": None, "max_concurrent": None, "budget_micro_usd": None})
+        for limit in principal.limits or ()
+        if limit.requests_per_minute is not None
+    ]
+    return replace(principal, limits=limits)
+
+
+async def count_tokens(request: web.Request) -> web.StreamResponse:
+    """``POST /v1/messages/count_tokens`` (module doc).
+
+    Raises:
+        tollway_edge.errors.EdgeError: 401, 400 (body; ``unsupported``), 403, 404,
+            413, 429 (requests per minute), 502 (no route answered).
+    """
+    state = request.app[STATE]
+    call = request[CALL_KEY]
+    call.metered = False  # counting consumes nothing: no usage event, a metric only
+    try:
+        call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
+        body = load_with_model(await read_body(request, state.max_body_bytes), call)
+        messages = body.get("messages")
+        if type(messages) is not list or not messages:
+            raise bad_request("'messages' must be a non-empty array.", "messages", "invalid_request")
+        model = body["model"]
+        entry = state.catalogue.models.get(model)
+        if entry is None:
+            raise model_not_found(model)
+        if not call.principal.may_use(model):
+            raise model_not_allowed(model)
+        deployments = plan(
+            entry.deployments,
+            allowed_regions=call.principal.allowed_regions,
+            serves=lambda d: state.upstreams[d.provider].kind.serves(PATH),
+        )
+        if not deployments:
+            if any(state.upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
+                raise model_not_in_allowed_regions(model)  # residency: never counted elsewhere
+            kinds = ", ".join(sorted({state.upstreams[d.provider].kind.name for d in entry.deployments}))
+            raise unsupported(PATH, model, kinds)
+        if state.admission is not None:
+            call.ticket = await state.admission.admit(
+                requests_only(call.principal), model, entry, 0, 0, call.request_id, False
+            )
+        try:
+            passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
+            target = Target(PATH, MessagesRequest(body), passed)
+            targets = {d.provider: target for d in deployments}
+            answer = await forward(
+                call, state.upstreams, deployments, targets, False, state.catalogue.retry_of
+            )
+            resp, raw = answer.response, answer.body
+        finally:
+            if call.ticket is not None and state.admission is not None:
+                await state.admission.settle_unmetered(call.ticket)  # no usage event will settle it
+            await call.release()
+        assert raw is not None  # not a stream: forward read the answer
+        call.status = resp.status
+        if resp.status == 200:
+            return web.Response(body=raw, status=200, content_type="application/json")
+        out, call.error_type = provider_error_body(resp.status, raw, True, False)
+        return web.Response(body=out, status=resp.status, content_type="application/json")
+    except EdgeError as err:
+        call.status, call.error_type = err.status, err.code
+        raise
+    finally:
+        label = call.model if call.model in state.catalogue.models else "other" if call.model else "none"
+        COUNT_TOKENS.labels(str(call.status or 500), label).inc()
