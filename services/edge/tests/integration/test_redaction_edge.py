@@ -776,3 +776,64 @@ async def test_reversible_restores_completions_and_responses(
     assert NAME not in orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
     answer = "".join(p.get("text", "") for item in body["output"] for p in item.get("content") or [])
     assert NAME in answer and EMAIL in answer
+
+
+async def test_anthropic_messages_redacted_blocked_and_restored(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """POST /v1/messages walks Anthropic's shapes (system blocks, tools, tool_use
+    input, tool_result, documents, metadata) instead of refusing redacting keys."""
+    payload = {
+        "model": "claude-test",
+        "max_tokens": 60,
+        "system": [{"type": "text", "text": f"You help {NAME}."}],
+        "metadata": {"user_id": EMAIL},
+        "tools": [{"name": "lookup", "description": f"Finds {NAME}", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "Look me up."},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "tu_1", "name": "lookup", "input": {"q": PII}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "tu_1", "content": f"found {EMAIL}"},
+                    {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": PII}},
+                    {"type": "text", "text": f"Write to {NAME} at {EMAIL} today"},
+                ],
+            },
+        ],
+    }
+    key = await _key(redaction_edge, {"mode": "redact", "reversible": True})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages", payload)
+    assert status == 200, body
+    sent = orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, value
+    answer = "".join(b.get("text", "") for b in body["content"])
+    assert NAME in answer and EMAIL in answer  # the echo of the placeholders, restored
+
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages", payload)
+    assert status == 400 and body["type"] == "error", body
+    assert echo_provider.requests(request_id) == []
+
+
+async def test_count_tokens_sends_nothing_unscanned(redaction_edge: Edge, echo_provider: Any) -> None:
+    payload = {
+        "model": "claude-test",
+        "system": f"You help {NAME}.",
+        "messages": [{"role": "user", "content": PII}],
+    }
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages/count_tokens", payload)
+    assert status == 200 and body["input_tokens"] > 0, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, value
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages/count_tokens", payload)
+    assert status == 400 and body["type"] == "error", body
+    assert echo_provider.requests(request_id) == []

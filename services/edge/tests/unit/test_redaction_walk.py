@@ -455,3 +455,109 @@ def test_keys_spelling_patterns_are_unknown_fields() -> None:
     walk = walk_body(body, CHAT_FIELDS)
     assert walk.unknown == ["/web_search_options.search_context_size", "/tools[].type"]
     assert {t.text for t in walk.texts} >= {PII, "web_search_options.search_context_size", "tools[].type"}
+
+
+def anthropic_body() -> dict[str, Any]:
+    return {
+        "model": "claude-test",
+        "max_tokens": 50,
+        "system": [{"type": "text", "text": f"You help {PII}.", "cache_control": {"type": "ephemeral"}}],
+        "metadata": {"user_id": PII},
+        "stop_sequences": [PII],
+        "tools": [
+            {
+                "name": "lookup",
+                "description": f"Finds {PII}",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"who": {"type": "string", "description": PII}},
+                },
+            }
+        ],
+        "messages": [
+            {"role": "user", "content": f"I am {PII}"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": f"{PII} asks", "signature": "sig"},
+                    {"type": "tool_use", "id": "tu_1", "name": "lookup", "input": {"type": PII, "n": 1}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "tu_1",
+                        "content": [{"type": "text", "text": f"found {PII}"}],
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"},
+                    },
+                    {
+                        "type": "document",
+                        "source": {"type": "text", "media_type": "text/plain", "data": f"Dear {PII}"},
+                    },
+                    {
+                        "type": "text",
+                        "text": "ok",
+                        "citations": [{"type": "char_location", "cited_text": PII}],
+                    },
+                ],
+            },
+        ],
+    }
+
+
+async def test_anthropic_messages_every_field_redacted() -> None:
+    from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
+
+    body = anthropic_body()
+    original = copy.deepcopy(body)
+    walk = walk_body(body, ANTHROPIC_MESSAGES_FIELDS)
+    assert walk.unknown == [] and walk.unscannable == []
+    outcome = await redact_request(
+        body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0, ANTHROPIC_MESSAGES_FIELDS
+    )
+    assert body == original
+    assert PII not in orjson.dumps(outcome.body).decode()
+    out = outcome.body
+    assert out["messages"][1]["content"][1]["input"] == {"type": "<PERSON_1>", "n": 1}  # keys are names
+    assert out["messages"][1]["content"][0]["signature"] == "sig"
+    assert out["messages"][2]["content"][1] is body["messages"][2]["content"][1]  # the image passes
+    assert out["tools"][0]["input_schema"]["properties"]["who"]["type"] == "string"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="},
+        {"type": "file", "file_id": "file_1"},
+    ],
+)
+def test_anthropic_pdf_and_file_documents_are_unscannable(source: dict[str, Any]) -> None:
+    from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
+
+    body = {
+        "model": "c",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": [{"type": "document", "source": source}]}],
+    }
+    assert walk_body(body, ANTHROPIC_MESSAGES_FIELDS).unscannable == ["/messages/0/content/0/source"]
+
+
+def test_restore_anthropic_message() -> None:
+    from tollway_edge.redaction import restore_response
+
+    answer = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Hi <PERSON_1>"},
+            {"type": "tool_use", "id": "t", "name": "f", "input": {"who": ["<PERSON_1>"]}},
+        ],
+    }
+    out = restore_response(answer, MAPPING)
+    assert out["content"][0]["text"] == 'Hi Jane "JR" Roe'
+    assert out["content"][1]["input"] == {"who": ['Jane "JR" Roe']}

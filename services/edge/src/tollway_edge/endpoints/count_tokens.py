@@ -12,6 +12,11 @@ the client's ``anthropic-version``/``anthropic-beta`` passed through). A
 model with no such route is a 400 ``unsupported``: the edge has no
 tokenizer offline, and an OpenAI provider cannot count. Errors are
 Anthropic-format.
+
+Redaction: the key's policy applies as on ``/v1/messages`` (the same walk
+and field table): under ``redact`` the provider counts the redacted body
+(placeholders may count differently from the values), ``block`` refuses a
+body holding personal data; nothing unscanned is sent.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from tollway_edge.errors import (
 )
 from tollway_edge.metrics import COUNT_TOKENS
 from tollway_edge.pipeline import provider_error_body, read_body
+from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
 from tollway_edge.routing.forward import Target, forward
 from tollway_edge.routing.plan import plan
 from tollway_edge.state import CALL_KEY, STATE
@@ -57,8 +63,9 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
     """``POST /v1/messages/count_tokens`` (module doc).
 
     Raises:
-        tollway_edge.errors.EdgeError: 401, 400 (body; ``unsupported``), 403, 404,
-            413, 429 (requests per minute), 502 (no route answered).
+        tollway_edge.errors.EdgeError: 401, 400 (body; ``unsupported``; the
+            redaction step's refusals), 403, 404, 413, 429 (requests per
+            minute), 502 (no route answered), 503 (redactor unavailable).
     """
     state = request.app[STATE]
     call = request[CALL_KEY]
@@ -90,6 +97,8 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
                 requests_only(call.principal), model, entry, 0, 0, call.request_id, False
             )
         try:
+            if state.redaction is not None:  # counted on what the provider may see (redacted)
+                body = await state.redaction.apply(call, body, ANTHROPIC_MESSAGES_FIELDS)
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
             targets = {d.provider: target for d in deployments}

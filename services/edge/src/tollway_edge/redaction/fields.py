@@ -18,7 +18,14 @@ list's items as ``[]``, the values of a free-keyed object as ``.*``
   titles, patterns) except the structural keywords of :data:`SCHEMA_OPAQUE_KEYS`;
 - ``free`` — every string under it is scanned (``metadata`` values);
 - ``unscannable`` — content redaction cannot read (``file`` parts): refused
-  with 400 ``unscannable_content`` under a ``redact`` or ``block`` policy.
+  with 400 ``unscannable_content`` under a ``redact`` or ``block`` policy;
+- ``values`` — an object whose keys are names (an Anthropic ``tool_use``
+  block's ``input``, ``citations``): every string value under it is scanned,
+  keys pass;
+- ``source`` — an Anthropic content block's ``source``: ``text`` data is
+  scanned, ``content`` blocks are scanned (``values``), base64 images and
+  URLs pass like ``image_url``, base64 documents (PDF) and ``file``
+  references are unscannable.
 
 A string at a pattern no table names is an **unknown field**: scanned, or
 the call refused, per the policy's ``unknown_fields`` (``scan`` by default);
@@ -40,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, Literal
 
-Rule = Literal["opaque", "text", "arguments", "schema", "free", "unscannable"]
+Rule = Literal["opaque", "text", "arguments", "schema", "free", "unscannable", "values", "source"]
 """What a field is to redaction (module doc)."""
 
 FieldTable = Mapping[str, Rule]
@@ -52,6 +59,8 @@ ARGUMENTS: Final = "arguments"
 SCHEMA: Final = "schema"
 FREE: Final = "free"
 UNSCANNABLE: Final = "unscannable"
+VALUES: Final = "values"
+SOURCE: Final = "source"
 
 SCHEMA_OPAQUE_KEYS: Final = frozenset(
     {"type", "format", "$ref", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "required"}
@@ -276,3 +285,51 @@ RESPONSES_FIELDS: Final[FieldTable] = {
 """``POST /v1/responses`` (``CreateResponse``): the common fields; the many
 built-in tool and item shapes not named here are unknown fields (scanned, or
 refused under ``unknown_fields: refuse``)."""
+
+
+def _anthropic_blocks(prefix: str) -> dict[str, Rule]:
+    """Content blocks of Anthropic's Messages API at ``prefix`` (``messages[].content[]``)."""
+    return {
+        f"{prefix}.type": OPAQUE,
+        f"{prefix}.text": TEXT,
+        f"{prefix}.cache_control": OPAQUE,
+        f"{prefix}.citations": VALUES,
+        f"{prefix}.source": SOURCE,
+        f"{prefix}.title": TEXT,
+        f"{prefix}.context": TEXT,
+        f"{prefix}.id": OPAQUE,
+        f"{prefix}.name": OPAQUE,
+        f"{prefix}.input": VALUES,
+        f"{prefix}.tool_use_id": OPAQUE,
+        f"{prefix}.is_error": OPAQUE,
+        f"{prefix}.thinking": TEXT,
+        f"{prefix}.signature": OPAQUE,
+        f"{prefix}.data": OPAQUE,  # redacted_thinking: encrypted by the provider
+    }
+
+
+ANTHROPIC_MESSAGES_FIELDS: Final[FieldTable] = {
+    **_numbers("max_tokens", "temperature", "top_p", "top_k", "stream"),
+    "model": OPAQUE,
+    "system": TEXT,
+    **_anthropic_blocks("system[]"),
+    "messages[].role": OPAQUE,
+    "messages[].content": TEXT,
+    **_anthropic_blocks("messages[].content[]"),
+    "messages[].content[].content": TEXT,  # tool_result: a string or blocks
+    **_anthropic_blocks("messages[].content[].content[]"),
+    "stop_sequences": TEXT,
+    "stop_sequences[]": TEXT,
+    "metadata": FREE,
+    "tools[].type": OPAQUE,
+    "tools[].name": OPAQUE,
+    "tools[].description": TEXT,
+    "tools[].input_schema": SCHEMA,
+    "tools[].cache_control": OPAQUE,
+    "tool_choice": OPAQUE,
+    "thinking": OPAQUE,
+    "service_tier": OPAQUE,
+}
+"""``POST /v1/messages`` (Anthropic's Messages API): text, image, document,
+tool_use, tool_result, thinking and redacted_thinking blocks; other blocks
+and server tools' fields are unknown fields."""

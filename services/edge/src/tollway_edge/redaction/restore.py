@@ -73,7 +73,8 @@ def restore_response(body: Mapping[str, Any], mapping: Mapping[str, str]) -> dic
     chat choice's ``message.content`` (string or text parts), ``refusal``,
     ``tool_calls[].function.arguments`` and ``function_call.arguments``; a
     legacy completion choice's ``text``; a Responses ``output`` item's
-    content parts (``text``, ``refusal``) and ``arguments``."""
+    content parts (``text``, ``refusal``) and ``arguments``; an Anthropic
+    ``Message``'s ``text``/``thinking`` blocks and ``tool_use`` inputs."""
     return restore_response_in_place(copy.deepcopy(dict(body)), mapping)
 
 
@@ -90,12 +91,36 @@ def restore_response_in_place(body: dict[str, Any], mapping: Mapping[str, str]) 
             _restore_message(msg, mapping)
         if isinstance(choice.get("text"), str):  # legacy completions
             choice["text"] = restore_text(choice["text"], mapping)
+    if body.get("type") == "message" and isinstance(body.get("content"), list):  # Anthropic Messages
+        for block in body["content"]:
+            if isinstance(block, dict):
+                _restore_anthropic_block(block, mapping)
     output = body.get("output")  # the Responses API
     if isinstance(output, list):
         for item in output:
             if isinstance(item, dict):
                 _restore_output_item(item, mapping)
     return body
+
+
+def _restore_values(value: Any, mapping: Mapping[str, str]) -> Any:
+    """Every string under ``value`` restored (keys are names: left alone)."""
+    if isinstance(value, str):
+        return restore_text(value, mapping)
+    if isinstance(value, dict):
+        return {k: _restore_values(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restore_values(v, mapping) for v in value]
+    return value
+
+
+def _restore_anthropic_block(block: dict[str, Any], mapping: Mapping[str, str]) -> None:
+    """One content block of an Anthropic ``Message``: ``text``, ``thinking``, a ``tool_use`` ``input``."""
+    for key in ("text", "thinking"):
+        if isinstance(block.get(key), str):
+            block[key] = restore_text(block[key], mapping)
+    if "input" in block:
+        block["input"] = _restore_values(block["input"], mapping)
 
 
 def _restore_output_item(item: dict[str, Any], mapping: Mapping[str, str]) -> None:

@@ -27,6 +27,7 @@ import orjson
 
 from tollway_contracts.redaction import RedactResponse
 from tollway_edge.redaction.fields import (
+    ANTHROPIC_MESSAGES_FIELDS,
     CHAT_FIELDS,
     COMPLETIONS_FIELDS,
     EMBEDDINGS_FIELDS,
@@ -161,7 +162,14 @@ def _prefixes_of(table: FieldTable) -> frozenset[str]:
     return frozenset(out)
 
 
-_TABLES = (CHAT_FIELDS, COMPLETIONS_FIELDS, EMBEDDINGS_FIELDS, MODERATIONS_FIELDS, RESPONSES_FIELDS)
+_TABLES = (
+    CHAT_FIELDS,
+    COMPLETIONS_FIELDS,
+    EMBEDDINGS_FIELDS,
+    MODERATIONS_FIELDS,
+    RESPONSES_FIELDS,
+    ANTHROPIC_MESSAGES_FIELDS,
+)
 _PREFIXES: dict[int, tuple[FieldTable, frozenset[str]]] = {id(t): (t, _prefixes_of(t)) for t in _TABLES}
 
 
@@ -173,6 +181,26 @@ def _known_prefixes(table: FieldTable) -> frozenset[str]:
     if cached is not None and cached[0] is table:
         return cached[1]
     return _prefixes_of(table)
+
+
+def _source(value: Any, pointer: str, out: BodyWalk) -> None:
+    """An Anthropic block's ``source`` (``fields`` module doc, rule ``source``)."""
+    if type(value) is not dict:
+        _free_strings(value, pointer, out)
+        return
+    kind = value.get("type")
+    if kind == "text":
+        data = value.get("data")
+        if type(data) is str and data:
+            out.texts.append(TextRef(f"{pointer}/data", data))
+    elif kind == "content":
+        leaves: list[tuple[str, str]] = []
+        _leaves(value.get("content"), f"{pointer}/content", leaves)
+        out.texts.extend(TextRef(p, s) for p, s in leaves)
+    elif kind == "url" or (kind == "base64" and str(value.get("media_type", "")).startswith("image/")):
+        return  # like image_url: passes
+    else:  # base64 documents (PDF), file references, anything else
+        out.unscannable.append(pointer)
 
 
 def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWalk) -> None:
@@ -189,6 +217,14 @@ def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWa
     if rule == "free":
         _free_strings(value, pointer, out)
         return
+    if rule == "values":
+        leaves: list[tuple[str, str]] = []
+        _leaves(value, pointer, leaves)
+        out.texts.extend(TextRef(p, s) for p, s in leaves)
+        return
+    if rule == "source":
+        _source(value, pointer, out)
+        return
     if rule is None and type(value) is dict and pattern not in _known_prefixes(table):
         out.unknown.append(pointer)
         _free_strings(value, pointer, out)  # an object Tollway does not know: keys are text too
@@ -197,9 +233,9 @@ def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWa
         if rule == "arguments":
             parsed = parse_arguments(value)
             if parsed is not None:
-                leaves: list[tuple[str, str]] = []
-                _leaves(parsed, "", leaves)
-                out.texts.extend(TextRef(f"{pointer}#{p}", s) for p, s in leaves)
+                arg_leaves: list[tuple[str, str]] = []
+                _leaves(parsed, "", arg_leaves)
+                out.texts.extend(TextRef(f"{pointer}#{p}", s) for p, s in arg_leaves)
                 return
         if rule is None:
             out.unknown.append(pointer)
