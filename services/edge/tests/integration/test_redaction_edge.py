@@ -814,6 +814,22 @@ async def test_anthropic_messages_redacted_blocked_and_restored(
     answer = "".join(b.get("text", "") for b in body["content"])
     assert NAME in answer and EMAIL in answer  # the echo of the placeholders, restored
 
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/messages",
+            json={**payload, "stream": True},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        raw = await r.read()
+        assert r.status == 200
+    streamed = ""
+    for e in raw.split(b"\n\n"):
+        if e.startswith(b"event: content_block_delta\n"):
+            streamed += orjson.loads(e.split(b"data: ", 1)[1])["delta"].get("text", "")
+    assert NAME in streamed and EMAIL in streamed and "<PERSON_1>" not in streamed
+
     key = await _key(redaction_edge, {"mode": "block"})
     status, body, request_id = await _post_api(redaction_edge, key, "/messages", payload)
     assert status == 400 and body["type"] == "error", body

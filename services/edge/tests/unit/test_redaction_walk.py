@@ -561,3 +561,55 @@ def test_restore_anthropic_message() -> None:
     out = restore_response(answer, MAPPING)
     assert out["content"][0]["text"] == 'Hi Jane "JR" Roe'
     assert out["content"][1]["input"] == {"who": ['Jane "JR" Roe']}
+
+
+def _anthropic_sse(obj: dict[str, Any]) -> bytes:
+    return b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+
+
+@pytest.mark.parametrize("cut", range(1, 16))
+def test_restore_anthropic_stream_split_anywhere(cut: int) -> None:
+    from tollway_edge.redaction import SSERestorer
+    from tollway_edge.streaming.sse import SSEEvent
+
+    text = "Dear <PERSON_1>, thanks"
+    args = '{"who": "<PERSON_1>"}'
+    events = [
+        {"type": "message_start", "message": {"id": "m"}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[:cut]}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[cut:]}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": args[:cut]},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": args[cut:]},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_stop"},
+    ]
+    restorer = SSERestorer(MAPPING)
+    out = restorer.restore([SSEEvent(_anthropic_sse(e)) for e in events])
+    texts, partial = [], []
+    for ev in out:
+        assert ev.raw.startswith(b"event: ")  # Anthropic clients dispatch on the event name
+        obj = orjson.loads(ev.data or b"null")
+        assert ev.raw.startswith(b"event: " + obj["type"].encode() + b"\n")
+        if obj["type"] == "content_block_delta":
+            d = obj["delta"]
+            (texts if obj["index"] == 0 else partial).append(d.get("text") or d.get("partial_json") or "")
+    assert "".join(texts) == 'Dear Jane "JR" Roe, thanks'
+    assert json.loads("".join(partial)) == {"who": 'Jane "JR" Roe'}
+    assert restorer.answer == 'Dear Jane "JR" Roe, thanks'
+    kinds = [orjson.loads(ev.data or b"null")["type"] for ev in out]
+    assert kinds[-1] == "message_stop" and kinds.count("content_block_stop") == 2

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from tollway_contracts.redaction import RedactResponse
 from tollway_edge.redaction.texts import TextRef, check_answer
 from tollway_edge.streaming.sse import SSEEvent
@@ -293,8 +295,64 @@ class ChunkRestorer:
         return {**(self._template or {"object": "chat.completion.chunk"}), "choices": choices}
 
 
+_ANTHROPIC_DELTA_FIELDS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+}
+
+
+def anthropic_event(obj: dict[str, Any]) -> SSEEvent:
+    """An Anthropic SSE event (``event: <type>`` + ``data:``) carrying ``obj``."""
+    event = SSEEvent(b"event: " + str(obj.get("type")).encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n")
+    event._json = obj  # noqa: SLF001 - already parsed: no re-parse later
+    return event
+
+
+class AnthropicRestorer:
+    """Restores placeholders in Anthropic ``content_block_delta`` events of one
+    stream: ``text_delta``, ``thinking_delta`` and ``input_json_delta``
+    (JSON-escaped) per content block. Held-back text is released in a
+    ``content_block_delta`` inserted before the block's ``content_block_stop``.
+    """
+
+    def __init__(self, mapping: Mapping[str, str]) -> None:
+        self._mapping = dict(mapping)
+        self._streams: dict[tuple[int, str], tuple[StreamRestorer, str]] = {}
+
+    def restore(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
+        """The events to send for ``obj`` (a delta rewritten in place; a
+        ``content_block_stop`` preceded by the block's held-back text)."""
+        kind = obj.get("type")
+        index = obj.get("index", 0)
+        if kind == "content_block_delta" and isinstance(obj.get("delta"), dict):
+            delta = obj["delta"]
+            field = _ANTHROPIC_DELTA_FIELDS.get(str(delta.get("type")))
+            if field is not None and isinstance(delta.get(field), str):
+                key = (index, field)
+                if key not in self._streams:
+                    self._streams[key] = (
+                        StreamRestorer(self._mapping, json_escape=field == "partial_json"),
+                        delta["type"],
+                    )
+                delta[field] = self._streams[key][0].feed(delta[field])
+            return [obj]
+        if kind == "content_block_stop":
+            return [*self._release(index), obj]
+        return [obj]
+
+    def _release(self, index: Any) -> list[dict[str, Any]]:
+        out = []
+        for (idx, field), (stream, delta_type) in self._streams.items():
+            if idx == index and stream.held:
+                delta = {"type": delta_type, field: stream.flush()}
+                out.append({"type": "content_block_delta", "index": idx, "delta": delta})
+        return out
+
+
 class SSERestorer:
-    """Restores placeholders in the splitter's events as the relay forwards them.
+    """Restores placeholders in the splitter's events as the relay forwards them
+    (OpenAI chunks, legacy completion chunks, Anthropic content-block deltas).
 
     Args:
         mapping: placeholder -> original value; empty = pass events through
@@ -304,10 +362,11 @@ class SSERestorer:
         answer: the content of choice 0 as the client received it.
     """
 
-    __slots__ = ("_chunks", "_answer")
+    __slots__ = ("_chunks", "_anthropic", "_answer")
 
     def __init__(self, mapping: dict[str, str]) -> None:
         self._chunks = ChunkRestorer(mapping) if mapping else None
+        self._anthropic = AnthropicRestorer(mapping) if mapping else None
         self._answer: list[str] = []
 
     @property
@@ -329,6 +388,9 @@ class SSERestorer:
                 out.append(event)
                 continue
             obj = event.json()
+            if type(obj) is dict and obj.get("type") in ("content_block_delta", "content_block_stop"):
+                self._restore_anthropic(event, obj, out)  # Anthropic's events (/v1/messages)
+                continue
             if type(obj) is not dict or not obj.get("choices"):
                 out.append(event)
                 continue
@@ -337,6 +399,19 @@ class SSERestorer:
             self._collect(obj)
             out.append(event)
         return out
+
+    def _restore_anthropic(self, event: SSEEvent, obj: dict[str, Any], out: list[SSEEvent]) -> None:
+        if self._anthropic is None:
+            sent = [obj]
+            out.append(event)
+        else:
+            sent = self._anthropic.restore(obj)
+            for item in sent:  # the original event's bytes are stale once its delta is rewritten
+                out.append(anthropic_event(item))
+        for item in sent:
+            delta = item.get("delta")
+            if item.get("index", 0) == 0 and isinstance(delta, dict) and isinstance(delta.get("text"), str):
+                self._answer.append(delta["text"])
 
     def _collect(self, obj: dict[str, Any]) -> None:
         for choice in obj.get("choices") or []:
