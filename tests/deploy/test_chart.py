@@ -280,9 +280,14 @@ def test_network_policies_follow_the_talks_to_column(rendered: Rendered) -> None
             assert any(peer in c for c in rules), f"{service} cannot reach {peer}"
         for rule in np["spec"]["ingress"]:
             assert [p["port"] for p in rule["ports"]] == [values["services"][service]["port"]]
+    # The redactor takes calls from the edge only; the one other rule is the metrics
+    # scrape (networkPolicy.metricsFrom) when it serves /metrics.
     (redactor,) = [p for p in policies if p["metadata"]["name"].endswith("-redactor")]
-    (only,) = redactor["spec"]["ingress"]
-    assert only["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "edge"
+    rules = redactor["spec"]["ingress"]
+    (calls,) = [r for r in rules if r["from"] != values["networkPolicy"]["metricsFrom"]]
+    assert calls["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "edge"
+    scrapes = [r for r in rules if r is not calls]
+    assert len(scrapes) == (1 if values["services"]["redactor"]["metrics"] else 0)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
