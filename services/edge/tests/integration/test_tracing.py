@@ -250,16 +250,20 @@ async def test_each_provider_attempt_is_a_client_span_and_a_failed_one_says_why(
     # The edge's cleanup flushed its exporter.
     spans = otlp_receiver.trace(TRACE_ID)
     server = _one(spans, "tollway-edge", SERVER, "/v1/chat/completions")
-    assert server.attributes["tollway.attempts"] == 2
+    # A refused connection is retried once on the same deployment (the default retry
+    # policy), then the call falls back: three attempts, each its own span.
+    assert server.attributes["tollway.attempts"] == 3
     attempts = sorted(
         (s for s in spans if s.span.kind == CLIENT), key=lambda s: s.attributes["tollway.attempt"]
     )
-    assert [s.attributes["tollway.provider"] for s in attempts] == ["dead", "fake"]
+    assert [s.attributes["tollway.provider"] for s in attempts] == ["dead", "dead", "fake"]
+    assert [s.attributes["tollway.attempt"] for s in attempts] == [1, 2, 3]
     assert all(s.parent_span_id == server.span_id for s in attempts)
-    dead, fake = attempts
-    assert dead.attributes["error.type"] == "upstream_unavailable"
-    assert "http.response.status_code" not in dead.attributes
-    assert dead.span.status.code == 2  # STATUS_CODE_ERROR
+    *deads, fake = attempts
+    for dead in deads:
+        assert dead.attributes["error.type"] == "upstream_unavailable"
+        assert "http.response.status_code" not in dead.attributes
+        assert dead.span.status.code == 2  # STATUS_CODE_ERROR
     assert fake.attributes["http.response.status_code"] == 200 and "error.type" not in fake.attributes
 
 
