@@ -11,6 +11,7 @@ from tollway_admission import Clock, utc_now
 from tollway_contracts.catalogue import catalogue_version, load_catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
+from tollway_edge.cache import ResponseCache
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
 from tollway_edge.endpoints.count_tokens import count_tokens
@@ -100,6 +101,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         tracer=tracer,
         catalogue_version=catalogue_version(settings.catalogue_path),
         breakers=Breakers(catalogue.breaker, settings.valkey_url),
+        response_cache=ResponseCache(settings.valkey_url),  # connects on first opted-in call
     )
 
     # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
@@ -140,6 +142,11 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
+    async def response_cache_ctx(_: web.Application) -> AsyncIterator[None]:
+        yield
+        assert state.response_cache is not None
+        await state.response_cache.close()
+
     async def tracing_ctx(_: web.Application) -> AsyncIterator[None]:
         yield
         await asyncio.to_thread(tracing.shutdown)  # flush the last spans (OTEL_BSP_EXPORT_TIMEOUT)
@@ -157,6 +164,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
             breakers_ctx,
             admission_ctx,
             redaction_ctx,
+            response_cache_ctx,
             principals_ctx,
             streams_ctx,
         ]

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from tollway_contracts.catalogue import Deployment, Model, Prices, Provider
 from tollway_edge.auth import authenticate
+from tollway_edge.cache import CacheUse, Entry, cache_key, cacheable, directives, replay_stream
 from tollway_edge.call import Call
 from tollway_edge.errors import (
     EdgeError,
@@ -132,6 +133,8 @@ class Endpoint(Protocol):
             Anthropic-format).
         client_headers: request headers passed through to a native provider
             (lower case; e.g. ``anthropic-version``).
+        response_cache: the endpoint's answers may be served from the exact
+            response cache (``tollway_edge.cache``; OpenAI chat completions).
     """
 
     upstream_path: str
@@ -140,6 +143,7 @@ class Endpoint(Protocol):
     translations: Mapping[str, Translation]
     anthropic_format: bool
     client_headers: tuple[str, ...]
+    response_cache: bool
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -182,6 +186,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     call = request[CALL_KEY]
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
     parsed: ParsedRequest | None = None
+    use: CacheUse | None = None
+    hit: Entry | None = None
     try:
         parsed = endpoint.parse(await read_body(request, state.max_body_bytes), call)
         if call.span is not None:
@@ -217,6 +223,21 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             if body is not parsed.body:
                 parsed.replace_body(body)
         call.catalogue_version = state.catalogue_version
+        ttl = call.principal.response_cache_ttl_seconds
+        if ttl is not None and endpoint.response_cache and state.response_cache is not None:
+            if cacheable(parsed.body):  # the default path (no policy) never reaches Valkey
+                use = CacheUse(
+                    cache_key(call.principal.tenant_id, endpoint.upstream_path, parsed.body),
+                    ttl,
+                    directives(request.headers),
+                )
+                if use.directives.lookup:
+                    hit = await state.response_cache.get(use.key)
+                    if hit is not None and not hit.admitted_by(call.principal.allowed_regions):
+                        hit = None  # answered outside the caller's regions: never served to it
+                call.cache_status = "miss" if hit is None else "hit"
+        if hit is not None:
+            return await _serve_hit(request, state, call, hit, parsed.wants_usage)
         try:
             targets = _targets(state, endpoint, deployments, parsed, entry, request.headers)
         except TranslationError as err:
@@ -265,7 +286,21 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
                 state.breakers.record(answer.breaker, False)  # failed after its first byte
             return out
-        return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
+        out_json = _answer(
+            state,
+            call,
+            endpoint,
+            translation,
+            resp.status,
+            raw,
+            resp.content_type,
+            entry.prices,
+            use,
+            deployments,
+        )
+        if use is not None and use.pending is not None and state.response_cache is not None:
+            await state.response_cache.put(use.key, use.pending, use.ttl_seconds)
+        return out_json
     finally:
         if call.upstream_span is not None:  # a relayed stream's provider span ends with the relay
             call.upstream_span.end()
@@ -364,9 +399,13 @@ def _answer(
     raw: bytes,
     content_type: str,
     prices: Prices,
+    use: CacheUse | None = None,
+    deployments: Sequence[Deployment] = (),
 ) -> web.Response:
     """A non-streamed answer: parsed once for its usage (and restoration), translated
-    into the client's API when the provider speaks another.
+    into the client's API when the provider speaks another. With ``use`` (the call
+    may store its answer), a 200 with usage becomes ``use.pending``: the answer
+    as the provider gave it, before restoration (``tollway_edge.cache``).
 
     Raises:
         tollway_edge.errors.EdgeError: 502 when a translated provider's answer cannot
@@ -396,6 +435,8 @@ def _answer(
             tokens = endpoint.usage_of(obj) if type(obj) is dict else None
         if call.span is not None and type(obj) is dict:
             _trace_finish_reasons(call, obj)
+        if use is not None and use.directives.store and tokens is not None and type(obj) is dict:
+            use.pending = _entry(call, obj, tokens, deployments).encode()  # before restoration
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
@@ -406,6 +447,56 @@ def _answer(
     out, code = provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
+
+
+def _entry(call: Call, obj: dict[str, Any], tokens: Tokens, deployments: Sequence[Deployment]) -> Entry:
+    """The cache entry of a call's answer, naming the deployment that answered and its regions."""
+    answered = next(
+        (
+            d
+            for d in deployments
+            if (d.name is not None and d.name == call.deployment)
+            or (d.name is None and d.provider == call.provider and d.upstream_model == call.upstream_model)
+        ),
+        None,
+    )
+    return Entry(
+        answer=obj,
+        tokens=tokens,
+        provider=call.provider,
+        upstream_model=call.upstream_model,
+        deployment=call.deployment,
+        regions=frozenset() if answered is None else answered.regions,
+    )
+
+
+async def _serve_hit(
+    request: web.Request, state: EdgeState, call: Call, hit: Entry, wants_usage: bool
+) -> web.StreamResponse:
+    """Answer from the cache: the stored answer, restored with this call's own
+    redaction mapping, as JSON or replayed as a stream; metered as a call with the
+    original tokens, zero provider attempts and cost 0 (``response_cache_hit``)."""
+    call.provider, call.upstream_model, call.deployment = hit.provider, hit.upstream_model, hit.deployment
+    call.response_cache_hit = True
+    call.started()
+    try:
+        obj = hit.answer
+        raw = orjson.dumps(obj)
+        if call.redaction_policy is not None and state.redaction is not None:
+            raw = state.redaction.restore_plain(call, obj, raw)
+            obj = orjson.loads(raw)
+        call.completed(200, hit.tokens, 0)
+        if not call.stream:
+            return web.Response(body=raw, status=200, content_type=JSON)
+        resp = web.StreamResponse(
+            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await resp.prepare(request)
+        await resp.write(replay_stream(obj, wants_usage))
+        await resp.write_eof()
+        return resp
+    finally:
+        await call.release()
 
 
 def _trace_finish_reasons(call: Call, answer: dict[str, Any]) -> None:
