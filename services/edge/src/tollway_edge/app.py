@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from aiohttp import web
 
 from tollway_admission import Clock, utc_now
-from tollway_contracts.catalogue import catalogue_version, load_catalogue
+from tollway_contracts.catalogue import parse_catalogue, version_of
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.cache import ResponseCache
+from tollway_edge.catalogue_live import CatalogueWatcher
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
 from tollway_edge.endpoints.count_tokens import count_tokens
@@ -57,7 +59,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     Raises:
         OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
     """
-    catalogue = load_catalogue(settings.catalogue_path)
+    raw_catalogue = Path(settings.catalogue_path).read_bytes()
+    catalogue = parse_catalogue(raw_catalogue)  # reloaded when the file changes (catalogue_live)
     snapshot = Snapshot(settings.negative_cache_size)
     journal = UsageJournal(
         settings.journal,
@@ -99,7 +102,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         admission=admission,
         redaction=redaction,
         tracer=tracer,
-        catalogue_version=catalogue_version(settings.catalogue_path),
+        catalogue_version=version_of(raw_catalogue),
         breakers=Breakers(catalogue.breaker, settings.valkey_url),
         response_cache=ResponseCache(settings.valkey_url),  # connects on first opted-in call
     )
@@ -120,6 +123,17 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         state.upstreams = await open_upstreams(catalogue)
         yield
         await close_upstreams(state.upstreams)
+
+    async def catalogue_ctx(_: web.Application) -> AsyncIterator[None]:
+        watcher = CatalogueWatcher(
+            state,
+            settings.catalogue_path,
+            settings.catalogue_poll_interval_seconds,
+            settings.catalogue_retire_seconds,
+        )
+        await watcher.start()
+        yield
+        await watcher.stop()
 
     async def breakers_ctx(_: web.Application) -> AsyncIterator[None]:
         assert state.breakers is not None
@@ -161,6 +175,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
             tracing_ctx,
             journal_ctx,
             upstreams_ctx,
+            catalogue_ctx,
             breakers_ctx,
             admission_ctx,
             redaction_ctx,

@@ -85,3 +85,8 @@ BREAKER_STATE = Gauge(
     ["deployment"],
     multiprocess_mode="max",
 )
+CATALOGUE_RELOADS = Counter(
+    "tollway_catalogue_reload_total",
+    "Catalogue file changes seen by the edge, by outcome: reloaded, invalid (the previous catalogue kept).",
+    ["outcome"],
+)

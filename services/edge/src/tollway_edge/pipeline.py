@@ -46,6 +46,7 @@ from tollway_edge.errors import (
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.routing.plan import plan
+from tollway_edge.routing.upstream import Upstream
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.formats import AnthropicReader
 from tollway_edge.streaming.relay import StreamReader, relay_stream
@@ -184,6 +185,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     """
     state = request.app[STATE]
     call = request[CALL_KEY]
+    # the call keeps the catalogue it started with (catalogue_live swaps all three at once)
+    catalogue, version, upstreams = state.catalogue, state.catalogue_version, state.upstreams
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
     parsed: ParsedRequest | None = None
     use: CacheUse | None = None
@@ -197,12 +200,14 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                     "gen_ai.request.model": parsed.model,
                 }
             )
-        entry = state.catalogue.models.get(parsed.model)
+        entry = catalogue.models.get(parsed.model)
         if entry is None:
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        deployments = _plan(state, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions)
+        deployments = _plan(
+            upstreams, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions
+        )
         if not endpoint.fallback:
             deployments = deployments[:1]
         policy = call.principal.redaction_policy
@@ -222,7 +227,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             body = await state.redaction.apply(call, parsed.body, endpoint.redaction_fields or {})
             if body is not parsed.body:
                 parsed.replace_body(body)
-        call.catalogue_version = state.catalogue_version
+        call.catalogue_version = version
         ttl = call.principal.response_cache_ttl_seconds
         if ttl is not None and endpoint.response_cache and state.response_cache is not None:
             if cacheable(parsed.body):  # the default path (no policy) never reaches Valkey
@@ -239,16 +244,16 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         if hit is not None:
             return await _serve_hit(request, state, call, hit, parsed.wants_usage)
         try:
-            targets = _targets(state, endpoint, deployments, parsed, entry, request.headers)
+            targets = _targets(upstreams, endpoint, deployments, parsed, entry, request.headers)
         except TranslationError as err:
             raise from_translation(err) from None
         answer = await forward(
             call,
-            state.upstreams,
+            upstreams,
             deployments,
             targets,
             parsed.stream,
-            state.catalogue.retry_of,
+            catalogue.retry_of,
             state.breakers,
         )
     except EdgeError as err:
@@ -258,14 +263,14 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     except asyncio.CancelledError:
         # Only the stop cancels a handler (handler_cancellation is off): a call
         # the provider already heard of is billed for its estimated prompt.
-        model = state.catalogue.models.get(parsed.model) if parsed is not None else None
+        model = catalogue.models.get(parsed.model) if parsed is not None else None
         if call.started_sent and parsed is not None and model is not None:
             tokens = estimated_tokens(estimate_prompt_tokens(parsed.body), 0)
             call.usage_estimated = True
             call.fail(503, "server_shutting_down", tokens, tokens.cost(model.prices))
         await call.release()
         raise
-    translation = _translation(state, endpoint, call.provider)
+    translation = _translation(upstreams, endpoint, call.provider)
     try:
         resp, raw = answer.response, answer.body
         if raw is None:
@@ -317,16 +322,18 @@ def _reader(
     return AnthropicReader() if endpoint.anthropic_format else None
 
 
-def _translation(state: EdgeState, endpoint: Endpoint, provider: str | None) -> Translation | None:
+def _translation(
+    upstreams: Mapping[str, Upstream], endpoint: Endpoint, provider: str | None
+) -> Translation | None:
     """The translation the answering provider needs, or None (native)."""
     if provider is None:
         return None
-    kind = state.upstreams[provider].kind
+    kind = upstreams[provider].kind
     return None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
 
 
 def _targets(
-    state: EdgeState,
+    upstreams: Mapping[str, Upstream],
     endpoint: Endpoint,
     deployments: Sequence[Deployment],
     parsed: ParsedRequest,
@@ -341,7 +348,7 @@ def _targets(
     """
     targets: dict[str, Target] = {}
     for deployment in deployments:
-        upstream = state.upstreams[deployment.provider]
+        upstream = upstreams[deployment.provider]
         if upstream.name in targets:
             continue
         kind = upstream.kind
@@ -356,7 +363,7 @@ def _targets(
 
 
 def _plan(
-    state: EdgeState,
+    upstreams: Mapping[str, Upstream],
     endpoint: Endpoint,
     deployments: Sequence[Deployment],
     model: str,
@@ -373,7 +380,6 @@ def _plan(
             serves ``path``; 403 ``model_not_in_allowed_regions`` when some
             do but none is in the allowed regions.
     """
-    upstreams = state.upstreams
     path = endpoint.upstream_path
 
     def serves(d: Deployment) -> bool:
