@@ -29,7 +29,16 @@ from aiohttp import web
 
 from tollway_contracts.catalogue import Deployment, Model, Prices, Provider
 from tollway_edge.auth import authenticate
-from tollway_edge.cache import CacheUse, Entry, cache_key, cacheable, directives, replay_stream
+from tollway_edge.cache import (
+    CacheUse,
+    Entry,
+    ResponseCache,
+    StreamCollector,
+    cache_key,
+    cacheable,
+    directives,
+    replay_stream,
+)
 from tollway_edge.call import Call
 from tollway_edge.errors import (
     EdgeError,
@@ -49,7 +58,7 @@ from tollway_edge.routing.plan import plan
 from tollway_edge.routing.upstream import Upstream
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.formats import AnthropicReader
-from tollway_edge.streaming.relay import StreamReader, relay_stream
+from tollway_edge.streaming.relay import StreamReader, UsageReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
 from tollway_edge.translate import TranslationError
@@ -274,6 +283,11 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     try:
         resp, raw = answer.response, answer.body
         if raw is None:
+            reader = _reader(endpoint, translation, parsed)
+            collector = None
+            if use is not None and use.directives.store:
+                collector = StreamCollector(reader or UsageReader(forward_usage_chunk=parsed.wants_usage))
+                reader = collector
             out = await relay_stream(
                 request,
                 call,
@@ -286,8 +300,10 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 redaction=state.redaction,
                 prompt_estimate=lambda: estimate_prompt_tokens(parsed.body),  # the body the provider got
                 live=state.streams,
-                reader=_reader(endpoint, translation, parsed),
+                reader=reader,
             )
+            if collector is not None and use is not None and state.response_cache is not None:
+                await _store_stream(state.response_cache, call, use, collector, deployments)
             if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
                 state.breakers.record(answer.breaker, False)  # failed after its first byte
             return out
@@ -474,6 +490,23 @@ def _entry(call: Call, obj: dict[str, Any], tokens: Tokens, deployments: Sequenc
         deployment=call.deployment,
         regions=frozenset() if answered is None else answered.regions,
     )
+
+
+async def _store_stream(
+    cache: ResponseCache,
+    call: Call,
+    use: CacheUse,
+    collector: StreamCollector,
+    deployments: Sequence[Deployment],
+) -> None:
+    """Store a streamed miss's answer (assembled by ``collector``) when the stream
+    completed whole with the provider's usage."""
+    tokens = collector.tokens()
+    if not collector.done or call.error_type is not None or call.status != 200 or tokens is None:
+        return
+    answer = collector.answer(tokens)
+    if answer is not None:
+        await cache.put(use.key, _entry(call, answer, tokens, deployments).encode(), use.ttl_seconds)
 
 
 async def _serve_hit(

@@ -820,13 +820,31 @@ async def test_response_cache_holds_placeholders_and_restores_each_callers_value
     assert first[1] == second[1] == " ".join(PII.split())  # restored on the hit too
     assert echo_provider.requests(second[2]) == []  # the hit reached no provider
 
+    # a streamed miss is stored from its chunks, before restoration, too
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/chat/completions",
+            json={
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "user", "content": PII + " Thanks."}],
+                "stream": True,
+            },
+            headers={"Authorization": f"Bearer {full}"},
+        ) as r,
+    ):
+        assert r.status == 200 and r.headers["x-tollway-cache"] == "miss"
+        text, _ = _stream_text(await r.read())
+    assert text == " ".join((PII + " Thanks.").split())
+
     valkey = valkey_client(redaction_edge.valkey_url)
     try:
         keys = [k async for k in valkey.scan_iter(match="tw:rc:v1:tenant-rc:*")]
-        assert len(keys) == 1
-        stored = await valkey.get(keys[0])
+        assert len(keys) == 2
+        entries = [await valkey.get(k) for k in keys]
     finally:
         await valkey.aclose()
-    assert b"<PERSON_1>" in stored and b"<EMAIL_ADDRESS_1>" in stored
-    for value in VALUES:
-        assert value.encode() not in stored  # no text the policy removed
+    for stored in entries:
+        assert b"<PERSON_1>" in stored and b"<EMAIL_ADDRESS_1>" in stored
+        for value in VALUES:
+            assert value.encode() not in stored  # no text the policy removed

@@ -212,3 +212,33 @@ async def test_tools_are_not_cached(cached: Cached) -> None:
             tools=tools,  # type: ignore[list-item]
         )
         assert raw.headers.get("x-tollway-cache") is None
+
+
+async def test_streamed_miss_is_stored_and_served_to_both_forms(cached: Cached) -> None:
+    key = await cached.edge.new_key("s", tenant_id="t-rc-stream", response_cache_ttl_seconds=60)
+    client = cached.client(key)
+    messages = _messages()
+
+    async def stream() -> tuple[str, str | None, str]:
+        raw = await client.chat.completions.with_raw_response.create(
+            model="cached",
+            messages=messages,  # type: ignore[arg-type]
+            stream=True,
+        )
+        parts: list[str] = []
+        async for chunk in raw.parse():
+            parts.extend(c.delta.content or "" for c in chunk.choices)
+        return raw.headers["x-request-id"], raw.headers.get("x-tollway-cache"), "".join(parts)
+
+    before = cached.provider_calls()
+    miss = await stream()
+    plain = await _chat(client, messages)
+    again = await stream()
+    assert (miss[1], plain[1], again[1]) == ("miss", "hit", "hit")
+    assert miss[2] and plain[2] == miss[2] == again[2]
+    assert cached.provider_calls() == before + 1
+    got = await rows(cached.dsn, [miss[0], plain[0], again[0]])
+    assert got[miss[0]]["cost_micro_usd"] > 0 and got[miss[0]]["response_cache_hit"] is False
+    for i in (plain[0], again[0]):
+        assert got[i]["response_cache_hit"] is True and got[i]["cost_micro_usd"] == 0
+        assert got[i]["completion_tokens"] == got[miss[0]]["completion_tokens"] > 0

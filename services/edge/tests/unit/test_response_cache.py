@@ -76,3 +76,30 @@ def test_replay_stream_chunks() -> None:
     assert chunks[2]["choices"] == [] and chunks[2]["usage"]["completion_tokens"] == 1
     no_usage = replay_stream(_entry(frozenset()).answer, wants_usage=False)
     assert b'"usage"' not in no_usage
+
+
+def test_stream_collector_assembles_what_replay_splits() -> None:
+    from tollway_edge.cache import StreamCollector
+    from tollway_edge.streaming.relay import UsageReader
+    from tollway_edge.streaming.sse import split_events
+
+    answer = _entry(frozenset()).answer
+    collector = StreamCollector(UsageReader(forward_usage_chunk=False))
+    collector.filter(split_events(replay_stream(answer, wants_usage=True)))
+    assert collector.done
+    tokens = collector.tokens()
+    assert tokens is not None and tokens.completion_tokens == 1
+    rebuilt = collector.answer(tokens)
+    assert rebuilt is not None
+    assert rebuilt["choices"] == [
+        {"index": 0, "message": {"role": "assistant", "content": "Hello"}, "finish_reason": "stop"}
+    ]
+    assert rebuilt["id"] == "chatcmpl-1" and rebuilt["usage"]["total_tokens"] == 4
+
+    tool = StreamCollector(UsageReader(forward_usage_chunk=False))
+    chunk = {
+        "id": "x",
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0}]}, "finish_reason": None}],
+    }
+    tool.filter(split_events(b"data: " + orjson.dumps(chunk) + b"\n\n"))
+    assert tool.answer(tokens) is None  # a tool call is never stored
