@@ -84,6 +84,7 @@ class CatalogueWatcher:
         """Stop polling and close every retired provider session."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a late SIGHUP must not end a stopping edge
         for task in [self._task, *self._retiring]:
             if task is not None:
                 task.cancel()
