@@ -40,6 +40,7 @@ import structlog
 from multidict import CIMultiDictProxy
 
 from tollway_admission.urls import valkey_client
+from tollway_edge.metrics import RESPONSE_CACHE
 from tollway_edge.usage import Tokens
 
 log = structlog.get_logger("tollway_edge.cache")
@@ -204,10 +205,8 @@ class ResponseCache:
         """The entry at ``key``, or None (absent, unreadable, Valkey error or timeout)."""
         try:
             raw = await asyncio.wait_for(self._valkey().get(key), self._timeout)
-        except (TimeoutError, OSError, ConnectionError) as err:
-            log.warning("response_cache_unavailable", op="get", error=type(err).__name__)
-            return None
         except Exception as err:  # noqa: BLE001 - redis errors of any kind are a miss, never a failed call
+            RESPONSE_CACHE.labels("error").inc()
             log.warning("response_cache_unavailable", op="get", error=type(err).__name__)
             return None
         if raw is None:
@@ -226,8 +225,10 @@ class ResponseCache:
         try:
             await asyncio.wait_for(self._valkey().set(key, raw, ex=ttl_seconds), self._timeout)
         except Exception as err:  # noqa: BLE001 - a failed store only costs a later miss
+            RESPONSE_CACHE.labels("error").inc()
             log.warning("response_cache_unavailable", op="set", error=type(err).__name__)
             return False
+        RESPONSE_CACHE.labels("stored").inc()
         return True
 
     async def close(self) -> None:

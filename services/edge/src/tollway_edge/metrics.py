@@ -90,3 +90,8 @@ CATALOGUE_RELOADS = Counter(
     "Catalogue file changes seen by the edge, by outcome: reloaded, invalid (the previous catalogue kept).",
     ["outcome"],
 )
+RESPONSE_CACHE = Counter(
+    "tollway_response_cache_total",
+    "Exact response cache outcomes of opted-in calls: hit, miss, bypass (no-cache), stored, error (Valkey).",
+    ["outcome"],
+)

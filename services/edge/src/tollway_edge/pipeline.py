@@ -52,6 +52,7 @@ from tollway_edge.errors import (
     unsupported,
     upstream_error,
 )
+from tollway_edge.metrics import RESPONSE_CACHE
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.routing.plan import plan
@@ -250,6 +251,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                     if hit is not None and not hit.admitted_by(call.principal.allowed_regions):
                         hit = None  # answered outside the caller's regions: never served to it
                 call.cache_status = "miss" if hit is None else "hit"
+                outcome = call.cache_status if use.directives.lookup else "bypass"
+                RESPONSE_CACHE.labels(outcome).inc()
         if hit is not None:
             return await _serve_hit(request, state, call, hit, parsed.wants_usage)
         try:

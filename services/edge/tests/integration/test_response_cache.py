@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 import yaml
 from openai import AsyncOpenAI
+from prometheus_client import REGISTRY
 
 from tollway_edge.settings import EdgeSettings
 
@@ -105,6 +106,10 @@ async def cached(
         yield Cached(edge, fresh_database, fake_provider)
 
 
+def _counted(outcome: str) -> float:
+    return REGISTRY.get_sample_value("tollway_response_cache_total", {"outcome": outcome}) or 0.0
+
+
 def _messages() -> list[dict[str, str]]:
     # unique per test run: the test Valkey outlives a test, entries live for their TTL
     return [{"role": "user", "content": f"Tell me about caches, run {uuid.uuid4().hex}."}]
@@ -162,10 +167,12 @@ async def test_never_across_tenants_and_directives(cached: Cached) -> None:
     a = await cached.edge.new_key("a", tenant_id="t-rc-a", response_cache_ttl_seconds=60)
     b = await cached.edge.new_key("b", tenant_id="t-rc-b", response_cache_ttl_seconds=60)
     messages = _messages()
+    counts = {o: _counted(o) for o in ("hit", "miss", "bypass")}
     assert (await _chat(cached.client(a), messages))[1] == "miss"
     assert (await _chat(cached.client(b), messages))[1] == "miss"  # another tenant: its own entry
     assert (await _chat(cached.client(a, **{"Cache-Control": "no-cache"}), messages))[1] == "miss"
     assert (await _chat(cached.client(a), messages))[1] == "hit"
+    assert {o: _counted(o) - n for o, n in counts.items()} == {"hit": 1, "miss": 2, "bypass": 1}
 
     fresh = _messages()
     before = cached.provider_calls()
