@@ -21,6 +21,7 @@ or stream is translated back, and tokens keep OpenAI's meaning.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -59,7 +60,7 @@ from tollway_edge.routing.plan import plan
 from tollway_edge.routing.upstream import Upstream
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.formats import AnthropicReader
-from tollway_edge.streaming.relay import StreamReader, UsageReader, relay_stream
+from tollway_edge.streaming.relay import CLIENT_GONE, STREAM_HEADERS, StreamReader, UsageReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
 from tollway_edge.translate import TranslationError
@@ -530,12 +531,11 @@ async def _serve_hit(
         call.completed(200, hit.tokens, 0)
         if not call.stream:
             return web.Response(body=raw, status=200, content_type=JSON)
-        resp = web.StreamResponse(
-            status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-        )
-        await resp.prepare(request)
-        await resp.write(replay_stream(obj, wants_usage))
-        await resp.write_eof()
+        resp = web.StreamResponse(status=200, headers=STREAM_HEADERS)
+        with contextlib.suppress(*CLIENT_GONE):  # a client that left was still served (and billed) in full
+            await resp.prepare(request)
+            await resp.write(replay_stream(obj, wants_usage))
+            await resp.write_eof()
         return resp
     finally:
         await call.release()
