@@ -350,7 +350,7 @@ def test_the_catalogue_configmap_is_a_valid_catalogue(rendered: Rendered, tmp_pa
     assert catalogue.models
     edge = rendered.workload("edge")
     annotations = edge["spec"]["template"]["metadata"]["annotations"]
-    assert "checksum/catalogue" in annotations  # the edge reads the catalogue at start only, today
+    assert "checksum/catalogue" not in annotations  # reloaded in place (catalogueReload.inPlace: true)
     mount = next(m for m in _container(edge)["volumeMounts"] if m["name"] == "catalogue")
     assert "subPath" not in mount  # a directory mount: ConfigMap updates reach the file
     assert env_of(_container(edge))["TOLLWAY_CATALOGUE_PATH"] == mount["mountPath"] + "/catalogue.yaml"
@@ -371,6 +371,12 @@ def _settings_env_names(cls: type[BaseSettings]) -> set[str]:
 
 # Names the chart sets before a service reads them (none today).
 RESERVED_FOR_LATER: set[str] = set()
+
+
+def test_catalogue_changes_roll_the_edge_when_not_reloaded_in_place() -> None:
+    rolled = Rendered("no in-place reload", helm_template([], "catalogueReload.inPlace=false").stdout)
+    annotations = rolled.workload("edge")["spec"]["template"]["metadata"]["annotations"]
+    assert "checksum/catalogue" in annotations
 
 
 def test_every_setting_the_chart_sets_is_read_by_the_service(rendered: Rendered) -> None:

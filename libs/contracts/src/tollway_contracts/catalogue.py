@@ -31,7 +31,8 @@ order) still loads: each route becomes an unnamed deployment whose priority
 is its position, so the order is kept.
 
 Validated at start with :func:`load_catalogue`; a bad file stops the service
-with the validation error. Model names are the names clients send.
+with the validation error. The edge reloads the file when it changes (its
+``catalogue_live``): a bad file then keeps the previous catalogue. Model names are the names clients send.
 """
 
 from __future__ import annotations
@@ -321,6 +322,22 @@ class Catalogue(BaseModel):
         return deployment.retry if deployment.retry is not None else self.retry
 
 
+def parse_catalogue(data: bytes) -> Catalogue:
+    """Validate a catalogue file's bytes (read once, so the version and the
+    content are of the same bytes; the edge's live reload uses this).
+
+    Raises:
+        yaml.YAMLError: the bytes are not YAML (or not UTF-8: ``yaml.reader.ReaderError``).
+        pydantic.ValidationError: the content does not match the schema.
+    """
+    return Catalogue.model_validate(yaml.safe_load(data))
+
+
+def version_of(data: bytes) -> str:
+    """The version of a catalogue file's bytes (see :func:`catalogue_version`)."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def load_catalogue(path: str | Path) -> Catalogue:
     """Read and validate a catalogue YAML file.
 
@@ -329,8 +346,7 @@ def load_catalogue(path: str | Path) -> Catalogue:
         yaml.YAMLError: the file is not YAML.
         pydantic.ValidationError: the content does not match the schema.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    return Catalogue.model_validate(yaml.safe_load(text))
+    return parse_catalogue(Path(path).read_bytes())
 
 
 def catalogue_version(path: str | Path) -> str:
@@ -342,4 +358,4 @@ def catalogue_version(path: str | Path) -> str:
     Raises:
         OSError: the file cannot be read.
     """
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return version_of(Path(path).read_bytes())

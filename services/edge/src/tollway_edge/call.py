@@ -67,6 +67,8 @@ class Call:
         "deployment",
         "attempt_details",
         "catalogue_version",
+        "response_cache_hit",
+        "cache_status",
         "attempts",
         "status",
         "error_type",
@@ -109,6 +111,8 @@ class Call:
         self.deployment: str | None = None  # the catalogue deployment tried last (the one that answered)
         self.attempt_details: list[AttemptDetail] | None = None  # one per provider attempt (routing.forward)
         self.catalogue_version: str | None = None  # the catalogue whose prices bill the call
+        self.response_cache_hit = False  # answered from the exact response cache (``tollway_edge.cache``)
+        self.cache_status: str | None = None  # x-tollway-cache: "hit" | "miss"; None = the cache was not used
         self.attempts = 0
         self.status = 0
         self.error_type: str | None = None
@@ -216,6 +220,7 @@ class Call:
                 deployment=self.deployment,
                 attempt_details=self._details(tokens, cost),
                 catalogue_version=self.catalogue_version,
+                response_cache_hit=self.response_cache_hit,
                 stream=self.stream,
                 status_code=self.status,
                 error_type=self.error_type,

@@ -853,3 +853,75 @@ async def test_count_tokens_sends_nothing_unscanned(redaction_edge: Edge, echo_p
     status, body, request_id = await _post_api(redaction_edge, key, "/messages/count_tokens", payload)
     assert status == 400 and body["type"] == "error", body
     assert echo_provider.requests(request_id) == []
+
+
+async def test_response_cache_holds_placeholders_and_restores_each_callers_values(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """The exact response cache under a reversible policy: the entry is the answer
+    to the redacted body (placeholders, no value the policy removed), and a hit is
+    restored with the hitting call's own values."""
+    from tollway_admission import valkey_client
+
+    full, key_id, _ = await upsert_key(
+        redaction_edge.dsn, PEPPER.encode(), tenant_id="tenant-rc", response_cache_ttl_seconds=60
+    )
+    await set_policy(redaction_edge.dsn, key_id, REVERSIBLE)
+    snapshot = redaction_edge.app[STATE].snapshot
+    for _ in range(100):
+        p = snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy is not None:
+            break
+        await asyncio.sleep(0.05)
+
+    async def post(text: str) -> tuple[str | None, str, str]:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(
+                f"{redaction_edge.base_url}/chat/completions",
+                json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}]},
+                headers={"Authorization": f"Bearer {full}"},
+            ) as r,
+        ):
+            assert r.status == 200
+            body = orjson.loads(await r.read())
+            return (
+                r.headers.get("x-tollway-cache"),
+                body["choices"][0]["message"]["content"],
+                r.headers["x-request-id"],
+            )
+
+    first = await post(PII)
+    second = await post(PII)
+    assert (first[0], second[0]) == ("miss", "hit")
+    assert first[1] == second[1] == " ".join(PII.split())  # restored on the hit too
+    assert echo_provider.requests(second[2]) == []  # the hit reached no provider
+
+    # a streamed miss is stored from its chunks, before restoration, too
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/chat/completions",
+            json={
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "user", "content": PII + " Thanks."}],
+                "stream": True,
+            },
+            headers={"Authorization": f"Bearer {full}"},
+        ) as r,
+    ):
+        assert r.status == 200 and r.headers["x-tollway-cache"] == "miss"
+        text, _ = _stream_text(await r.read())
+    assert text == " ".join((PII + " Thanks.").split())
+
+    valkey = valkey_client(redaction_edge.valkey_url)
+    try:
+        keys = [k async for k in valkey.scan_iter(match="tw:rc:v1:tenant-rc:*")]
+        assert len(keys) == 2
+        entries = [await valkey.get(k) for k in keys]
+    finally:
+        await valkey.aclose()
+    for stored in entries:
+        assert b"<PERSON_1>" in stored and b"<EMAIL_ADDRESS_1>" in stored
+        for value in VALUES:
+            assert value.encode() not in stored  # no text the policy removed

@@ -69,6 +69,7 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
     """
     state = request.app[STATE]
     call = request[CALL_KEY]
+    catalogue, upstreams = state.catalogue, state.upstreams  # kept through a catalogue reload
     call.metered = False  # counting consumes nothing: no usage event, a metric only
     try:
         call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
@@ -77,7 +78,7 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         if type(messages) is not list or not messages:
             raise bad_request("'messages' must be a non-empty array.", "messages", "invalid_request")
         model = body["model"]
-        entry = state.catalogue.models.get(model)
+        entry = catalogue.models.get(model)
         if entry is None:
             raise model_not_found(model)
         if not call.principal.may_use(model):
@@ -85,12 +86,12 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         deployments = plan(
             entry.deployments,
             allowed_regions=call.principal.allowed_regions,
-            serves=lambda d: state.upstreams[d.provider].kind.serves(PATH),
+            serves=lambda d: upstreams[d.provider].kind.serves(PATH),
         )
         if not deployments:
-            if any(state.upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
+            if any(upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
                 raise model_not_in_allowed_regions(model)  # residency: never counted elsewhere
-            kinds = ", ".join(sorted({state.upstreams[d.provider].kind.name for d in entry.deployments}))
+            kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in entry.deployments}))
             raise unsupported(PATH, model, kinds)
         if state.admission is not None:
             call.ticket = await state.admission.admit(
@@ -102,9 +103,7 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
             targets = {d.provider: target for d in deployments}
-            answer = await forward(
-                call, state.upstreams, deployments, targets, False, state.catalogue.retry_of
-            )
+            answer = await forward(call, upstreams, deployments, targets, False, catalogue.retry_of)
             resp, raw = answer.response, answer.body
         finally:
             if call.ticket is not None and state.admission is not None:

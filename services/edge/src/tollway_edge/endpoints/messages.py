@@ -91,6 +91,7 @@ class MessagesEndpoint:
     fallback = True
     translations = MESSAGES_TO_CHAT
     anthropic_format = True
+    response_cache = False
     client_headers: tuple[str, ...] = ("anthropic-version", "anthropic-beta")
 
     def parse(self, raw: bytes, call: Call) -> MessagesRequest:
