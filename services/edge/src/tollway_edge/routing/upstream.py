@@ -152,7 +152,12 @@ async def open_upstreams(
         try:
             key = provider.api_key()
         except KeyError:
-            log.error("provider_credential_missing", provider=name, env=provider.api_key_env)
+            log.error(
+                "provider_credential_missing",
+                provider=name,
+                env=provider.api_key_env,
+                file=provider.api_key_file,
+            )
             key, usable = None, False
         kind = kind_of(provider)
         headers.update(kind.headers(provider, key))
