@@ -299,6 +299,34 @@ class EdgeTestServer(TestServer):
         return web.AppRunner(self.app, **kwargs)
 
 
+def edge_settings(
+    dsn: str,
+    valkey_url: str,
+    kafka: str,
+    topic: str,
+    catalogue: dict[str, Any],
+    tmp_path: Path,
+    **overrides: Any,
+) -> EdgeSettings:
+    """The settings of an in-process test edge (:func:`running_edge`) over its own
+    catalogue file (``catalogue`` written to ``tmp_path/catalogue.yaml``, so a test
+    may rewrite it) and journal directory, quota seeding off; ``overrides`` win."""
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(yaml.safe_dump(catalogue))
+    values: dict[str, Any] = {
+        "postgres_dsn": dsn,
+        "valkey_url": valkey_url,
+        "kafka_bootstrap_servers": kafka,
+        "key_pepper": PEPPER,
+        "catalogue_path": str(path),
+        "usage_topic": topic,
+        "log_format": "console",
+        "journal_dir": str(tmp_path / "journal"),
+        "quota_url": "",
+    }
+    return EdgeSettings(**(values | overrides))
+
+
 @contextlib.asynccontextmanager
 async def running_edge(
     settings: EdgeSettings,

@@ -11,8 +11,6 @@ edge's topic into the test's database) writes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,7 +22,6 @@ import openai
 import orjson
 import pytest
 import pytest_asyncio
-from aiohttp import web
 from anthropic import AsyncAnthropic
 from openai import AsyncOpenAI
 
@@ -35,6 +32,7 @@ from tollway_edge.auth.principals import parse_redaction_policy
 from tollway_edge.state import STATE
 
 from .conftest import PEPPER, Edge
+from .ledger_rows import running_ledger
 from .principals_schema import upsert_key
 from .redaction_support import set_policy
 
@@ -64,32 +62,12 @@ LEDGER_COLUMNS = (
 async def ledger(edge: Edge, fresh_topic: Any) -> AsyncIterator[asyncpg.Connection]:
     """The real ledger consuming the edge's topic into the edge's database (it migrates
     at start); yields a connection to read ``ledger.usage_records``."""
-    from tollway_ledger.app import create_app
-    from tollway_ledger.settings import LedgerSettings
-
-    settings = LedgerSettings(
-        postgres_dsn=edge.dsn,
-        kafka_bootstrap_servers=edge.kafka,
-        topic=edge.topic,
-        dlq_topic=await fresh_topic(partitions=1),
-        consumer_group=f"test-ledger-{uuid.uuid4().hex[:10]}",
-        auto_offset_reset="earliest",
-        batch_timeout_ms=100,
-        shutdown_timeout_seconds=10,
-    )
-    runner = web.AppRunner(create_app(settings), handle_signals=False)
-    await runner.setup()
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    conn = await asyncpg.connect(edge.dsn)
-    try:
-        yield conn
-    finally:
-        await conn.close()
-        with contextlib.suppress(Exception):
-            await runner.cleanup()
+    async with running_ledger(edge.dsn, edge.topic, await fresh_topic(partitions=1), edge.kafka):
+        conn = await asyncpg.connect(edge.dsn)
+        try:
+            yield conn
+        finally:
+            await conn.close()
 
 
 async def _ledger_row(db: asyncpg.Connection, request_id: str, within_s: float = 20.0) -> asyncpg.Record:

@@ -22,11 +22,10 @@ from openai import AsyncOpenAI
 from prometheus_client import REGISTRY
 
 from tollway_contracts.catalogue import Prices, version_of
-from tollway_edge.settings import EdgeSettings
 from tollway_edge.usage import Tokens
 from tollway_testing.fake_provider import FakeProviderConfig
 
-from .conftest import PEPPER, Edge, running_edge
+from .conftest import Edge, edge_settings, running_edge
 from .ledger_rows import ledger_for, rows
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema
@@ -96,18 +95,8 @@ async def live(
         FakeProviderConfig(chunk_interval_ms=100, completion_tokens=30, access_log=False)
     )
     catalogue = _catalogue(fake_provider, slow.base_url, OLD_PRICES, "a-1")
-    path = tmp_path / "catalogue.yaml"
-    path.write_text(yaml.safe_dump(catalogue))
-    settings = EdgeSettings(
-        postgres_dsn=fresh_database,
-        valkey_url=valkey_test_url,
-        kafka_bootstrap_servers=kafka_bootstrap_servers,
-        key_pepper=PEPPER,
-        catalogue_path=str(path),
-        usage_topic=topic,
-        log_format="console",
-        journal_dir=str(tmp_path / "journal"),
-        quota_url="",
+    settings = edge_settings(
+        fresh_database, valkey_test_url, kafka_bootstrap_servers, topic, catalogue, tmp_path
     )  # the default poll interval (1 s)
     async with contextlib.AsyncExitStack() as stack:
         await stack.enter_async_context(
@@ -115,7 +104,7 @@ async def live(
         )
         edge = await stack.enter_async_context(running_edge(settings, catalogue))
         key = await edge.new_key("a", tenant_id="t-live")
-        yield Live(edge, fresh_database, path, fake_provider, slow.base_url, key)
+        yield Live(edge, fresh_database, Path(settings.catalogue_path), fake_provider, slow.base_url, key)
 
 
 def _reloads(outcome: str) -> float:

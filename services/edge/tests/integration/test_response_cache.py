@@ -16,13 +16,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-import yaml
 from openai import AsyncOpenAI
 from prometheus_client import REGISTRY
 
-from tollway_edge.settings import EdgeSettings
-
-from .conftest import PEPPER, Edge, running_edge
+from .conftest import Edge, edge_settings, running_edge
 from .ledger_rows import ledger_for, rows
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema
@@ -85,18 +82,8 @@ async def cached(
     await create_ledger_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
     catalogue = _catalogue(fake_provider)
-    path = tmp_path / "catalogue.yaml"
-    path.write_text(yaml.safe_dump(catalogue))
-    settings = EdgeSettings(
-        postgres_dsn=fresh_database,
-        valkey_url=valkey_test_url,
-        kafka_bootstrap_servers=kafka_bootstrap_servers,
-        key_pepper=PEPPER,
-        catalogue_path=str(path),
-        usage_topic=topic,
-        log_format="console",
-        journal_dir=str(tmp_path / "journal"),
-        quota_url="",
+    settings = edge_settings(
+        fresh_database, valkey_test_url, kafka_bootstrap_servers, topic, catalogue, tmp_path
     )
     async with contextlib.AsyncExitStack() as stack:
         await stack.enter_async_context(

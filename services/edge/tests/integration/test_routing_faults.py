@@ -21,14 +21,13 @@ import asyncpg
 import orjson
 import pytest
 import pytest_asyncio
-import yaml
-from aiohttp import web
 from openai import APIError, APIStatusError, AsyncOpenAI
 
 from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE
 
-from .conftest import PEPPER, Edge, running_edge
+from .conftest import Edge, edge_settings, running_edge
+from .ledger_rows import running_ledger
 from .principals_schema import create_principals_schema
 
 pytestmark = pytest.mark.integration
@@ -165,33 +164,15 @@ def _with_db(dsn: str, db: str) -> str:
 async def _ledger(dsn: str, topic: str, dlq: str, kafka: str) -> AsyncIterator[str]:
     """The real ledger (its create_app, migrations included) over its own new database,
     consuming the edge's usage topic from the start."""
-    from tollway_ledger.app import create_app
-    from tollway_ledger.settings import LedgerSettings
-
     name = f"tw_test_ledger_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(dsn)
     await admin.execute(f'CREATE DATABASE "{name}"')
     await admin.close()
     ledger_dsn = _with_db(dsn, name)
-    app = create_app(
-        LedgerSettings(
-            postgres_dsn=ledger_dsn,
-            kafka_bootstrap_servers=kafka,
-            topic=topic,
-            dlq_topic=dlq,
-            consumer_group=f"test-ledger-{uuid.uuid4().hex[:10]}",
-            auto_offset_reset="earliest",
-            batch_timeout_ms=100,
-            shutdown_timeout_seconds=10,
-            health_port=0,
-        )
-    )
-    runner = web.AppRunner(app, handle_signals=False)
-    await runner.setup()
     try:
-        yield ledger_dsn
+        async with running_ledger(ledger_dsn, topic, dlq, kafka):
+            yield ledger_dsn
     finally:
-        await runner.cleanup()
         admin = await asyncpg.connect(dsn)
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
@@ -210,18 +191,8 @@ async def routed(
     topic = await fresh_topic(partitions=1)
     dlq = await fresh_topic(partitions=1)
     catalogue = _catalogue(fake_provider)
-    path = tmp_path / "catalogue.yaml"
-    path.write_text(yaml.safe_dump(catalogue))
-    settings = EdgeSettings(
-        postgres_dsn=fresh_database,
-        valkey_url=valkey_test_url,
-        kafka_bootstrap_servers=kafka_bootstrap_servers,
-        key_pepper=PEPPER,
-        catalogue_path=str(path),
-        usage_topic=topic,
-        log_format="console",
-        journal_dir=str(tmp_path / "journal"),
-        quota_url="",
+    settings = edge_settings(
+        fresh_database, valkey_test_url, kafka_bootstrap_servers, topic, catalogue, tmp_path
     )
     async with (
         _ledger(fresh_database, topic, dlq, kafka_bootstrap_servers) as ledger_dsn,

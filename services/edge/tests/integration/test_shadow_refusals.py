@@ -14,7 +14,7 @@ import structlog
 from prometheus_client import REGISTRY
 
 from .conftest import Edge
-from .ledger_run import ledger_row, running_ledger
+from .ledger_rows import ledger_row, running_ledger
 
 pytestmark = pytest.mark.integration
 

@@ -29,7 +29,7 @@ from tollway_edge.state import STATE
 from tollway_testing.otlp import OtlpReceiver, ReceivedSpan
 
 from .conftest import PEPPER, Edge, edge_catalogue, running_edge
-from .ledger_run import ledger_row, running_ledger
+from .ledger_rows import ledger_row, running_ledger
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
 from .redaction_support import closed_port_url, set_policy, start_redactor
