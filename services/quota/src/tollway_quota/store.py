@@ -61,6 +61,12 @@ _KEY_COLUMNS = (
     "key_id, tenant_id, team_id, user_id, name, allowed_models, redaction_policy, "
     "created_at, expires_at, revoked_at, version, response_cache_ttl_seconds"
 )
+# Scopes that carry policies of their own: (table, the columns a read returns, id column).
+_POLICY_TABLES = {
+    "key": ("catalog.api_keys", _KEY_COLUMNS, "key_id"),
+    "team": ("catalog.teams", _TEAM_COLUMNS, "id"),
+    "tenant": ("catalog.tenants", _TENANT_COLUMNS, "id"),
+}
 
 
 Cursor = psycopg.AsyncCursor[dict[str, Any]]
@@ -268,12 +274,24 @@ class CatalogStore:
         """Set (a list) or remove (None) the residency policy of a tenant or a
         team (``scope``), re-stamping every key under it (their effective
         ``allowed_regions`` may change). Raises NotFound."""
-        table, columns, model, key_column = (
-            ("catalog.tenants", _TENANT_COLUMNS, Tenant, "tenant_id")
-            if scope == "tenant"
-            else ("catalog.teams", _TEAM_COLUMNS, Team, "team_id")
-        )
         regions = None if allowed_regions is None else sorted(set(allowed_regions))
+        row, change = await self._set_policy_column(scope, scope_id, "allowed_regions", regions)
+        return (Tenant if scope == "tenant" else Team).model_validate(row), change
+
+    async def _set_policy_column(
+        self, scope: str, scope_id: str, column: str, value: Any
+    ) -> tuple[dict[str, Any], Change]:
+        """Set one policy ``column`` of a key, team or tenant (``scope``; the column
+        from the callers' fixed names, never from input), bump the catalogue version
+        and stamp it on every key the scope reaches, in one transaction.
+
+        Returns:
+            The scope's row after the change and the :class:`Change` to publish.
+
+        Raises:
+            NotFound: no such key, team or tenant.
+        """
+        table, columns, id_column = _POLICY_TABLES[scope]
         async with (
             self._pool.connection() as conn,
             conn.transaction(),
@@ -281,23 +299,20 @@ class CatalogStore:
         ):
             await self._require(
                 cur,
-                f"SELECT 1 FROM {table} WHERE id = %s FOR UPDATE",
+                f"SELECT 1 FROM {table} WHERE {id_column} = %s FOR UPDATE",
                 (scope_id,),
                 f"no {scope} {scope_id!r}",
-                key_column,
+                _SCOPE_COLUMN[scope],
             )
             version = await self._bump(cur)
+            key_ids = await self._stamp_scope(cur, version, scope, scope_id)  # first: a key's row shows it
             await cur.execute(
-                f"UPDATE {table} SET allowed_regions = %s WHERE id = %s RETURNING {columns}",
-                (regions, scope_id),
+                f"UPDATE {table} SET {column} = %s WHERE {id_column} = %s RETURNING {columns}",
+                (value, scope_id),
             )
             row = await cur.fetchone()
-            await cur.execute(
-                f"UPDATE catalog.api_keys SET version = %s WHERE {key_column} = %s RETURNING key_id",
-                (version, scope_id),
-            )
-            key_ids = [r["key_id"] for r in await cur.fetchall()]
-        return model.model_validate(row), Change(version, sorted(key_ids))
+        assert row is not None  # locked above
+        return row, Change(version, sorted(key_ids))
 
     # --- users -------------------------------------------------------------------
 
@@ -468,37 +483,10 @@ class CatalogStore:
     ) -> tuple[ApiKey | Team, Change]:
         """Set (seconds) or remove (None) the response cache TTL of a key or a
         team (``scope``), re-stamping every key it reaches. Raises NotFound."""
-        table, columns, id_column, key_column = (
-            ("catalog.api_keys", _KEY_COLUMNS, "key_id", "key_id")
-            if scope == "key"
-            else ("catalog.teams", _TEAM_COLUMNS, "id", "team_id")
+        row, change = await self._set_policy_column(
+            scope, scope_id, "response_cache_ttl_seconds", ttl_seconds
         )
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                f"SELECT 1 FROM {table} WHERE {id_column} = %s FOR UPDATE",
-                (scope_id,),
-                f"no {scope} {scope_id!r}",
-                key_column,
-            )
-            version = await self._bump(cur)
-            await cur.execute(
-                f"UPDATE {table} SET response_cache_ttl_seconds = %s WHERE {id_column} = %s",
-                (ttl_seconds, scope_id),
-            )
-            await cur.execute(
-                f"UPDATE catalog.api_keys SET version = %s WHERE {key_column} = %s RETURNING key_id",
-                (version, scope_id),
-            )
-            key_ids = [r["key_id"] for r in await cur.fetchall()]
-            await cur.execute(f"SELECT {columns} FROM {table} WHERE {id_column} = %s", (scope_id,))
-            row = await cur.fetchone()
-        model: type[ApiKey] | type[Team] = ApiKey if scope == "key" else Team
-        return model.model_validate(row), Change(version, sorted(key_ids))
+        return (ApiKey if scope == "key" else Team).model_validate(row), change
 
     # --- limits ------------------------------------------------------------------
 
