@@ -46,7 +46,6 @@ from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.routing.plan import plan
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
-from tollway_edge.streaming.formats import AnthropicReader
 from tollway_edge.streaming.relay import StreamReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
@@ -154,6 +153,10 @@ class Endpoint(Protocol):
 
     def terminator(self, call: Call) -> Terminator:
         """The terminator of this endpoint's stream format."""
+
+    def native_reader(self, parsed: Any) -> StreamReader | None:
+        """The reader of a native provider's stream (``streaming.formats``), or
+        None for OpenAI chunks (``relay.UsageReader``)."""
 
 
 async def read_body(request: web.Request, max_body_bytes: int) -> bytes:
@@ -279,7 +282,7 @@ def _reader(
     are, or (None) OpenAI chunks relayed as they are."""
     if translation is not None:
         return translation.reader(parsed)
-    return AnthropicReader() if endpoint.anthropic_format else None
+    return endpoint.native_reader(parsed)
 
 
 def _translation(state: EdgeState, endpoint: Endpoint, provider: str | None) -> Translation | None:
