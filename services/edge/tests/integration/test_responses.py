@@ -124,3 +124,44 @@ async def test_streamed_response_cut_by_the_provider_raises_in_the_sdk(
     done = await _terminal(edge, request_id)
     assert done["type"] == "failed" and done["error_type"] == "upstream_stream_error"
     assert done["usage_estimated"] is True and done["cost_micro_usd"] is not None
+
+
+async def test_streamed_tool_calls_to_azure_then_chained_on_the_same_deployment(
+    edge: Edge, fake_provider: Any
+) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "description": "Weather of a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+    stream = await client.responses.create(
+        model="azure-chat", input="Weather in Paris?", tools=[tool], tool_choice="required", stream=True
+    )
+    request_id = stream.response.headers["x-request-id"]
+    events = [e async for e in stream]
+    arguments = "".join(e.delta for e in events if e.type == "response.function_call_arguments.delta")
+    final = events[-1].response
+    (call,) = [item for item in final.output if item.type == "function_call"]
+    assert call.name == "get_weather" and arguments == call.arguments
+    (record,) = fake_provider.requests(request_id)
+    assert record["path"] == "/openai/responses" and record["body"]["stream"] is True
+    done = await _terminal(edge, request_id)
+    assert done["type"] == "completed" and done["provider"] == "azure"
+    assert (done["prompt_tokens"], done["completion_tokens"]) == (
+        record["prompt_tokens"],
+        record["completion_tokens"],
+    )
+    # a streamed follow-up naming the stored response reaches the deployment holding it
+    follow = await client.responses.create(
+        model="azure-chat",
+        previous_response_id=final.id,
+        input=[{"type": "function_call_output", "call_id": call.call_id, "output": "sunny"}],
+        stream=True,
+    )
+    follow_events = [e async for e in follow]
+    assert follow_events[-1].type == "response.completed"
+    (second,) = fake_provider.requests(follow.response.headers["x-request-id"])
+    assert second["path"] == "/openai/responses" and second["prompt_tokens"] > record["prompt_tokens"]
