@@ -59,7 +59,6 @@ from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.routing.plan import plan
 from tollway_edge.routing.upstream import Upstream
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
-from tollway_edge.streaming.formats import AnthropicReader
 from tollway_edge.streaming.relay import CLIENT_GONE, STREAM_HEADERS, StreamReader, UsageReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
@@ -170,6 +169,10 @@ class Endpoint(Protocol):
 
     def terminator(self, call: Call) -> Terminator:
         """The terminator of this endpoint's stream format."""
+
+    def native_reader(self, parsed: Any) -> StreamReader | None:
+        """The reader of a native provider's stream (``streaming.formats``), or
+        None for OpenAI chunks (``relay.UsageReader``)."""
 
 
 async def read_body(request: web.Request, max_body_bytes: int) -> bytes:
@@ -339,7 +342,7 @@ def _reader(
     are, or (None) OpenAI chunks relayed as they are."""
     if translation is not None:
         return translation.reader(parsed)
-    return AnthropicReader() if endpoint.anthropic_format else None
+    return endpoint.native_reader(parsed)
 
 
 def _translation(

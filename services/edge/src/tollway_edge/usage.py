@@ -177,3 +177,22 @@ def estimated_tokens(prompt_tokens: int, completion_tokens: int) -> Tokens:
     """Tokens of an early-ended call: the prompt estimate and the completion
     tokens counted from the stream (one per content delta, ``admission.bounds``)."""
     return Tokens(prompt_tokens, completion_tokens, 0, 0, prompt_tokens + completion_tokens)
+
+
+def responses_usage(usage: Any) -> Tokens | None:
+    """A Responses ``usage`` object in OpenAI chat's meaning, or None:
+    prompt_tokens = ``input_tokens`` (cached_tokens =
+    ``input_tokens_details.cached_tokens``), completion_tokens =
+    ``output_tokens`` (reasoning_tokens =
+    ``output_tokens_details.reasoning_tokens``)."""
+    if type(usage) is not dict:
+        return None
+    return extract_usage(
+        {
+            "prompt_tokens": usage.get("input_tokens"),
+            "completion_tokens": usage.get("output_tokens"),
+            "total_tokens": usage.get("total_tokens"),
+            "prompt_tokens_details": usage.get("input_tokens_details"),
+            "completion_tokens_details": usage.get("output_tokens_details"),
+        }
+    )

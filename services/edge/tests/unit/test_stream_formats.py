@@ -1,7 +1,7 @@
 """The edge's stream formats (``streaming.formats``) over the edge's own splitter:
 for every cut of the provider's bytes the client receives the same events
 (byte for byte), its SDK accumulates the same text and tool calls, and the
-tokens read keep OpenAI's meaning. Plus the Anthropic terminator's endings."""
+tokens read keep OpenAI's meaning. Plus the Anthropic and Responses terminators' endings."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
+from openai.types.responses import ResponseIncompleteEvent, ResponseStreamEvent
 from pydantic import TypeAdapter
 
-from tollway_edge.streaming.formats import AnthropicReader, TranslatingReader
+from tollway_edge.streaming.formats import AnthropicReader, ResponsesReader, TranslatingReader
 from tollway_edge.streaming.relay import UsageReader
 from tollway_edge.streaming.sse import SSESplitter, split_events
-from tollway_edge.streaming.terminator import AnthropicTerminator
+from tollway_edge.streaming.terminator import AnthropicTerminator, ResponsesTerminator
 from tollway_edge.translate import AnthropicToOpenAIStream, OpenAIToAnthropicStream
 from tollway_edge.usage import Tokens
 
@@ -286,3 +287,92 @@ def test_anthropic_terminator_endings() -> None:
     (error,) = split_events(AnthropicTerminator().error_end("cut", "upstream_stream_error"))
     assert error.raw.startswith(b"event: error\n")
     assert error.json() == {"type": "error", "error": {"type": "api_error", "message": "cut"}}
+
+
+RESPONSE_EVENT: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+_RESP = {  # as OpenAI's response.created carries it
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1,
+    "model": "m",
+    "output": [],
+    "status": "in_progress",
+    "error": None,
+    "incomplete_details": None,
+    "instructions": None,
+    "metadata": {},
+    "parallel_tool_calls": True,
+    "temperature": 1.0,
+    "tool_choice": "auto",
+    "tools": [],
+    "top_p": 1.0,
+    "usage": None,
+}
+_RESP_USAGE = {
+    "input_tokens": 40,
+    "input_tokens_details": {"cached_tokens": 8},
+    "output_tokens": 9,
+    "output_tokens_details": {"reasoning_tokens": 2},
+    "total_tokens": 49,
+}
+RESPONSES = b"".join(
+    _a(e)
+    for e in [
+        {"type": "response.created", "sequence_number": 0, "response": _RESP},
+        {"type": "response.output_text.delta", "sequence_number": 1, "item_id": "m", "delta": "Hé"},
+        {"type": "response.output_text.delta", "sequence_number": 2, "item_id": "m", "delta": ""},
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": 3,
+            "item_id": "f",
+            "delta": "{}",
+        },
+        {"type": "response.output_text.done", "sequence_number": 4, "item_id": "m", "text": "Hé"},
+        {
+            "type": "response.completed",
+            "sequence_number": 5,
+            "response": {**_RESP, "status": "completed", "usage": _RESP_USAGE},
+        },
+    ]
+)
+
+
+@given(st.lists(st.integers(min_value=0), max_size=12))
+def test_responses_relayed_byte_for_byte_usage_from_completed(cuts: list[int]) -> None:
+    reader = ResponsesReader()
+    out = _relay(reader, RESPONSES, cuts)
+    assert out == RESPONSES and reader.done
+    # OpenAI chat's meaning: prompt = input_tokens (cached inside), completion = output_tokens
+    tokens = reader.tokens()
+    assert tokens is not None
+    assert (tokens.prompt_tokens, tokens.cached_tokens, tokens.completion_tokens) == (40, 8, 9)
+    assert tokens.reasoning_tokens == 2
+    # one per non-empty *.delta; the *.done and response.* events repeat text and count none
+    counted = ResponsesReader().filter(split_events(RESPONSES))
+    assert [e.completion_tokens for e in counted] == [0, 1, 0, 1, 0, 0]
+
+
+def test_responses_failed_is_not_done_but_billed() -> None:
+    reader = ResponsesReader()
+    failed = {"type": "response.failed", "response": {**_RESP, "status": "failed", "usage": _RESP_USAGE}}
+    _relay(reader, RESPONSES[: RESPONSES.index(b"event: response.completed")] + _a(failed), [])
+    tokens = reader.tokens()
+    assert not reader.done and tokens is not None and tokens.completion_tokens == 9
+
+
+def test_responses_terminator_endings() -> None:
+    terminator = ResponsesTerminator("resp_fallback", "m")
+    events = split_events(RESPONSES)
+    terminator.observe(events[0])
+    terminator.observe(events[2])
+    (end,) = split_events(terminator.clean_end(prompt_tokens=40, completion_tokens=2, include_usage=False))
+    event = ResponseIncompleteEvent.model_validate(end.json())  # the SDK's own type
+    assert event.type == "response.incomplete" and event.response.id == "resp_1"
+    assert event.response.incomplete_details.reason == "max_output_tokens"
+    assert (event.response.usage.input_tokens, event.response.usage.output_tokens) == (40, 2)
+    assert event.sequence_number == 3  # after the last relayed event
+    (error,) = split_events(terminator.error_end("cut", "upstream_stream_error"))
+    assert error.raw.startswith(b"event: error\n")
+    body = error.json()
+    assert body["error"]["message"] == "cut"  # the openai SDK raises APIError on an "error" key
+    assert RESPONSE_EVENT.validate_python(body).type == "error" and body["sequence_number"] == 3

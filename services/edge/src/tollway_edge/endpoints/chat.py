@@ -123,6 +123,10 @@ class ChatEndpoint:
         """The ``usage`` of a chat completion."""
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
+    def native_reader(self, parsed: Any) -> None:
+        """OpenAI chunks: the relay's default reader (``relay.UsageReader``)."""
+        return None
+
     def terminator(self, call: Call) -> OpenAITerminator:
         """Chat completion chunks end the OpenAI way."""
         return OpenAITerminator(f"chatcmpl-{call.request_id}", call.model)

@@ -89,6 +89,10 @@ class CompletionsEndpoint:
         """The ``usage`` of a completion."""
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
+    def native_reader(self, parsed: Any) -> None:
+        """OpenAI chunks: the relay's default reader (``relay.UsageReader``)."""
+        return None
+
     def terminator(self, call: Call) -> OpenAITerminator:
         """Legacy completion chunks (``text_completion``; an error event; ``[DONE]``)."""
         return OpenAITerminator(f"cmpl-{call.request_id}", call.model, legacy=True)

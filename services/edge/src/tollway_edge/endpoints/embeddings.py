@@ -77,6 +77,10 @@ class EmbeddingsEndpoint:
         """The ``usage`` of an embeddings answer (prompt tokens only)."""
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
+    def native_reader(self, parsed: Any) -> None:
+        """OpenAI chunks: the relay's default reader (``relay.UsageReader``)."""
+        return None
+
     def terminator(self, call: Call) -> OpenAITerminator:
         """Never streamed; the protocol's OpenAI terminator."""
         return OpenAITerminator(f"emb-{call.request_id}", call.model)

@@ -39,6 +39,7 @@ from tollway_edge.endpoints.translated import MESSAGES_TO_CHAT
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS, FieldTable
+from tollway_edge.streaming.formats import AnthropicReader
 from tollway_edge.streaming.terminator import AnthropicTerminator
 from tollway_edge.translate import TokenUsage
 from tollway_edge.usage import Tokens, tokens_of
@@ -114,6 +115,10 @@ class MessagesEndpoint:
         """The ``usage`` of an Anthropic ``Message``, in OpenAI's meaning."""
         usage = answer.get("usage") if type(answer) is dict else None
         return tokens_of(TokenUsage.from_anthropic(usage)) if type(usage) is dict else None
+
+    def native_reader(self, parsed: Any) -> AnthropicReader:
+        """Anthropic's events from an ``anthropic`` provider, relayed as they are."""
+        return AnthropicReader()
 
     def terminator(self, call: Call) -> AnthropicTerminator:
         """Anthropic's events end with ``message_delta`` + ``message_stop`` or an ``error`` event."""

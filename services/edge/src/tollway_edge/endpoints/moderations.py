@@ -66,6 +66,10 @@ class ModerationsEndpoint:
         """The answer's ``usage`` if the provider reports one (OpenAI does not)."""
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
+    def native_reader(self, parsed: Any) -> None:
+        """OpenAI chunks: the relay's default reader (``relay.UsageReader``)."""
+        return None
+
     def terminator(self, call: Call) -> OpenAITerminator:
         """Never streamed; the protocol's OpenAI terminator."""
         return OpenAITerminator(f"modr-{call.request_id}", call.model)

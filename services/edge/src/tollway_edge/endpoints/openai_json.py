@@ -26,17 +26,24 @@ class JsonRequest:
         prompt_tokens: upper bound on the prompt's tokens (admission), tokens.
         output_tokens: completion tokens the call may produce, before the
             model's cap, tokens.
+        usage_option: a streamed body gets ``stream_options.include_usage``
+            (chat-style APIs); False for the Responses API, whose streams
+            always carry usage and which has no such option.
     """
 
     __slots__ = ("body", "model", "stream", "wants_usage", "_prompt", "_output", "_by_model")
 
-    def __init__(self, body: dict[str, Any], prompt_tokens: int, output_tokens: int) -> None:
+    def __init__(
+        self, body: dict[str, Any], prompt_tokens: int, output_tokens: int, *, usage_option: bool = True
+    ) -> None:
         self.body = body
         self.model: str = body["model"]
         self.stream = body.get("stream") is True
         options = body.get("stream_options")
         self.wants_usage = type(options) is dict and options.get("include_usage") is True
-        if self.stream:  # the edge always asks for the usage chunk (relay drops it unless asked)
+        if (
+            self.stream and usage_option
+        ):  # the edge always asks for the usage chunk (relay drops it unless asked)
             body["stream_options"] = {**(options if type(options) is dict else {}), "include_usage": True}
         self._prompt = prompt_tokens
         self._output = output_tokens

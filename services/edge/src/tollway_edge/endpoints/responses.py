@@ -1,20 +1,23 @@
-"""``POST /v1/responses``: OpenAI's Responses API over the pipeline (not streamed yet).
+"""``POST /v1/responses``: OpenAI's Responses API over the pipeline, stream and not.
 
 ``input`` is a string or a list of input items; ``instructions``,
 ``tools``, ``previous_response_id`` and everything else pass through.
-Billed on the answer's ``usage`` (``input_tokens`` incl.
-``input_tokens_details.cached_tokens``; ``output_tokens`` incl.
+Billed on the answer's ``usage`` (``usage.responses_usage``: ``input_tokens``
+incl. ``input_tokens_details.cached_tokens``; ``output_tokens`` incl.
 ``output_tokens_details.reasoning_tokens``), read as OpenAI's
-prompt/completion tokens.
+prompt/completion tokens; a stream's usage comes from ``response.completed``
+(``streaming.formats.ResponsesReader``; its events are relayed unchanged),
+a cut stream ends with ``response.incomplete`` or an ``error`` event
+(``streaming.terminator.ResponsesTerminator``).
 
 **State pinning**: a stored response lives on the deployment that created
 it. This endpoint never falls back (``fallback = False``): every call goes to
 the model's first route whose kind serves ``/responses``, so a call naming
 ``previous_response_id`` reaches the deployment holding that response.
-Known gaps: ``stream: true`` is a 400 ``unsupported`` (the relay reads
-chat's ``[DONE]``, not ``response.completed``); the prompt bound covers the
-new input only, not the stored conversation ``previous_response_id``
-brings; ``GET``/``DELETE /v1/responses/{id}`` are not served.
+Known gaps: the prompt bound covers the new input only, not the stored
+conversation ``previous_response_id`` brings; ``GET``/``DELETE
+/v1/responses/{id}`` are not served; reversible redaction does not restore
+placeholders in stream events.
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
 from tollway_edge.endpoints.shapes import RESPONSES_SHAPES, check_shapes
 from tollway_edge.endpoints.translated import NO_TRANSLATIONS
-from tollway_edge.errors import EdgeError, bad_request
+from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import RESPONSES_FIELDS, FieldTable
-from tollway_edge.streaming.terminator import OpenAITerminator
-from tollway_edge.usage import Tokens, extract_usage
+from tollway_edge.streaming.formats import ResponsesReader
+from tollway_edge.streaming.terminator import ResponsesTerminator
+from tollway_edge.usage import Tokens, responses_usage
 
 DEFAULT_MAX_OUTPUT_TOKENS = 1 << 30
 """No ``max_output_tokens``: the model's cap applies (``JsonRequest.output_bound``)."""
@@ -48,21 +52,6 @@ def _items_bound(value: Any) -> int:
     return 0
 
 
-def responses_usage(usage: Any) -> Tokens | None:
-    """A Responses ``usage`` object in OpenAI chat's meaning, or None."""
-    if type(usage) is not dict:
-        return None
-    return extract_usage(
-        {
-            "prompt_tokens": usage.get("input_tokens"),
-            "completion_tokens": usage.get("output_tokens"),
-            "total_tokens": usage.get("total_tokens"),
-            "prompt_tokens_details": usage.get("input_tokens_details"),
-            "completion_tokens_details": usage.get("output_tokens_details"),
-        }
-    )
-
-
 class ResponsesEndpoint:
     """The Responses adapter of :func:`tollway_edge.pipeline.handle` (module doc)."""
 
@@ -75,7 +64,7 @@ class ResponsesEndpoint:
     client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
-        """Check ``model``, ``input``, ``max_output_tokens``; refuse ``stream``.
+        """Check ``model``, ``input``, ``max_output_tokens``, ``stream``.
 
         Raises:
             tollway_edge.errors.EdgeError: 400 naming the field.
@@ -86,13 +75,6 @@ class ResponsesEndpoint:
             raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
         if type(value) is not str and type(value) is not list:
             raise bad_request("'input' must be a string or an array of items.", "input", "invalid_type")
-        if body.get("stream"):
-            raise EdgeError(
-                400,
-                "Streamed responses are not served by this gateway yet.",
-                code="unsupported",
-                param="stream",
-            )
         cap = body.get("max_output_tokens")
         if cap is not None and (type(cap) is not int or cap < 1):
             raise bad_request(
@@ -100,15 +82,21 @@ class ResponsesEndpoint:
             )
         prompt = _items_bound(value) + text_bound(body.get("instructions")) + _items_bound(body.get("tools"))
         check_shapes(body, RESPONSES_SHAPES)
-        return JsonRequest(body, prompt, DEFAULT_MAX_OUTPUT_TOKENS if cap is None else cap)
+        return JsonRequest(
+            body, prompt, DEFAULT_MAX_OUTPUT_TOKENS if cap is None else cap, usage_option=False
+        )
 
     def usage_of(self, answer: Any) -> Tokens | None:
         """The answer's Responses ``usage`` (:func:`responses_usage`)."""
         return responses_usage(answer.get("usage")) if type(answer) is dict else None
 
-    def terminator(self, call: Call) -> OpenAITerminator:
-        """Never streamed yet; the protocol's OpenAI terminator."""
-        return OpenAITerminator(f"resp-{call.request_id}", call.model)
+    def native_reader(self, parsed: Any) -> ResponsesReader:
+        """Responses events, relayed as they are (``streaming.formats.ResponsesReader``)."""
+        return ResponsesReader()
+
+    def terminator(self, call: Call) -> ResponsesTerminator:
+        """``response.incomplete`` on a cut, an ``error`` event on a failure."""
+        return ResponsesTerminator(f"resp_{call.request_id}", call.model)
 
 
 RESPONSES = ResponsesEndpoint()

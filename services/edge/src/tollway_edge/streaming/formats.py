@@ -4,6 +4,20 @@
   (``/v1/messages`` to an ``anthropic`` provider): byte-faithful; usage read
   from ``message_start``/``message_delta`` (cumulative: later counts replace
   earlier ones); done at ``message_stop``.
+- :class:`ResponsesReader` — OpenAI's Responses events (``response.created``,
+  ``response.output_text.delta``, ..., ``response.completed``) relayed as they
+  are (``/v1/responses`` to an ``openai``/``azure`` provider): usage read from
+  the ``response`` of ``response.completed`` / ``response.incomplete`` /
+  ``response.failed`` (``usage.responses_usage``: prompt_tokens
+  = ``input_tokens``, cached_tokens = ``input_tokens_details.cached_tokens``,
+  completion_tokens = ``output_tokens``, reasoning_tokens =
+  ``output_tokens_details.reasoning_tokens``); done at ``response.completed``
+  or ``response.incomplete`` (the provider's own length cut), not at
+  ``response.failed`` or ``error`` (the relay then ends the stream with the
+  terminator's error event, which the SDK raises). One completion token per
+  non-empty ``*.delta`` event (text, refusal, function-call arguments,
+  reasoning); the ``*.done`` and ``response.*`` events repeat the text and
+  count none.
 - :class:`TranslatingReader` — a provider stream in the other API's format,
   translated event by event (``translate.AnthropicToOpenAIStream`` for an
   OpenAI client of an Anthropic provider, ``translate.OpenAIToAnthropicStream``
@@ -21,7 +35,7 @@ import structlog
 
 from tollway_edge.streaming.sse import SSEEvent
 from tollway_edge.translate import TokenUsage, TranslationError
-from tollway_edge.usage import Tokens, tokens_of
+from tollway_edge.usage import Tokens, responses_usage, tokens_of
 
 log = structlog.get_logger("tollway_edge.stream")
 
@@ -72,6 +86,58 @@ class AnthropicReader:
     def tokens(self) -> Tokens | None:
         """The accumulated usage in OpenAI's meaning, or None before ``message_start``."""
         return tokens_of(TokenUsage.from_anthropic(self._usage)) if self._usage else None
+
+
+_RESPONSE_ENDS = (b'"response.completed"', b'"response.incomplete"', b'"response.failed"')
+
+
+class ResponsesReader:
+    """OpenAI's Responses events, relayed unchanged (module doc).
+
+    Attributes:
+        done: True once ``response.completed`` or ``response.incomplete`` passed.
+    """
+
+    __slots__ = ("done", "_usage")
+
+    def __init__(self) -> None:
+        self.done = False
+        self._usage: Tokens | None = None
+
+    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
+        """``events`` themselves, each counted (module doc); only the final
+        ``response.*`` events are parsed."""
+        for event in events:
+            raw = event.raw
+            if b'.delta"' in raw and b'"delta":""' not in raw:
+                event.count_as(1)
+                continue
+            event.count_as(0)
+            if not any(end in raw for end in _RESPONSE_ENDS):
+                continue
+            obj = event.json()
+            if type(obj) is not dict:
+                continue
+            kind = obj.get("type")
+            response = obj.get("response")
+            if (
+                kind in ("response.completed", "response.incomplete", "response.failed")
+                and type(response) is dict
+            ):
+                usage = responses_usage(response.get("usage"))
+                if usage is not None:
+                    self._usage = usage
+                if kind != "response.failed":
+                    self.done = True
+        return events
+
+    def close(self) -> list[SSEEvent]:
+        """Nothing: a Responses stream ends with the provider's own final event."""
+        return []
+
+    def tokens(self) -> Tokens | None:
+        """The final event's usage in OpenAI's meaning, or None before it."""
+        return self._usage
 
 
 class Translator(Protocol):

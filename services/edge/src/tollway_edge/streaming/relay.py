@@ -210,7 +210,6 @@ async def relay_stream(
             call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
             return out
         content = upstream.content
-        observed = False
         pending = first
         while True:
             chunk: bytes | None
@@ -246,9 +245,6 @@ async def relay_stream(
                     events = reader.filter(events)
                 if restorer is not None:
                     events = restorer.restore(events)
-                if not observed and events:
-                    terminator.observe(events[0])
-                    observed = True
                 n = 0
                 for event in events:
                     n += event.completion_tokens
@@ -259,6 +255,10 @@ async def relay_stream(
                             outcome = "cut"
                             call.error_type = "stream_limit_reached"
                 call.sent_tokens += n
+                if events:  # what the client got: the end events echo its ids (and sequence)
+                    terminator.observe(events[0])
+                    if len(events) > 1:
+                        terminator.observe(events[-1])
                 if outcome == "cut":
                     tail = terminator.clean_end(estimate(), call.sent_tokens, client_wants_usage)
             if not chunk and outcome != "cut":

@@ -97,6 +97,11 @@ class SSEEvent:
         raw = self.raw
         return b'"usage"' in raw and b'"usage":null' not in raw
 
+    def count_as(self, tokens: int) -> None:
+        """Set :attr:`completion_tokens` (a reader that knows its format's deltas,
+        e.g. ``formats.ResponsesReader``, instead of the byte scan)."""
+        self._tokens = tokens
+
     @property
     def completion_tokens(self) -> int:
         """Completion tokens this event carries: one per non-empty ``content``,

@@ -1,10 +1,11 @@
 """The one place that ends a stream the edge must end itself (pure).
 
 One class per wire format: :class:`OpenAITerminator` (chat completion and
-legacy completion chunks) and :class:`AnthropicTerminator` (Anthropic's
+legacy completion chunks), :class:`AnthropicTerminator` (Anthropic's
 Messages events: ``message_delta`` with ``stop_reason: "max_tokens"`` then
 ``message_stop``; an ``event: error`` for failures, which the anthropic SDK
-raises as an ``APIStatusError``).
+raises as an ``APIStatusError``) and :class:`ResponsesTerminator` (OpenAI's
+Responses events: ``response.incomplete``; an ``error`` event).
 
 - :meth:`OpenAITerminator.clean_end` — admission's cut (and, later, drain):
   a chunk with ``finish_reason: "length"``, the usage chunk when the client
@@ -32,7 +33,9 @@ class Terminator(Protocol):
     """What the relay needs from a wire format's terminator."""
 
     def observe(self, event: SSEEvent) -> None:
-        """Remember what the end events must echo (ids) from a relayed event."""
+        """Remember what the end events must echo (ids, sequence numbers) from a
+        relayed event; the relay calls it with the first and the last event of
+        every batch written to the client (no parse: parse on an ending only)."""
 
     def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
         """Bytes that end the stream as complete, cut for length."""
@@ -127,6 +130,92 @@ class AnthropicTerminator:
     def error_end(self, message: str, code: str) -> bytes:
         """One Anthropic ``error`` event (``api_error``)."""
         return _anthropic_event({"type": "error", "error": {"type": "api_error", "message": message}})
+
+
+class ResponsesTerminator:
+    """Ends an OpenAI Responses event stream (``/v1/responses``).
+
+    - :meth:`clean_end`: ``response.incomplete`` (what OpenAI itself sends
+      when ``max_output_tokens`` cuts an answer): the response of the relayed
+      ``response.created`` with ``status: "incomplete"``,
+      ``incomplete_details.reason: "max_output_tokens"`` and the usage the
+      client received. Its ``output`` is empty (the relay does not assemble
+      the items): the client has them from the relayed ``*.delta``/``*.done``
+      events.
+    - :meth:`error_end`: an ``error`` event carrying both the Responses
+      error-event fields (``code``, ``message``, ``param``) and an ``error``
+      object: the openai SDK (legacy stream mode, used by
+      ``responses.create(stream=True)``) raises ``openai.APIError`` on data
+      with an ``error`` key (``openai/_streaming.py``).
+
+    Args:
+        fallback_id: the response id when no ``response.created`` was relayed.
+        model: the model name likewise (the requested model).
+    """
+
+    __slots__ = ("_first", "_last", "_fallback_id", "_model")
+
+    def __init__(self, fallback_id: str, model: str | None) -> None:
+        self._first: SSEEvent | None = None
+        self._last: SSEEvent | None = None
+        self._fallback_id = fallback_id
+        self._model = model
+
+    def observe(self, event: SSEEvent) -> None:
+        """Keep the first relayed event (``response.created``) and the latest (its
+        ``sequence_number``); parsed only on an ending."""
+        if self._first is None:
+            self._first = event
+        self._last = event
+
+    def _sequence(self) -> int:
+        """The next ``sequence_number`` (the latest relayed one + 1; 0 before any)."""
+        last = self._last.json() if self._last is not None else None
+        seq = last.get("sequence_number") if type(last) is dict else None
+        return seq + 1 if type(seq) is int else 0
+
+    def clean_end(self, prompt_tokens: int, completion_tokens: int, include_usage: bool) -> bytes:
+        """``response.incomplete`` with the tokens the client received (always:
+        Responses streams always carry usage)."""
+        first = self._first.json() if self._first is not None else None
+        created = first.get("response") if type(first) is dict else None
+        response: dict[str, Any] = dict(created) if type(created) is dict else {}
+        response.setdefault("id", self._fallback_id)
+        response.setdefault("object", "response")
+        response.setdefault("created_at", int(time.time()))
+        response.setdefault("model", self._model)
+        response["status"] = "incomplete"
+        response["incomplete_details"] = {"reason": "max_output_tokens"}
+        response["output"] = []
+        response["usage"] = {
+            "input_tokens": prompt_tokens,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": completion_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        return _named_event(
+            {"type": "response.incomplete", "response": response, "sequence_number": self._sequence()}
+        )
+
+    def error_end(self, message: str, code: str) -> bytes:
+        """One ``error`` event the openai SDK raises (class doc)."""
+        err = error_body(message, type="api_error", code=code)
+        return _named_event(
+            {
+                "type": "error",
+                "code": code,
+                "message": message,
+                "param": None,
+                "sequence_number": self._sequence(),
+                **err,
+            }
+        )
+
+
+def _named_event(obj: dict[str, Any]) -> bytes:
+    """``event: <type>`` + ``data: <json>`` (Responses' framing)."""
+    return b"event: " + str(obj["type"]).encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
 
 
 def _anthropic_event(obj: dict[str, Any]) -> bytes:
