@@ -479,7 +479,10 @@ async def load(
                 n += 1
                 stream = n % stream_every == 0
                 leave = 3 if stream and leave_every and (n // stream_every) % leave_every == 0 else None
+                failed = out.failed
                 await one_call(http, r, stream, out, leave)
+                if out.failed > failed and leave is None:
+                    await asyncio.sleep(0.1)  # e.g. the edge restarting: no busy loop
 
     await asyncio.gather(*(client(i) for i in range(concurrency)))
     return out
