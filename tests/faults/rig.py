@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EDGE_IT = ROOT / "services/edge/tests/integration"
 PEPPER = "faults-pepper"
 PRICES = Prices(input=150_000, cached_input=75_000, output=600_000)  # micro-USD per 1M tokens
+EMBEDDING_PRICES = Prices(input=20_000, output=0)
 SECRETS_FILE = "tollway-test-secrets.txt"  # under pytest's basetemp: one secret per line
 
 
@@ -61,6 +62,13 @@ free_port = processes.free_port
 wait_http = processes.wait_http
 
 
+def prices_of(record: dict[str, Any]) -> Prices:
+    """The catalogue prices of a provider record (by the upstream model it was asked for)."""
+    body = record.get("body")
+    model = body.get("model") if isinstance(body, dict) else None
+    return EMBEDDING_PRICES if model == "fake-embedding" else PRICES
+
+
 def remember_secret(basetemp: Path, value: str) -> None:
     """List ``value`` for the log scan (``tests/zz_logs``)."""
     with (basetemp / SECRETS_FILE).open("a") as f:
@@ -68,8 +76,9 @@ def remember_secret(basetemp: Path, value: str) -> None:
 
 
 def catalogue(fake_url: str) -> dict[str, Any]:
-    """Two models on the private fake provider: short answers, and 0.6 s streams
-    (20 chunks, 30 ms apart) so that a fault always meets streams in flight."""
+    """Models on the private fake provider: short answers, 0.6 s streams (20
+    chunks, 30 ms apart, so that a fault always meets streams in flight), an
+    embedding and a moderation model (for the bad-input run)."""
     prices = {"input": PRICES.input, "cached_input": PRICES.cached_input, "output": PRICES.output}
     return {
         "version": 1,
@@ -78,6 +87,14 @@ def catalogue(fake_url: str) -> dict[str, Any]:
             "gpt-4o-mini": {
                 "prices": prices,
                 "routes": [{"provider": "fake", "upstream_model": "fake-model"}],
+            },
+            "text-embedding-3-small": {
+                "prices": {"input": EMBEDDING_PRICES.input, "output": 0},
+                "routes": [{"provider": "fake", "upstream_model": "fake-embedding"}],
+            },
+            "omni-moderation-latest": {
+                "prices": {"input": 0, "output": 0},
+                "routes": [{"provider": "fake", "upstream_model": "omni-moderation-latest"}],
             },
             "slow-stream": {
                 "prices": prices,
@@ -380,7 +397,7 @@ class Rig:
                 rows = await self.ledger_rows()
             except asyncpg.UndefinedTableError:
                 rows = []
-            report = check(records, rows, lambda _r: PRICES)
+            report = check(records, rows, prices_of)
             if report.lost == 0 and report.null_cost == 0 or time.monotonic() - start > within_s:
                 return report, time.monotonic() - start
             await asyncio.sleep(0.5)
