@@ -51,7 +51,10 @@ def _load(name: str) -> ModuleType:
     not a package); the principals stand-in stays in ONE place (its docstring)."""
     spec = importlib.util.spec_from_file_location(f"_faults_{name}", EDGE_IT / f"{name}.py")
     assert spec is not None and spec.loader is not None
+    if spec.name in sys.modules:
+        return sys.modules[spec.name]
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -280,10 +283,14 @@ class Rig:
     def edge_url(self) -> str:
         return f"http://127.0.0.1:{self.edge_port}"
 
-    async def start(self, edge_env: dict[str, str] | None = None) -> None:
-        """Schema, a key, the fake provider, the ledger and the edge; all ready."""
+    async def start(
+        self, edge_env: dict[str, str] | None = None, policy: dict[str, Any] | None = None
+    ) -> None:
+        """Schema, a key (with redaction ``policy``), the fake provider, the ledger and the edge; all ready."""
         await principals.create_principals_schema(self.db)
-        self.key, _, _ = await principals.upsert_key(self.db, PEPPER.encode(), tenant_id="tn_faults")
+        self.key, key_id, _ = await principals.upsert_key(self.db, PEPPER.encode(), tenant_id="tn_faults")
+        if policy is not None:
+            await _load("redaction_support").set_policy(self.db, key_id, policy)
         remember_secret(self.basetemp, self.key)
         remember_secret(self.basetemp, self.marker)
         self.fake_port, self.edge_port, self.ledger_port = free_port(), free_port(), free_port()
@@ -410,13 +417,21 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def rig(
-    tmp: Path, basetemp: Path, db: str, valkey_url: str, kafka: str, topic: str, dlq: str, **edge_env: str
+    tmp: Path,
+    basetemp: Path,
+    db: str,
+    valkey_url: str,
+    kafka: str,
+    topic: str,
+    dlq: str,
+    policy: dict[str, Any] | None = None,
+    **edge_env: str,
 ) -> AsyncIterator[Rig]:
     """A started :class:`Rig`; everything stopped after (logs stay in ``tmp``)."""
     r = Rig(tmp=tmp, basetemp=basetemp, db=db, valkey_url=valkey_url, kafka=kafka, topic=topic, dlq_topic=dlq)
     (tmp / "journal").mkdir(exist_ok=True)
     try:
-        await r.start(edge_env)
+        await r.start(edge_env, policy)
         yield r
     finally:
         r.stop_all()
