@@ -280,9 +280,14 @@ def test_network_policies_follow_the_talks_to_column(rendered: Rendered) -> None
             assert any(peer in c for c in rules), f"{service} cannot reach {peer}"
         for rule in np["spec"]["ingress"]:
             assert [p["port"] for p in rule["ports"]] == [values["services"][service]["port"]]
+    # The redactor takes calls from the edge only; the one other rule is the metrics
+    # scrape (networkPolicy.metricsFrom) when it serves /metrics.
     (redactor,) = [p for p in policies if p["metadata"]["name"].endswith("-redactor")]
-    (only,) = redactor["spec"]["ingress"]
-    assert only["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "edge"
+    rules = redactor["spec"]["ingress"]
+    (calls,) = [r for r in rules if r["from"] != values["networkPolicy"]["metricsFrom"]]
+    assert calls["from"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/component"] == "edge"
+    scrapes = [r for r in rules if r is not calls]
+    assert len(scrapes) == (1 if values["services"]["redactor"]["metrics"] else 0)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -345,7 +350,7 @@ def test_the_catalogue_configmap_is_a_valid_catalogue(rendered: Rendered, tmp_pa
     assert catalogue.models
     edge = rendered.workload("edge")
     annotations = edge["spec"]["template"]["metadata"]["annotations"]
-    assert "checksum/catalogue" in annotations  # the edge reads the catalogue at start only, today
+    assert "checksum/catalogue" not in annotations  # reloaded in place (catalogueReload.inPlace: true)
     mount = next(m for m in _container(edge)["volumeMounts"] if m["name"] == "catalogue")
     assert "subPath" not in mount  # a directory mount: ConfigMap updates reach the file
     assert env_of(_container(edge))["TOLLWAY_CATALOGUE_PATH"] == mount["mountPath"] + "/catalogue.yaml"
@@ -366,6 +371,12 @@ def _settings_env_names(cls: type[BaseSettings]) -> set[str]:
 
 # Names the chart sets before a service reads them (none today).
 RESERVED_FOR_LATER: set[str] = set()
+
+
+def test_catalogue_changes_roll_the_edge_when_not_reloaded_in_place() -> None:
+    rolled = Rendered("no in-place reload", helm_template([], "catalogueReload.inPlace=false").stdout)
+    annotations = rolled.workload("edge")["spec"]["template"]["metadata"]["annotations"]
+    assert "checksum/catalogue" in annotations
 
 
 def test_every_setting_the_chart_sets_is_read_by_the_service(rendered: Rendered) -> None:

@@ -215,6 +215,19 @@ class ResidencyPolicy(_Request):
     )
 
 
+class CachePolicy(_Request):
+    """The exact response cache's opt-in (``PUT /admin/v1/{keys,teams}/{id}/cache-policy``;
+    ``DELETE`` removes it: a key then inherits its team's, a team caches nothing).
+
+    Attributes:
+        ttl_seconds: how long the edge keeps an answer and serves it again to
+            the same tenant for the same (redacted) request, seconds (1 s to
+            30 days). Which requests are cached: the edge's ``tollway_edge.cache``.
+    """
+
+    ttl_seconds: int = Field(ge=1, le=2_592_000)
+
+
 class Tenant(_Response):
     """A tenant; ``allowed_regions`` null = no residency policy."""
 
@@ -228,7 +241,9 @@ class Tenant(_Response):
 
 class Team(_Response):
     """A team; ``redaction_policy`` null = off unless a key sets its own;
-    ``allowed_regions`` null = the tenant's residency policy alone."""
+    ``allowed_regions`` null = the tenant's residency policy alone;
+    ``response_cache_ttl_seconds`` null = its keys' answers are not cached
+    unless a key sets its own (:class:`CachePolicy`)."""
 
     id: str
     tenant_id: str
@@ -236,6 +251,7 @@ class Team(_Response):
     redaction_policy: RedactionPolicy | None = None
     created_at: datetime
     allowed_regions: list[str] | None = None
+    response_cache_ttl_seconds: int | None = None
 
 
 class User(_Response):
@@ -252,7 +268,8 @@ class User(_Response):
 class ApiKey(_Response):
     """An API key as listed: never its secret nor its hash.
 
-    ``redaction_policy`` is the key's own (null = inherits the team's);
+    ``redaction_policy`` and ``response_cache_ttl_seconds`` are the key's own
+    (null = inherits the team's);
     ``version`` is the principals version of the key's last change.
     """
 
@@ -267,6 +284,7 @@ class ApiKey(_Response):
     expires_at: datetime | None = None
     revoked_at: datetime | None = None
     version: int
+    response_cache_ttl_seconds: int | None = None
 
 
 class KeyCreated(ApiKey):

@@ -7,6 +7,7 @@ A YAML file versioned with the deployment. Shape::
         kind: openai            # openai | azure | anthropic
         base_url: https://api.openai.com/v1
         api_key_env: OPENAI_API_KEY   # credentials by env-var name, never inline
+        # api_key_file: /var/run/secrets/openai/api-key   # or a mounted file
         timeout_seconds: 600
     models:
       gpt-4o-mini:
@@ -31,7 +32,8 @@ order) still loads: each route becomes an unnamed deployment whose priority
 is its position, so the order is kept.
 
 Validated at start with :func:`load_catalogue`; a bad file stops the service
-with the validation error. Model names are the names clients send.
+with the validation error. The edge reloads the file when it changes (its
+``catalogue_live``): a bad file then keeps the previous catalogue. Model names are the names clients send.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ class Provider(BaseModel):
         base_url: URL prefix to which ``/chat/completions`` etc. are appended.
         api_key_env: name of the environment variable holding the credential;
             null for servers that need none (e.g. a local fake provider).
+        api_key_file: path of a file holding the credential (a mounted
+            Kubernetes Secret, a Docker/Podman secret); surrounding whitespace
+            is stripped. At most one of ``api_key_env`` and ``api_key_file``.
+            Read when the edge builds the provider's connection (start, and a
+            catalogue reload that changes this provider).
         timeout_seconds: whole-call timeout for a non-streaming call, and the
             time allowed to first byte for a stream.
         connect_timeout_seconds: TCP/TLS connect timeout.
@@ -72,17 +79,34 @@ class Provider(BaseModel):
     kind: ProviderKind = "openai"
     base_url: HttpUrl
     api_key_env: str | None = None
+    api_key_file: str | None = None
     timeout_seconds: float = Field(default=600.0, gt=0)
     connect_timeout_seconds: float = Field(default=10.0, gt=0)
     max_connections: int = Field(default=2048, ge=1)
     api_version: str | None = None
 
+    @model_validator(mode="after")
+    def _one_credential_source(self) -> Provider:
+        if self.api_key_env is not None and self.api_key_file is not None:
+            raise ValueError("set api_key_env or api_key_file, not both")
+        return self
+
     def api_key(self) -> str | None:
-        """The credential read from ``api_key_env`` at call time, or None.
+        """The credential: the ``api_key_env`` variable or the ``api_key_file``
+        contents (stripped); None when the provider names neither.
 
         Raises:
-            KeyError: ``api_key_env`` is set but the variable is missing.
+            KeyError: ``api_key_env`` is set but the variable is missing, or
+                ``api_key_file`` is set but the file cannot be read or is empty.
         """
+        if self.api_key_file is not None:
+            try:
+                key = Path(self.api_key_file).read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as err:
+                raise KeyError(self.api_key_file) from err
+            if not key:
+                raise KeyError(self.api_key_file)
+            return key
         if self.api_key_env is None:
             return None
         return os.environ[self.api_key_env]
@@ -321,6 +345,22 @@ class Catalogue(BaseModel):
         return deployment.retry if deployment.retry is not None else self.retry
 
 
+def parse_catalogue(data: bytes) -> Catalogue:
+    """Validate a catalogue file's bytes (read once, so the version and the
+    content are of the same bytes; the edge's live reload uses this).
+
+    Raises:
+        yaml.YAMLError: the bytes are not YAML (or not UTF-8: ``yaml.reader.ReaderError``).
+        pydantic.ValidationError: the content does not match the schema.
+    """
+    return Catalogue.model_validate(yaml.safe_load(data))
+
+
+def version_of(data: bytes) -> str:
+    """The version of a catalogue file's bytes (see :func:`catalogue_version`)."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 def load_catalogue(path: str | Path) -> Catalogue:
     """Read and validate a catalogue YAML file.
 
@@ -329,8 +369,7 @@ def load_catalogue(path: str | Path) -> Catalogue:
         yaml.YAMLError: the file is not YAML.
         pydantic.ValidationError: the content does not match the schema.
     """
-    text = Path(path).read_text(encoding="utf-8")
-    return Catalogue.model_validate(yaml.safe_load(text))
+    return parse_catalogue(Path(path).read_bytes())
 
 
 def catalogue_version(path: str | Path) -> str:
@@ -342,4 +381,4 @@ def catalogue_version(path: str | Path) -> str:
     Raises:
         OSError: the file cannot be read.
     """
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    return version_of(Path(path).read_bytes())

@@ -28,6 +28,9 @@ version                 bigint        principals version of the row's last chang
 allowed_regions         text[]        data-residency policy: the catalogue region tags
                                       the key's calls may reach (team's ∩ tenant's);
                                       NULL = no policy (quota migration 0004)
+response_cache_ttl_seconds integer    the exact response cache's TTL, seconds (the
+                                      key's, else its team's); NULL = the key's calls
+                                      are never cached (quota migration 0005)
 ======================  ============  =============================================
 
 ``catalog.principals_version`` — one row, one column ``version bigint``: the
@@ -49,14 +52,16 @@ INVALIDATION_CHANNEL = "tw:principals:invalidate"
 
 SNAPSHOT_QUERY = """
 SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
-       revoked, expires_at, redaction_policy, limits, version, allowed_regions
+       revoked, expires_at, redaction_policy, limits, version, allowed_regions,
+       response_cache_ttl_seconds
 FROM catalog.edge_principals
 WHERE version > $1
 """
 
 KEY_QUERY = """
 SELECT key_id, secret_hash, tenant_id, team_id, user_id, allowed_models,
-       revoked, expires_at, redaction_policy, limits, version, allowed_regions
+       revoked, expires_at, redaction_policy, limits, version, allowed_regions,
+       response_cache_ttl_seconds
 FROM catalog.edge_principals
 WHERE key_id = $1
 """

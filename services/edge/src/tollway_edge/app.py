@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from aiohttp import web
 
 from tollway_admission import Clock, utc_now
-from tollway_contracts.catalogue import catalogue_version, load_catalogue
+from tollway_contracts.catalogue import parse_catalogue, version_of
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
+from tollway_edge.cache import ResponseCache
+from tollway_edge.catalogue_live import CatalogueWatcher
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
 from tollway_edge.endpoints.count_tokens import count_tokens
@@ -56,7 +59,8 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     Raises:
         OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
     """
-    catalogue = load_catalogue(settings.catalogue_path)
+    raw_catalogue = Path(settings.catalogue_path).read_bytes()
+    catalogue = parse_catalogue(raw_catalogue)  # reloaded when the file changes (catalogue_live)
     snapshot = Snapshot(settings.negative_cache_size)
     journal = UsageJournal(
         settings.journal,
@@ -98,8 +102,9 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         admission=admission,
         redaction=redaction,
         tracer=tracer,
-        catalogue_version=catalogue_version(settings.catalogue_path),
+        catalogue_version=version_of(raw_catalogue),
         breakers=Breakers(catalogue.breaker, settings.valkey_url),
+        response_cache=ResponseCache(settings.valkey_url),  # connects on first opted-in call
     )
 
     # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
@@ -118,6 +123,17 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         state.upstreams = await open_upstreams(catalogue)
         yield
         await close_upstreams(state.upstreams)
+
+    async def catalogue_ctx(_: web.Application) -> AsyncIterator[None]:
+        watcher = CatalogueWatcher(
+            state,
+            settings.catalogue_path,
+            settings.catalogue_poll_interval_seconds,
+            settings.catalogue_retire_seconds,
+        )
+        await watcher.start()
+        yield
+        await watcher.stop()
 
     async def breakers_ctx(_: web.Application) -> AsyncIterator[None]:
         assert state.breakers is not None
@@ -140,6 +156,11 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         yield
         await redaction.stop()
 
+    async def response_cache_ctx(_: web.Application) -> AsyncIterator[None]:
+        yield
+        assert state.response_cache is not None
+        await state.response_cache.close()
+
     async def tracing_ctx(_: web.Application) -> AsyncIterator[None]:
         yield
         await asyncio.to_thread(tracing.shutdown)  # flush the last spans (OTEL_BSP_EXPORT_TIMEOUT)
@@ -154,9 +175,11 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
             tracing_ctx,
             journal_ctx,
             upstreams_ctx,
+            catalogue_ctx,
             breakers_ctx,
             admission_ctx,
             redaction_ctx,
+            response_cache_ctx,
             principals_ctx,
             streams_ctx,
         ]

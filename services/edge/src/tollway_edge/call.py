@@ -67,6 +67,8 @@ class Call:
         "deployment",
         "attempt_details",
         "catalogue_version",
+        "response_cache_hit",
+        "cache_status",
         "attempts",
         "status",
         "error_type",
@@ -85,6 +87,7 @@ class Call:
         "trace_id",
         "trace_context",
         "metered",
+        "upstream_span",
     )
 
     def __init__(
@@ -108,6 +111,8 @@ class Call:
         self.deployment: str | None = None  # the catalogue deployment tried last (the one that answered)
         self.attempt_details: list[AttemptDetail] | None = None  # one per provider attempt (routing.forward)
         self.catalogue_version: str | None = None  # the catalogue whose prices bill the call
+        self.response_cache_hit = False  # answered from the exact response cache (``tollway_edge.cache``)
+        self.cache_status: str | None = None  # x-tollway-cache: "hit" | "miss"; None = the cache was not used
         self.attempts = 0
         self.status = 0
         self.error_type: str | None = None
@@ -126,6 +131,7 @@ class Call:
         self.trace_id: str | None = None  # 32 hex digits; in the events and the log line
         self.trace_context = b""  # W3C context for the journal (Kafka record headers)
         self.metered = True  # False: no usage event at all (count_tokens: a metric only)
+        self.upstream_span: Span | None = None  # a relayed stream's provider attempt span, until it ends
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -214,6 +220,7 @@ class Call:
                 deployment=self.deployment,
                 attempt_details=self._details(tokens, cost),
                 catalogue_version=self.catalogue_version,
+                response_cache_hit=self.response_cache_hit,
                 stream=self.stream,
                 status_code=self.status,
                 error_type=self.error_type,

@@ -85,3 +85,13 @@ BREAKER_STATE = Gauge(
     ["deployment"],
     multiprocess_mode="max",
 )
+CATALOGUE_RELOADS = Counter(
+    "tollway_catalogue_reload_total",
+    "Catalogue file changes seen by the edge, by outcome: reloaded, invalid (the previous catalogue kept).",
+    ["outcome"],
+)
+RESPONSE_CACHE = Counter(
+    "tollway_response_cache_total",
+    "Exact response cache outcomes of opted-in calls: hit, miss, bypass (no-cache), stored, error (Valkey).",
+    ["outcome"],
+)

@@ -21,6 +21,7 @@ or stream is translated back, and tokens keep OpenAI's meaning.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -29,6 +30,16 @@ from aiohttp import web
 
 from tollway_contracts.catalogue import Deployment, Model, Prices, Provider
 from tollway_edge.auth import authenticate
+from tollway_edge.cache import (
+    CacheUse,
+    Entry,
+    ResponseCache,
+    StreamCollector,
+    cache_key,
+    cacheable,
+    directives,
+    replay_stream,
+)
 from tollway_edge.call import Call
 from tollway_edge.errors import (
     EdgeError,
@@ -42,12 +53,14 @@ from tollway_edge.errors import (
     unsupported,
     upstream_error,
 )
+from tollway_edge.metrics import RESPONSE_CACHE
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Outbound, Target, forward
 from tollway_edge.routing.plan import plan
+from tollway_edge.routing.upstream import Upstream
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 from tollway_edge.streaming.formats import AnthropicReader
-from tollway_edge.streaming.relay import StreamReader, relay_stream
+from tollway_edge.streaming.relay import CLIENT_GONE, STREAM_HEADERS, StreamReader, UsageReader, relay_stream
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.tracing import OPERATIONS
 from tollway_edge.translate import TranslationError
@@ -132,6 +145,8 @@ class Endpoint(Protocol):
             Anthropic-format).
         client_headers: request headers passed through to a native provider
             (lower case; e.g. ``anthropic-version``).
+        response_cache: the endpoint's answers may be served from the exact
+            response cache (``tollway_edge.cache``; OpenAI chat completions).
     """
 
     upstream_path: str
@@ -140,6 +155,7 @@ class Endpoint(Protocol):
     translations: Mapping[str, Translation]
     anthropic_format: bool
     client_headers: tuple[str, ...]
+    response_cache: bool
 
     def parse(self, raw: bytes, call: Call) -> ParsedRequest:
         """Parse and check the body, recording ``call.model``/``call.stream``
@@ -180,8 +196,12 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     """
     state = request.app[STATE]
     call = request[CALL_KEY]
+    # the call keeps the catalogue it started with (catalogue_live swaps all three at once)
+    catalogue, version, upstreams = state.catalogue, state.catalogue_version, state.upstreams
     call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
     parsed: ParsedRequest | None = None
+    use: CacheUse | None = None
+    hit: Entry | None = None
     try:
         parsed = endpoint.parse(await read_body(request, state.max_body_bytes), call)
         if call.span is not None:
@@ -191,12 +211,14 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                     "gen_ai.request.model": parsed.model,
                 }
             )
-        entry = state.catalogue.models.get(parsed.model)
+        entry = catalogue.models.get(parsed.model)
         if entry is None:
             raise model_not_found(parsed.model)
         if not call.principal.may_use(parsed.model):
             raise model_not_allowed(parsed.model)
-        deployments = _plan(state, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions)
+        deployments = _plan(
+            upstreams, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions
+        )
         if not endpoint.fallback:
             deployments = deployments[:1]
         policy = call.principal.redaction_policy
@@ -216,18 +238,35 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             body = await state.redaction.apply(call, parsed.body, endpoint.redaction_fields or {})
             if body is not parsed.body:
                 parsed.replace_body(body)
-        call.catalogue_version = state.catalogue_version
+        call.catalogue_version = version
+        ttl = call.principal.response_cache_ttl_seconds
+        if ttl is not None and endpoint.response_cache and state.response_cache is not None:
+            if cacheable(parsed.body):  # the default path (no policy) never reaches Valkey
+                use = CacheUse(
+                    cache_key(call.principal.tenant_id, endpoint.upstream_path, parsed.body),
+                    ttl,
+                    directives(request.headers),
+                )
+                if use.directives.lookup:
+                    hit = await state.response_cache.get(use.key)
+                    if hit is not None and not hit.admitted_by(call.principal.allowed_regions):
+                        hit = None  # answered outside the caller's regions: never served to it
+                call.cache_status = "miss" if hit is None else "hit"
+                outcome = call.cache_status if use.directives.lookup else "bypass"
+                RESPONSE_CACHE.labels(outcome).inc()
+        if hit is not None:
+            return await _serve_hit(request, state, call, hit, parsed.wants_usage)
         try:
-            targets = _targets(state, endpoint, deployments, parsed, entry, request.headers)
+            targets = _targets(upstreams, endpoint, deployments, parsed, entry, request.headers)
         except TranslationError as err:
             raise from_translation(err) from None
         answer = await forward(
             call,
-            state.upstreams,
+            upstreams,
             deployments,
             targets,
             parsed.stream,
-            state.catalogue.retry_of,
+            catalogue.retry_of,
             state.breakers,
         )
     except EdgeError as err:
@@ -237,17 +276,22 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
     except asyncio.CancelledError:
         # Only the stop cancels a handler (handler_cancellation is off): a call
         # the provider already heard of is billed for its estimated prompt.
-        model = state.catalogue.models.get(parsed.model) if parsed is not None else None
+        model = catalogue.models.get(parsed.model) if parsed is not None else None
         if call.started_sent and parsed is not None and model is not None:
             tokens = estimated_tokens(estimate_prompt_tokens(parsed.body), 0)
             call.usage_estimated = True
             call.fail(503, "server_shutting_down", tokens, tokens.cost(model.prices))
         await call.release()
         raise
-    translation = _translation(state, endpoint, call.provider)
+    translation = _translation(upstreams, endpoint, call.provider)
     try:
         resp, raw = answer.response, answer.body
         if raw is None:
+            reader = _reader(endpoint, translation, parsed)
+            collector = None
+            if use is not None and use.directives.store:
+                collector = StreamCollector(reader or UsageReader(forward_usage_chunk=parsed.wants_usage))
+                reader = collector
             out = await relay_stream(
                 request,
                 call,
@@ -260,13 +304,31 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
                 redaction=state.redaction,
                 prompt_estimate=lambda: estimate_prompt_tokens(parsed.body),  # the body the provider got
                 live=state.streams,
-                reader=_reader(endpoint, translation, parsed),
+                reader=reader,
             )
+            if collector is not None and use is not None and state.response_cache is not None:
+                await _store_stream(state.response_cache, call, use, collector, deployments)
             if call.error_type == "upstream_stream_error" and state.breakers is not None and answer.breaker:
                 state.breakers.record(answer.breaker, False)  # failed after its first byte
             return out
-        return _answer(state, call, endpoint, translation, resp.status, raw, resp.content_type, entry.prices)
+        out_json = _answer(
+            state,
+            call,
+            endpoint,
+            translation,
+            resp.status,
+            raw,
+            resp.content_type,
+            entry.prices,
+            use,
+            deployments,
+        )
+        if use is not None and use.pending is not None and state.response_cache is not None:
+            await state.response_cache.put(use.key, use.pending, use.ttl_seconds)
+        return out_json
     finally:
+        if call.upstream_span is not None:  # a relayed stream's provider span ends with the relay
+            call.upstream_span.end()
         await call.release()
 
 
@@ -280,16 +342,18 @@ def _reader(
     return AnthropicReader() if endpoint.anthropic_format else None
 
 
-def _translation(state: EdgeState, endpoint: Endpoint, provider: str | None) -> Translation | None:
+def _translation(
+    upstreams: Mapping[str, Upstream], endpoint: Endpoint, provider: str | None
+) -> Translation | None:
     """The translation the answering provider needs, or None (native)."""
     if provider is None:
         return None
-    kind = state.upstreams[provider].kind
+    kind = upstreams[provider].kind
     return None if kind.serves(endpoint.upstream_path) else endpoint.translations.get(kind.name)
 
 
 def _targets(
-    state: EdgeState,
+    upstreams: Mapping[str, Upstream],
     endpoint: Endpoint,
     deployments: Sequence[Deployment],
     parsed: ParsedRequest,
@@ -304,7 +368,7 @@ def _targets(
     """
     targets: dict[str, Target] = {}
     for deployment in deployments:
-        upstream = state.upstreams[deployment.provider]
+        upstream = upstreams[deployment.provider]
         if upstream.name in targets:
             continue
         kind = upstream.kind
@@ -319,7 +383,7 @@ def _targets(
 
 
 def _plan(
-    state: EdgeState,
+    upstreams: Mapping[str, Upstream],
     endpoint: Endpoint,
     deployments: Sequence[Deployment],
     model: str,
@@ -336,7 +400,6 @@ def _plan(
             serves ``path``; 403 ``model_not_in_allowed_regions`` when some
             do but none is in the allowed regions.
     """
-    upstreams = state.upstreams
     path = endpoint.upstream_path
 
     def serves(d: Deployment) -> bool:
@@ -362,9 +425,13 @@ def _answer(
     raw: bytes,
     content_type: str,
     prices: Prices,
+    use: CacheUse | None = None,
+    deployments: Sequence[Deployment] = (),
 ) -> web.Response:
     """A non-streamed answer: parsed once for its usage (and restoration), translated
-    into the client's API when the provider speaks another.
+    into the client's API when the provider speaks another. With ``use`` (the call
+    may store its answer), a 200 with usage becomes ``use.pending``: the answer
+    as the provider gave it, before restoration (``tollway_edge.cache``).
 
     Raises:
         tollway_edge.errors.EdgeError: 502 when a translated provider's answer cannot
@@ -394,6 +461,8 @@ def _answer(
             tokens = endpoint.usage_of(obj) if type(obj) is dict else None
         if call.span is not None and type(obj) is dict:
             _trace_finish_reasons(call, obj)
+        if use is not None and use.directives.store and tokens is not None and type(obj) is dict:
+            use.pending = _entry(call, obj, tokens, deployments).encode()  # before restoration
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
@@ -404,6 +473,72 @@ def _answer(
     out, code = provider_error_body(status, raw, endpoint.anthropic_format, translation is not None)
     call.fail(status, code)
     return web.Response(body=out, status=status, content_type=JSON)
+
+
+def _entry(call: Call, obj: dict[str, Any], tokens: Tokens, deployments: Sequence[Deployment]) -> Entry:
+    """The cache entry of a call's answer, naming the deployment that answered and its regions."""
+    answered = next(
+        (
+            d
+            for d in deployments
+            if (d.name is not None and d.name == call.deployment)
+            or (d.name is None and d.provider == call.provider and d.upstream_model == call.upstream_model)
+        ),
+        None,
+    )
+    return Entry(
+        answer=obj,
+        tokens=tokens,
+        provider=call.provider,
+        upstream_model=call.upstream_model,
+        deployment=call.deployment,
+        regions=frozenset() if answered is None else answered.regions,
+    )
+
+
+async def _store_stream(
+    cache: ResponseCache,
+    call: Call,
+    use: CacheUse,
+    collector: StreamCollector,
+    deployments: Sequence[Deployment],
+) -> None:
+    """Store a streamed miss's answer (assembled by ``collector``) when the stream
+    completed whole with the provider's usage."""
+    tokens = collector.tokens()
+    if not collector.done or call.error_type is not None or call.status != 200 or tokens is None:
+        return
+    answer = collector.answer(tokens)
+    if answer is not None:
+        await cache.put(use.key, _entry(call, answer, tokens, deployments).encode(), use.ttl_seconds)
+
+
+async def _serve_hit(
+    request: web.Request, state: EdgeState, call: Call, hit: Entry, wants_usage: bool
+) -> web.StreamResponse:
+    """Answer from the cache: the stored answer, restored with this call's own
+    redaction mapping, as JSON or replayed as a stream; metered as a call with the
+    original tokens, zero provider attempts and cost 0 (``response_cache_hit``)."""
+    call.provider, call.upstream_model, call.deployment = hit.provider, hit.upstream_model, hit.deployment
+    call.response_cache_hit = True
+    call.started()
+    try:
+        obj = hit.answer
+        raw = orjson.dumps(obj)
+        if call.redaction_policy is not None and state.redaction is not None:
+            raw = state.redaction.restore_plain(call, obj, raw)
+            obj = orjson.loads(raw)
+        call.completed(200, hit.tokens, 0)
+        if not call.stream:
+            return web.Response(body=raw, status=200, content_type=JSON)
+        resp = web.StreamResponse(status=200, headers=STREAM_HEADERS)
+        with contextlib.suppress(*CLIENT_GONE):  # a client that left was still served (and billed) in full
+            await resp.prepare(request)
+            await resp.write(replay_stream(obj, wants_usage))
+            await resp.write_eof()
+        return resp
+    finally:
+        await call.release()
 
 
 def _trace_finish_reasons(call: Call, answer: dict[str, Any]) -> None:

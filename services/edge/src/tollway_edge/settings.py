@@ -27,6 +27,11 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     Attributes:
         port: listening port (``TOLLWAY_EDGE_PORT``, default 8080).
         catalogue_path: the routing catalogue YAML (``TOLLWAY_CATALOGUE_PATH``).
+        catalogue_poll_interval_seconds: how often the catalogue file is
+            checked for a change (``catalogue_live``; SIGHUP checks at once), s.
+        catalogue_retire_seconds: how long the provider sessions of a
+            provider a reload removed or changed stay open for the calls
+            still using them, s.
         max_body_bytes: largest request body accepted, bytes; larger is a 413.
         version_poll_interval_seconds: how often the principals version is
             checked (the fallback when an invalidation message is lost), s.
@@ -92,6 +97,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
 
     port: int = 8080
     catalogue_path: str = shared("catalogue_path", default="infra/catalogue.yaml")
+    catalogue_poll_interval_seconds: float = Field(default=1.0, gt=0)
+    catalogue_retire_seconds: float = Field(default=900.0, ge=0)
     max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024)
     version_poll_interval_seconds: float = Field(default=1.0, gt=0)
     negative_cache_size: int = Field(default=10_000, ge=1)

@@ -10,6 +10,7 @@ from opentelemetry.trace import Tracer
 from tollway_contracts.catalogue import Catalogue
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
+from tollway_edge.cache import ResponseCache
 from tollway_edge.call import Call
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
@@ -35,6 +36,8 @@ class EdgeState:
             usage event (price provenance).
         draining: True from SIGTERM on (``drain``): ``/readyz`` answers 503.
         breakers: the deployments' circuit breakers (``routing.breaker``).
+        response_cache: the exact response cache (``cache``); used only by
+            calls whose key opted in.
     """
 
     catalogue: Catalogue
@@ -53,6 +56,7 @@ class EdgeState:
     catalogue_version: str | None = None
     draining: bool = False
     breakers: Breakers | None = None
+    response_cache: ResponseCache | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""

@@ -14,8 +14,7 @@ call has:
 - one CLIENT span per provider attempt (``{operation} {upstream model}``,
   ``gen_ai.provider.name`` = the provider kind, ``server.address``,
   ``http.response.status_code``), its ``traceparent`` sent to the provider.
-  A stream's span ends when the provider's headers arrive (the relay's time
-  is the server span's);
+  A relayed stream's span ends when the relay ends (``pipeline.handle``);
 - one CLIENT span per redactor request (``redaction/client.py``), its
   ``traceparent`` sent to the redactor, whose own SERVER span continues it.
 

@@ -2,7 +2,7 @@
 
 ``supervise`` starts N edge processes bound to the same port with
 SO_REUSEPORT (the kernel spreads new connections over them), forwards
-SIGTERM/SIGINT to them, and returns when they have all stopped. If one dies on
+SIGTERM/SIGINT to them (and SIGHUP: reload the catalogue, ``catalogue_live``), and returns when they have all stopped. If one dies on
 its own, it stops the others and returns 1, so the process manager
 (Kubernetes, ``infra/up.sh``) restarts the whole set. Each worker is a whole
 edge: its own principals snapshot, usage journal (a directory of its own
@@ -32,6 +32,9 @@ def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
 
     raise_nofile_limit()
     install_uvloop()
+    # SIGHUP asks for a catalogue check (catalogue_live installs the handler at start);
+    # until then, and after its stop, it must not end the process.
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     async def main() -> None:
         await serve_until_stopped(create_app(settings), settings, reuse_port=reuse_port)
@@ -69,8 +72,14 @@ def supervise(settings: EdgeSettings, workers: int) -> int:
             if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
 
+    def _reload(signum: int, _frame: object) -> None:
+        for proc in procs:
+            if proc.is_alive() and proc.pid is not None:
+                os.kill(proc.pid, signal.SIGHUP)
+
     signal.signal(signal.SIGTERM, _forward)
     signal.signal(signal.SIGINT, _forward)
+    signal.signal(signal.SIGHUP, _reload)
     code = 0
     while any(p.is_alive() for p in procs):
         for proc in procs:

@@ -32,7 +32,8 @@ CREATE TABLE catalog.edge_principals (
     redaction_policy jsonb,
     limits           jsonb,
     version          bigint NOT NULL,
-    allowed_regions  text[]
+    allowed_regions  text[],
+    response_cache_ttl_seconds integer
 );
 CREATE TABLE catalog.principals_version (version bigint NOT NULL);
 INSERT INTO catalog.principals_version VALUES (0);
@@ -65,6 +66,7 @@ async def upsert_key(
     expires_at: datetime | None = None,
     limits: list[dict[str, Any]] | None = None,
     allowed_regions: list[str] | None = None,
+    response_cache_ttl_seconds: int | None = None,
 ) -> tuple[str, str, int]:
     """Mint a key and store it as quota would; returns ``(full_key, key_id, version)``.
 
@@ -77,8 +79,9 @@ async def upsert_key(
             version = await _bump(conn)
             await conn.execute(
                 "INSERT INTO catalog.edge_principals (key_id, secret_hash, tenant_id, team_id, user_id,"
-                " allowed_models, revoked, expires_at, version, limits, allowed_regions)"
-                " VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8,$9::jsonb,$10)",
+                " allowed_models, revoked, expires_at, version, limits, allowed_regions,"
+                " response_cache_ttl_seconds)"
+                " VALUES ($1,$2,$3,$4,$5,$6,false,$7,$8,$9::jsonb,$10,$11)",
                 parsed.key_id,
                 hash_secret(pepper, parsed.key_id, parsed.secret),
                 tenant_id,
@@ -96,6 +99,7 @@ async def upsert_key(
                     ]
                 ).decode(),
                 allowed_regions,
+                response_cache_ttl_seconds,
             )
     finally:
         await conn.close()

@@ -263,6 +263,15 @@ async def test_messages_translated_to_openai_provider(
     record = await _billed_as_logged(edge, fake_provider, request_id, "chat.completions", ledger)
     assert final.usage.output_tokens == record["completion_tokens"]
 
+    azure = await client.messages.with_raw_response.create(  # Azure: the deployment URL, api-key
+        model="azure-chat", max_tokens=50, messages=[{"role": "user", "content": "hello azure"}]
+    )
+    assert (await azure.parse()).content[0].type == "text"
+    record = await _billed_as_logged(
+        edge, fake_provider, azure.headers["x-request-id"], "chat.completions", ledger
+    )
+    assert record["path"] == "/openai/deployments/chat-deployment/chat/completions"
+
     async with client.messages.stream(
         model="gpt-4o-mini", max_tokens=100, messages=[{"role": "user", "content": "say words"}]
     ) as text_stream:
@@ -399,6 +408,16 @@ async def test_count_tokens_forwarded_rate_limited_never_billed(edge: Edge, fake
     assert len(record) == 1 and record[0]["path"] == "/v1/messages/count_tokens"
     assert record[0]["body"]["model"] == "claude-fake"
     assert COUNT_TOKENS.labels("200", "claude-test")._value.get() == counted_before + 1
+    # no usage event will settle it: the edge settled its (zero) reservation itself
+    from tollway_admission import keys as admission_keys
+    from tollway_admission import valkey_client
+
+    valkey = valkey_client(edge.valkey_url)
+    try:
+        assert await valkey.exists(admission_keys.record_key("tenant-1", request_id)) == 0
+        assert await valkey.get(admission_keys.settled_key("tenant-1", request_id)) == b"0:0"
+    finally:
+        await valkey.aclose()
 
     await client.messages.count_tokens(model="claude-test", messages=messages)
     with pytest.raises(anthropic.RateLimitError) as limited:  # the third in the minute
@@ -441,9 +460,12 @@ async def test_messages_stream_cut_when_extension_refused(edge: Edge, fake_provi
     (done,) = [e for e in await edge.events({request_id}, 2) if e["type"] != "started"]
     validate_produced(done)
     assert done["type"] == "completed" and done["error_type"] == "stream_limit_reached"
-    assert (done["prompt_tokens"], done["completion_tokens"]) == (prompt, 12)
+    # the client received exactly 12 completion tokens; the prompt is the edge's figure for a
+    # call whose provider usage never arrived (the admission bound, or an estimate), priced as such
+    assert done["completion_tokens"] == 12 and 0 < done["prompt_tokens"] <= prompt
     prices = CLAUDE_PRICES if model == "claude-test" else PRICES
-    assert done["cost_micro_usd"] == cost_micro_usd(prices, prompt_tokens=prompt, completion_tokens=12)
+    billed = cost_micro_usd(prices, prompt_tokens=done["prompt_tokens"], completion_tokens=12)
+    assert done["cost_micro_usd"] == billed
 
 
 @pytest.mark.parametrize("edge", [CUT], indirect=True)

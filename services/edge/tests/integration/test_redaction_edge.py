@@ -595,6 +595,8 @@ FIELD_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
         {"web_search_options": {"user_location": {"type": "approximate", "approximate": {"city": PII}}}},
     ),
     "unknown_field": (_USER, {"x_vendor_note": PII}),
+    "unknown_object": (_USER, {"x_vendor": {"contact": {"who": PII}}}),
+    "metadata.key": (_USER, {"metadata": {f"{NAME} {EMAIL}": "vip"}}),
 }
 
 
@@ -729,3 +731,197 @@ async def test_other_endpoints_are_redacted_and_blocked(
     status, body, request_id = await _post_api(redaction_edge, key, path, payload)
     assert status == 400 and body["error"]["code"] == "pii_detected", body
     assert echo_provider.requests(request_id) == []
+
+
+async def test_reversible_restores_completions_and_responses(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """The echo provider answers with the (redacted) prompt; the client gets the originals back."""
+    key = await _key(redaction_edge, {"mode": "redact", "reversible": True})
+    prompt = f"Write to {NAME} at {EMAIL} today"
+    status, body, request_id = await _post_api(
+        redaction_edge,
+        key,
+        "/completions",
+        {"model": "gpt-3.5-turbo-instruct", "prompt": prompt, "max_tokens": 50},
+    )
+    assert status == 200, body
+    assert NAME not in orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    assert NAME in body["choices"][0]["text"] and EMAIL in body["choices"][0]["text"]
+
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/completions",
+            json={"model": "gpt-3.5-turbo-instruct", "prompt": prompt, "max_tokens": 50, "stream": True},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        raw = await r.read()
+        assert r.status == 200
+    texts = [
+        c["text"]
+        for e in raw.split(b"\n\n")
+        if e.startswith(b"data: {")
+        for c in orjson.loads(e[6:]).get("choices") or []
+        if isinstance(c.get("text"), str)
+    ]
+    streamed = "".join(texts)
+    assert NAME in streamed and EMAIL in streamed and "<PERSON_1>" not in streamed
+
+    status, body, request_id = await _post_api(
+        redaction_edge, key, "/responses", {"model": "gpt-4o-mini", "input": prompt}
+    )
+    assert status == 200, body
+    assert NAME not in orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    answer = "".join(p.get("text", "") for item in body["output"] for p in item.get("content") or [])
+    assert NAME in answer and EMAIL in answer
+
+
+async def test_anthropic_messages_redacted_blocked_and_restored(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """POST /v1/messages walks Anthropic's shapes (system blocks, tools, tool_use
+    input, tool_result, documents, metadata) instead of refusing redacting keys."""
+    payload = {
+        "model": "claude-test",
+        "max_tokens": 60,
+        "system": [{"type": "text", "text": f"You help {NAME}."}],
+        "metadata": {"user_id": EMAIL},
+        "tools": [{"name": "lookup", "description": f"Finds {NAME}", "input_schema": {"type": "object"}}],
+        "messages": [
+            {"role": "user", "content": "Look me up."},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "tu_1", "name": "lookup", "input": {"q": PII}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "tu_1", "content": f"found {EMAIL}"},
+                    {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": PII}},
+                    {"type": "text", "text": f"Write to {NAME} at {EMAIL} today"},
+                ],
+            },
+        ],
+    }
+    key = await _key(redaction_edge, {"mode": "redact", "reversible": True})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages", payload)
+    assert status == 200, body
+    sent = orjson.dumps(echo_provider.requests(request_id)[0]["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, value
+    answer = "".join(b.get("text", "") for b in body["content"])
+    assert NAME in answer and EMAIL in answer  # the echo of the placeholders, restored
+
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/messages",
+            json={**payload, "stream": True},
+            headers={"Authorization": f"Bearer {key}"},
+        ) as r,
+    ):
+        raw = await r.read()
+        assert r.status == 200
+    streamed = ""
+    for e in raw.split(b"\n\n"):
+        if e.startswith(b"event: content_block_delta\n"):
+            streamed += orjson.loads(e.split(b"data: ", 1)[1])["delta"].get("text", "")
+    assert NAME in streamed and EMAIL in streamed and "<PERSON_1>" not in streamed
+
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages", payload)
+    assert status == 400 and body["type"] == "error", body
+    assert echo_provider.requests(request_id) == []
+
+
+async def test_count_tokens_sends_nothing_unscanned(redaction_edge: Edge, echo_provider: Any) -> None:
+    payload = {
+        "model": "claude-test",
+        "system": f"You help {NAME}.",
+        "messages": [{"role": "user", "content": PII}],
+    }
+    key = await _key(redaction_edge, REDACT)
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages/count_tokens", payload)
+    assert status == 200 and body["input_tokens"] > 0, body
+    (received,) = echo_provider.requests(request_id)
+    sent = orjson.dumps(received["body"]).decode()
+    for value in VALUES:
+        assert value not in sent, value
+    key = await _key(redaction_edge, {"mode": "block"})
+    status, body, request_id = await _post_api(redaction_edge, key, "/messages/count_tokens", payload)
+    assert status == 400 and body["type"] == "error", body
+    assert echo_provider.requests(request_id) == []
+
+
+async def test_response_cache_holds_placeholders_and_restores_each_callers_values(
+    redaction_edge: Edge, echo_provider: Any
+) -> None:
+    """The exact response cache under a reversible policy: the entry is the answer
+    to the redacted body (placeholders, no value the policy removed), and a hit is
+    restored with the hitting call's own values."""
+    from tollway_admission import valkey_client
+
+    full, key_id, _ = await upsert_key(
+        redaction_edge.dsn, PEPPER.encode(), tenant_id="tenant-rc", response_cache_ttl_seconds=60
+    )
+    await set_policy(redaction_edge.dsn, key_id, REVERSIBLE)
+    snapshot = redaction_edge.app[STATE].snapshot
+    for _ in range(100):
+        p = snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy is not None:
+            break
+        await asyncio.sleep(0.05)
+
+    async def post(text: str) -> tuple[str | None, str, str]:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(
+                f"{redaction_edge.base_url}/chat/completions",
+                json={"model": "gpt-4o-mini", "messages": [{"role": "user", "content": text}]},
+                headers={"Authorization": f"Bearer {full}"},
+            ) as r,
+        ):
+            assert r.status == 200
+            body = orjson.loads(await r.read())
+            return (
+                r.headers.get("x-tollway-cache"),
+                body["choices"][0]["message"]["content"],
+                r.headers["x-request-id"],
+            )
+
+    first = await post(PII)
+    second = await post(PII)
+    assert (first[0], second[0]) == ("miss", "hit")
+    assert first[1] == second[1] == " ".join(PII.split())  # restored on the hit too
+    assert echo_provider.requests(second[2]) == []  # the hit reached no provider
+
+    # a streamed miss is stored from its chunks, before restoration, too
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{redaction_edge.base_url}/chat/completions",
+            json={
+                "model": "gpt-4o-mini",
+                "messages": [{"role": "user", "content": PII + " Thanks."}],
+                "stream": True,
+            },
+            headers={"Authorization": f"Bearer {full}"},
+        ) as r,
+    ):
+        assert r.status == 200 and r.headers["x-tollway-cache"] == "miss"
+        text, _ = _stream_text(await r.read())
+    assert text == " ".join((PII + " Thanks.").split())
+
+    valkey = valkey_client(redaction_edge.valkey_url)
+    try:
+        keys = [k async for k in valkey.scan_iter(match="tw:rc:v1:tenant-rc:*")]
+        assert len(keys) == 2
+        entries = [await valkey.get(k) for k in keys]
+    finally:
+        await valkey.aclose()
+    for stored in entries:
+        assert b"<PERSON_1>" in stored and b"<EMAIL_ADDRESS_1>" in stored
+        for value in VALUES:
+            assert value.encode() not in stored  # no text the policy removed

@@ -370,6 +370,8 @@ async def test_stream_failing_after_its_first_byte_raises_in_the_sdk(
     assert row["status"] == "failed" and row["error_type"] == "upstream_stream_error"
     assert row["deployment"] == "east-1" and row["attempts"] == 1  # no fallback once bytes reached the client
     assert _attempts(row) == [("east-1", 200, "upstream_stream_error")]
+    breakers = routed.edge.app[STATE].breakers
+    assert breakers is not None and breakers.counts("east:m") == (1, 1)  # served a first byte, then failed
 
 
 async def _resident(routed: Routed) -> AsyncOpenAI:

@@ -45,10 +45,10 @@ SERVER, CLIENT, CONSUMER = 2, 3, 5  # OTLP Span.SpanKind values
 
 
 @contextlib.asynccontextmanager
-async def _edge(tmp: Path, values: dict[str, Any], fake_url: str) -> Any:
+async def _edge(tmp: Path, values: dict[str, Any], fake_url: str, slow_url: str | None = None) -> Any:
     await create_principals_schema(values["postgres_dsn"])
     await create_ledger_schema(values["postgres_dsn"])
-    catalogue = edge_catalogue(fake_url, closed_port_url(), fake_url)
+    catalogue = edge_catalogue(fake_url, closed_port_url(), slow_url or fake_url)
     (tmp / "catalogue.yaml").write_text(yaml.safe_dump(catalogue))
     settings = EdgeSettings(
         key_pepper=PEPPER,
@@ -250,14 +250,58 @@ async def test_each_provider_attempt_is_a_client_span_and_a_failed_one_says_why(
     # The edge's cleanup flushed its exporter.
     spans = otlp_receiver.trace(TRACE_ID)
     server = _one(spans, "tollway-edge", SERVER, "/v1/chat/completions")
-    assert server.attributes["tollway.attempts"] == 2
+    # A refused connection is retried once on the same deployment (the default retry
+    # policy), then the call falls back: three attempts, each its own span.
+    assert server.attributes["tollway.attempts"] == 3
     attempts = sorted(
         (s for s in spans if s.span.kind == CLIENT), key=lambda s: s.attributes["tollway.attempt"]
     )
-    assert [s.attributes["tollway.provider"] for s in attempts] == ["dead", "fake"]
+    assert [s.attributes["tollway.provider"] for s in attempts] == ["dead", "dead", "fake"]
+    assert [s.attributes["tollway.attempt"] for s in attempts] == [1, 2, 3]
     assert all(s.parent_span_id == server.span_id for s in attempts)
-    dead, fake = attempts
-    assert dead.attributes["error.type"] == "upstream_unavailable"
-    assert "http.response.status_code" not in dead.attributes
-    assert dead.span.status.code == 2  # STATUS_CODE_ERROR
+    *deads, fake = attempts
+    for dead in deads:
+        assert dead.attributes["error.type"] == "upstream_unavailable"
+        assert "http.response.status_code" not in dead.attributes
+        assert dead.span.status.code == 2  # STATUS_CODE_ERROR
     assert fake.attributes["http.response.status_code"] == 200 and "error.type" not in fake.attributes
+
+
+async def test_a_relayed_streams_provider_span_lasts_until_the_relay_ends(
+    otlp_receiver: OtlpReceiver,
+    fresh_database: str,
+    valkey_test_url: str,
+    fresh_topic: Any,
+    kafka_bootstrap_servers: str,
+    fake_provider: Any,
+    fake_provider_factory: Any,
+    tmp_path: Path,
+) -> None:
+    from tollway_testing.fake_provider import FakeProviderConfig
+
+    slow = fake_provider_factory(
+        FakeProviderConfig(chunk_interval_ms=25, completion_tokens=12, access_log=False)
+    )
+    values = {
+        "postgres_dsn": fresh_database,
+        "valkey_url": valkey_test_url,
+        "kafka_bootstrap_servers": kafka_bootstrap_servers,
+        "usage_topic": await fresh_topic(partitions=1),
+        "redactor_urls": "",
+    }
+    async with _edge(tmp_path, values, fake_provider.base_url, slow.base_url) as edge:
+        full, _, _ = await upsert_key(edge.dsn, PEPPER.encode())
+        body = {"model": "slow-model", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+        headers = {"Authorization": f"Bearer {full}", "traceparent": TRACEPARENT}
+        async with aiohttp.ClientSession() as http:
+            async with http.post(edge.base_url + "/chat/completions", json=body, headers=headers) as r:
+                assert r.status == 200
+                assert (await r.read()).endswith(b"data: [DONE]\n\n")
+    spans = otlp_receiver.trace(TRACE_ID)
+    server = _one(spans, "tollway-edge", SERVER, "/v1/chat/completions")
+    attempt = _one(spans, "tollway-edge", CLIENT, "chat fake-model")
+    assert attempt.attributes["http.response.status_code"] == 200
+    duration_ms = (attempt.span.end_time_unix_nano - attempt.span.start_time_unix_nano) / 1e6
+    assert duration_ms >= 11 * 25 * 0.8, duration_ms  # the chunks' pacing, not just the headers
+    assert attempt.span.end_time_unix_nano <= server.span.end_time_unix_nano
+    assert server.attributes["tollway.stream"] is True

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from tollway_contracts.catalogue import Provider
 from tollway_edge.routing.kinds import ANTHROPIC, AZURE, OPENAI, kind_of
 
@@ -35,3 +39,29 @@ def test_anthropic_kind_x_api_key_and_version() -> None:
     assert str(ANTHROPIC.url("https://api.anthropic.com/v1", p, "/messages", "c")).endswith("/v1/messages")
     assert ANTHROPIC.serves("/messages/count_tokens")
     assert not any(ANTHROPIC.serves(x) for x in ("/embeddings", "/completions", "/moderations", "/responses"))
+
+
+async def test_credentials_from_a_mounted_file(tmp_path: Path) -> None:
+    """A provider's key may come from a mounted Secret file instead of an env var
+    (issue 13); a missing or empty file leaves the provider unusable, never keyless."""
+    from tollway_contracts.catalogue import Catalogue
+    from tollway_edge.routing.upstream import close_upstreams, open_upstreams
+
+    secret = tmp_path / "api-key"
+    secret.write_text("sk-from-file\n")
+    providers = {
+        "file": {"kind": "anthropic", "base_url": "http://h/v1", "api_key_file": str(secret)},
+        "gone": {"kind": "openai", "base_url": "http://h/v1", "api_key_file": str(tmp_path / "missing")},
+    }
+    catalogue = Catalogue.model_validate({"providers": providers, "models": {}})
+    upstreams = await open_upstreams(catalogue)
+    try:
+        assert upstreams["file"].usable and upstreams["file"].headers["x-api-key"] == "sk-from-file"
+        assert not upstreams["gone"].usable and "Authorization" not in upstreams["gone"].headers
+    finally:
+        await close_upstreams(upstreams)
+    secret.write_text("  \n")
+    with pytest.raises(KeyError):
+        Provider.model_validate(providers["file"]).api_key()
+    with pytest.raises(ValueError, match="not both"):
+        Provider(base_url="http://h/v1", api_key_env="X", api_key_file=str(secret))

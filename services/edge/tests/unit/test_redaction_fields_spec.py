@@ -172,7 +172,10 @@ class EverythingRedactor:
         )
 
 
-_KEYS = sorted({tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")} | {"x_extra", "notes"})
+_KEYS = sorted(
+    {tok for p in CHAT_FIELDS for tok in p.replace("[]", "").split(".")}
+    | {"x_extra", "notes", PII, "a#b", "c/d", "e~f", "#", ""}
+)
 _strings = st.one_of(
     st.sampled_from(["", "hi", PII, f"call {PII} now", "text", "function"]),
     st.text(max_size=8).map(lambda s: s + PII),
@@ -224,10 +227,16 @@ def _leaks(value: Any, pattern: str) -> list[str]:
         return []
     if rule == "schema":
         return _schema_leaks(value)
+    if rule == "arguments" and type(value) is str:
+        try:  # keys of parsed arguments are structure (tool parameter names); values must be clean
+            return _schema_leaks(orjson.loads(value))
+        except orjson.JSONDecodeError:
+            pass
     if type(value) is str:
         return [value] if PII in value else []
     if type(value) is dict:
-        return [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
+        keys = [k for k in value if PII in k]
+        return keys + [s for k, v in value.items() for s in _leaks(v, f"{pattern}.{k}" if pattern else k)]
     if type(value) is list:
         return [s for v in value for s in _leaks(v, pattern + "[]")]
     return []
@@ -250,3 +259,151 @@ def test_no_string_escapes_the_walk(body: dict[str, Any]) -> None:
     assert _leaks(outcome.body, "") == []
     if PII not in before.decode():
         assert outcome.body == body
+
+
+def _body_at(pattern: str, value: Any) -> dict[str, Any]:
+    """A body holding ``value`` at ``pattern`` (``a[].b.*`` -> ``{"a": [{"b": {"k": value}}]}``)."""
+    tokens: list[str] = []
+    for part in pattern.split("."):
+        name, _, rest = part.partition("[]")
+        tokens.append(name)
+        tokens.extend(["[]"] * (1 + rest.count("[]")) if _ else [])
+    node: Any = value
+    for tok in reversed(tokens):
+        node = [node] if tok == "[]" else {("k" if tok == "*" else tok): node}
+    return node  # type: ignore[no-any-return]
+
+
+def test_body_at() -> None:
+    assert _body_at("a[].b.*", 1) == {"a": [{"b": {"k": 1}}]}
+    assert _body_at("stop[]", 1) == {"stop": [1]}
+    assert _body_at("a[][]", 1) == {"a": [[1]]}
+
+
+def _scanned_patterns() -> list[str]:
+    strings, _, _ = chat_request_fields()
+    return sorted(p for p in strings if classification(CHAT_FIELDS, p) not in ("opaque", "unscannable"))
+
+
+@pytest.mark.parametrize("pattern", _scanned_patterns())
+async def test_pii_at_every_scanned_string_field_of_the_spec(pattern: str) -> None:
+    """Issue 11's "done when", at the walk: PII planted at each string field of
+    CreateChatCompletionRequest that is not opaque leaves under redact and blocks under block."""
+    body = _body_at(pattern, f"{PII} here")
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), EverythingRedactor(), 1000.0)
+    assert PII not in orjson.dumps(outcome.body).decode()
+    outcome = await redact_request(body, RedactionPolicy(mode="block"), _Detecting(), 1000.0)
+    assert outcome.blocked is not None
+
+
+class _Detecting(EverythingRedactor):
+    """Reports a PERSON wherever ``PII`` occurs."""
+
+    async def redact(
+        self, policy: RedactionPolicy, texts: Sequence[TextRef | RedactionText], deadline_ms: float
+    ) -> RedactResponse:
+        from tollway_contracts.redaction import Detection
+
+        answer = await super().redact(policy, texts, deadline_ms)
+        results = [
+            r.model_copy(
+                update={
+                    "detections": [
+                        Detection(
+                            entity_type="PERSON", start=0, end=len(PII), score=0.9, placeholder="<PERSON_1>"
+                        )
+                    ]
+                    if PII in t.text
+                    else []
+                }
+            )
+            for r, t in zip(answer.results, texts, strict=True)
+        ]
+        return answer.model_copy(update={"results": results})
+
+
+@cache
+def chat_request_types() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """pattern -> (JSON types the spec allows there, keys it requires there) in
+    ``CreateChatCompletionRequest`` (unions over ``anyOf``/``oneOf``; ``any``
+    when a branch names no type)."""
+    with open(openai_openapi_path(), encoding="utf-8") as f:
+        spec = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    schemas = spec["components"]["schemas"]
+    types: dict[str, set[str]] = {}
+    required: dict[str, set[str]] = {}
+
+    def resolve(s: Any) -> Any:
+        while isinstance(s, dict) and "$ref" in s:
+            s = schemas[s["$ref"].rsplit("/", 1)[-1]]
+        return s
+
+    def own_types(s: dict[str, Any]) -> set[str]:
+        t = s.get("type")
+        if t is not None:
+            return set(t) if isinstance(t, list) else {t}
+        values = s.get("enum", []) + ([s["const"]] if "const" in s else [])
+        if values:
+            return {"string" if isinstance(v, str) else "null" if v is None else "other" for v in values}
+        if "properties" in s:
+            return {"object"}
+        return set()
+
+    def walk(s: Any, path: str, seen: frozenset[tuple[int, str]], branch: bool = False) -> None:
+        s = resolve(s)
+        if not isinstance(s, dict) or (id(s), path) in seen or path.count(".") > 12:
+            return
+        seen = seen | {(id(s), path)}
+        subs = [x for c in ("anyOf", "oneOf") for x in s.get(c, [])]
+        mine = own_types(s)
+        if subs:
+            for sub in subs:
+                walk(sub, path, seen, branch=True)
+        elif mine:
+            types.setdefault(path, set()).update(mine)
+        elif not s.get("allOf"):
+            types.setdefault(path, set()).add("any")
+        for sub in s.get("allOf", []):
+            walk(sub, path, seen, branch=branch)
+        if s.get("required") and not branch:
+            required.setdefault(path, set()).update(s["required"])
+        elif s.get("required"):
+            required.setdefault(path, set())  # branches differ: only keys all branches need count
+        for k, v in (s.get("properties") or {}).items():
+            walk(v, f"{path}.{k}" if path else k, seen)
+        if "items" in s:
+            walk(s["items"], path + "[]", seen)
+        extra = s.get("additionalProperties")
+        if isinstance(extra, dict) and extra:
+            walk(extra, path + ".*", seen)
+
+    walk(schemas["CreateChatCompletionRequest"], "", frozenset())
+    return {p: (frozenset(t), frozenset(required.get(p, set()))) for p, t in types.items()}
+
+
+def test_chat_shapes_never_refuse_what_the_spec_allows() -> None:
+    """Every type the spec allows at a checked field is allowed by CHAT_SHAPES
+    (null counts as absent), so validation only refuses bodies OpenAI refuses."""
+    from tollway_edge.endpoints.shapes import CHAT_SHAPES
+
+    spec = chat_request_types()
+    assert "messages[].content" in spec
+    stricter = []
+    for pattern, shape in CHAT_SHAPES.items():
+        allowed, _ = spec.get(pattern, (frozenset({"any"}), frozenset()))
+        if "any" in allowed:
+            continue
+        allowed = allowed | ({"number"} if "integer" in allowed else set())
+        missing = allowed - shape.types - {"null", "other"}
+        if missing:
+            stricter.append((pattern, sorted(missing)))
+    assert stricter == []
+    assert sorted(p for p in CHAT_SHAPES if p not in spec) == []  # no typo, no invented field
+    # a required key we check is one the spec requires (where no anyOf/oneOf branch differs)
+    too_required = [
+        (p, k)
+        for p, shape in CHAT_SHAPES.items()
+        for k in shape.required
+        if spec[p][1] and k not in spec[p][1]
+    ]
+    assert too_required == []

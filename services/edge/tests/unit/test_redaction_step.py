@@ -105,6 +105,7 @@ def test_a_row_is_typed_once_and_an_unreadable_column_is_marked() -> None:
         "limits": [{"scope": "key", "scope_id": "k", "requests_per_minute": 5}],
         "version": 3,
         "allowed_regions": None,
+        "response_cache_ttl_seconds": None,
     }
     p = Principal.from_row(row)
     assert p.redaction_policy == RedactionPolicy(mode="redact", reversible=True)

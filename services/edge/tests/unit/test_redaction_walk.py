@@ -190,8 +190,61 @@ def test_unknown_field_strings_are_scanned_and_reported() -> None:
         "vendor_extra": {"a": PII},
     }
     walk = walk_body(body, CHAT_FIELDS)
-    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra/a"]
-    assert {t.id for t in walk.texts} >= set(walk.unknown)
+    assert walk.unknown == ["/messages/0/x_note", "/vendor_extra"]
+    ids = {t.id for t in walk.texts}
+    assert {"/messages/0/x_note", "/vendor_extra/a"} <= ids
+    # the unknown fields' names and the unknown object's keys are text too; known names are not
+    assert {"key:/messages/0/x_note", "key:/vendor_extra", "key:/vendor_extra/a"} <= ids
+    assert not any(i in ids for i in ("key:/model", "key:/messages", "key:/messages/0/content"))
+    numbers = {"model": "m", "messages": [], "temperature": 0.2, "max_tokens": 5, "stream": True, "seed": 1}
+    assert walk_body(numbers, CHAT_FIELDS).texts == []  # known numeric fields send nothing
+
+
+async def test_keys_holding_pii_are_renamed_copy_on_write() -> None:
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "x"}],
+        "metadata": {PII: "vip", "plan": PII},
+        "x_vendor": {"nested": {PII: 1}},
+        PII: True,
+    }
+    original = copy.deepcopy(body)
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
+    assert body == original
+    assert PII not in orjson.dumps(outcome.body).decode()
+    assert outcome.body["metadata"] == {"<PERSON_1>": "vip", "plan": "<PERSON_1>"}
+    assert list(outcome.body)[-1] == "<PERSON_1>"  # key order kept
+    assert outcome.body["x_vendor"] == {"nested": {"<PERSON_1>": 1}}
+    assert outcome.body["messages"] is body["messages"]
+    blocked = await redact_request(
+        {"model": "m", "messages": [], "metadata": {PII: "x"}},
+        RedactionPolicy(mode="block"),
+        PlantedRedactor(),
+        1000.0,
+    )
+    assert blocked.blocked is not None
+
+
+def test_schema_property_names_and_argument_keys_are_structure() -> None:
+    body = {
+        "model": "m",
+        "messages": [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": '{"who": "x"}'}}
+                ],
+            }
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "f", "parameters": {"properties": {"who": {"type": "string"}}}},
+            }
+        ],
+    }
+    ids = [t.id for t in walk_body(body, CHAT_FIELDS).texts]
+    assert ids == ["/messages/0/tool_calls/0/function/arguments#/who"]
 
 
 async def test_unknown_fields_refuse_policy() -> None:
@@ -334,3 +387,229 @@ def test_apply_texts_copies_only_changed_paths() -> None:
     assert out == {"a": {"b": "X", "c": {"d": "y"}}, "e": ["z"]}
     assert body["a"]["b"] == "x"  # type: ignore[index]
     assert out["a"]["c"] is body["a"]["c"] and out["e"] is body["e"]  # type: ignore[index]
+
+
+MAPPING = {"<PERSON_1>": 'Jane "JR" Roe'}
+
+
+def test_restore_legacy_completion_and_responses_answers() -> None:
+    from tollway_edge.redaction import restore_response
+
+    legacy = {"object": "text_completion", "choices": [{"index": 0, "text": "Dear <PERSON_1>,"}]}
+    assert restore_response(legacy, MAPPING)["choices"][0]["text"] == 'Dear Jane "JR" Roe,'
+    answer = {
+        "object": "response",
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "Hi <PERSON_1>"}]},
+            {"type": "function_call", "name": "f", "arguments": '{"who": "<PERSON_1>"}'},
+        ],
+    }
+    out = restore_response(answer, MAPPING)
+    assert out["output"][0]["content"][0]["text"] == 'Hi Jane "JR" Roe'
+    assert json.loads(out["output"][1]["arguments"]) == {"who": 'Jane "JR" Roe'}
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_restore_legacy_completion_stream_split_anywhere(cut: int) -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    text = "Dear <PERSON_1>, thanks"
+    restorer = ChunkRestorer(MAPPING)
+    pieces = [text[:cut], text[cut:]]
+    out = []
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        chunk = {
+            "object": "text_completion",
+            "choices": [{"index": 0, "text": piece, "finish_reason": "stop" if last else None}],
+        }
+        restored = restorer.restore_chunk(chunk)
+        assert "delta" not in restored["choices"][0]  # legacy chunks keep their shape
+        out.append(restored["choices"][0]["text"])
+    assert restorer.flush() is None
+    assert "".join(out) == 'Dear Jane "JR" Roe, thanks'
+
+
+def test_restore_legacy_stream_flush_at_done() -> None:
+    from tollway_edge.redaction import ChunkRestorer
+
+    restorer = ChunkRestorer(MAPPING)
+    chunk = {
+        "object": "text_completion",
+        "choices": [{"index": 0, "text": "Dear <PERS", "finish_reason": None}],
+    }
+    assert restorer.restore_chunk(chunk)["choices"][0]["text"] == "Dear "
+    tail = restorer.flush()
+    assert tail is not None and tail["object"] == "text_completion"
+    assert tail["choices"] == [{"index": 0, "text": "<PERS", "finish_reason": None}]
+
+
+async def test_keys_with_pointer_characters() -> None:
+    body = {"model": "m", "messages": [], "metadata": {"a#b": PII, "c/d~e": PII, "#": PII}}
+    outcome = await redact_request(body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0)
+    assert outcome.body["metadata"] == {"a#b": "<PERSON_1>", "c/d~e": "<PERSON_1>", "#": "<PERSON_1>"}
+
+
+def test_keys_spelling_patterns_are_unknown_fields() -> None:
+    body = {"model": "m", "messages": [], "web_search_options.search_context_size": PII, "tools[].type": PII}
+    walk = walk_body(body, CHAT_FIELDS)
+    assert walk.unknown == ["/web_search_options.search_context_size", "/tools[].type"]
+    assert {t.text for t in walk.texts} >= {PII, "web_search_options.search_context_size", "tools[].type"}
+
+
+def anthropic_body() -> dict[str, Any]:
+    return {
+        "model": "claude-test",
+        "max_tokens": 50,
+        "system": [{"type": "text", "text": f"You help {PII}.", "cache_control": {"type": "ephemeral"}}],
+        "metadata": {"user_id": PII},
+        "stop_sequences": [PII],
+        "tools": [
+            {
+                "name": "lookup",
+                "description": f"Finds {PII}",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"who": {"type": "string", "description": PII}},
+                },
+            }
+        ],
+        "messages": [
+            {"role": "user", "content": f"I am {PII}"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": f"{PII} asks", "signature": "sig"},
+                    {"type": "tool_use", "id": "tu_1", "name": "lookup", "input": {"type": PII, "n": 1}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "tu_1",
+                        "content": [{"type": "text", "text": f"found {PII}"}],
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"},
+                    },
+                    {
+                        "type": "document",
+                        "source": {"type": "text", "media_type": "text/plain", "data": f"Dear {PII}"},
+                    },
+                    {
+                        "type": "text",
+                        "text": "ok",
+                        "citations": [{"type": "char_location", "cited_text": PII}],
+                    },
+                ],
+            },
+        ],
+    }
+
+
+async def test_anthropic_messages_every_field_redacted() -> None:
+    from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
+
+    body = anthropic_body()
+    original = copy.deepcopy(body)
+    walk = walk_body(body, ANTHROPIC_MESSAGES_FIELDS)
+    assert walk.unknown == [] and walk.unscannable == []
+    outcome = await redact_request(
+        body, RedactionPolicy(mode="redact"), PlantedRedactor(), 1000.0, ANTHROPIC_MESSAGES_FIELDS
+    )
+    assert body == original
+    assert PII not in orjson.dumps(outcome.body).decode()
+    out = outcome.body
+    assert out["messages"][1]["content"][1]["input"] == {"type": "<PERSON_1>", "n": 1}  # keys are names
+    assert out["messages"][1]["content"][0]["signature"] == "sig"
+    assert out["messages"][2]["content"][1] is body["messages"][2]["content"][1]  # the image passes
+    assert out["tools"][0]["input_schema"]["properties"]["who"]["type"] == "string"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0="},
+        {"type": "file", "file_id": "file_1"},
+    ],
+)
+def test_anthropic_pdf_and_file_documents_are_unscannable(source: dict[str, Any]) -> None:
+    from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
+
+    body = {
+        "model": "c",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": [{"type": "document", "source": source}]}],
+    }
+    assert walk_body(body, ANTHROPIC_MESSAGES_FIELDS).unscannable == ["/messages/0/content/0/source"]
+
+
+def test_restore_anthropic_message() -> None:
+    from tollway_edge.redaction import restore_response
+
+    answer = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Hi <PERSON_1>"},
+            {"type": "tool_use", "id": "t", "name": "f", "input": {"who": ["<PERSON_1>"]}},
+        ],
+    }
+    out = restore_response(answer, MAPPING)
+    assert out["content"][0]["text"] == 'Hi Jane "JR" Roe'
+    assert out["content"][1]["input"] == {"who": ['Jane "JR" Roe']}
+
+
+def _anthropic_sse(obj: dict[str, Any]) -> bytes:
+    return b"event: " + obj["type"].encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n"
+
+
+@pytest.mark.parametrize("cut", range(1, 16))
+def test_restore_anthropic_stream_split_anywhere(cut: int) -> None:
+    from tollway_edge.redaction import SSERestorer
+    from tollway_edge.streaming.sse import SSEEvent
+
+    text = "Dear <PERSON_1>, thanks"
+    args = '{"who": "<PERSON_1>"}'
+    events = [
+        {"type": "message_start", "message": {"id": "m"}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[:cut]}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text[cut:]}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": args[:cut]},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": args[cut:]},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_stop"},
+    ]
+    restorer = SSERestorer(MAPPING)
+    out = restorer.restore([SSEEvent(_anthropic_sse(e)) for e in events])
+    texts, partial = [], []
+    for ev in out:
+        assert ev.raw.startswith(b"event: ")  # Anthropic clients dispatch on the event name
+        obj = orjson.loads(ev.data or b"null")
+        assert ev.raw.startswith(b"event: " + obj["type"].encode() + b"\n")
+        if obj["type"] == "content_block_delta":
+            d = obj["delta"]
+            (texts if obj["index"] == 0 else partial).append(d.get("text") or d.get("partial_json") or "")
+    assert "".join(texts) == 'Dear Jane "JR" Roe, thanks'
+    assert json.loads("".join(partial)) == {"who": 'Jane "JR" Roe'}
+    assert restorer.answer == 'Dear Jane "JR" Roe, thanks'
+    kinds = [orjson.loads(ev.data or b"null")["type"] for ev in out]
+    assert kinds[-1] == "message_stop" and kinds.count("content_block_stop") == 2

@@ -18,6 +18,7 @@ from aiohttp.typedefs import Handler
 from pydantic import BaseModel, ValidationError
 
 from tollway_contracts.admin import (
+    CachePolicy,
     KeyCreate,
     KeyCreated,
     KeyList,
@@ -223,6 +224,19 @@ async def set_residency(request: web.Request) -> web.Response:
     return _json(row)
 
 
+async def set_cache_policy(request: web.Request) -> web.Response:
+    """PUT /admin/v1/{keys,teams}/{id}/cache-policy: CachePolicy -> ApiKey | Team;
+    DELETE removes it. Edges apply it within a principals reload."""
+    scope = "key" if "key_id" in request.match_info else "team"
+    scope_id = request.match_info[f"{scope}_id"]
+    ttl = None
+    if request.method == "PUT":
+        ttl = (await _body(request, CachePolicy)).ttl_seconds
+    row, change = await request.app[STORE].set_cache_policy(scope, scope_id, ttl)
+    await _published(request, change)
+    return _json(row)
+
+
 async def create_user(request: web.Request) -> web.Response:
     """POST /admin/v1/users: UserCreate -> 201 User; 404 tenant/team; 409."""
     user, change = await request.app[STORE].create_user(await _body(request, UserCreate))
@@ -296,6 +310,9 @@ def add_admin_routes(app: web.Application) -> None:
     ):
         r.add_put(path, set_residency)
         r.add_delete(path, set_residency)
+    for path in (f"{PREFIX}/keys/{{key_id}}/cache-policy", f"{PREFIX}/teams/{{team_id}}/cache-policy"):
+        r.add_put(path, set_cache_policy)
+        r.add_delete(path, set_cache_policy)
     r.add_post(f"{PREFIX}/users", create_user)
     r.add_get(f"{PREFIX}/users", list_users)
     r.add_post(f"{PREFIX}/keys", create_key)

@@ -40,7 +40,9 @@ from tollway_quota.errors import BadRequest, Conflict, NotFound
 from tollway_quota.ids import new_limit_id, new_team_id, new_tenant_id, new_user_id
 
 _TENANT_COLUMNS = "id, name, time_zone, alert_webhook_url, created_at, allowed_regions"
-_TEAM_COLUMNS = "id, tenant_id, name, redaction_policy, created_at, allowed_regions"
+_TEAM_COLUMNS = (
+    "id, tenant_id, name, redaction_policy, created_at, allowed_regions, response_cache_ttl_seconds"
+)
 _LIMIT_COLUMNS = (
     "id, tenant_id, scope, scope_id, model, requests_per_minute, tokens_per_minute, max_concurrent, "
     "budget_micro_usd, budget_period, thresholds_percent, shadow, created_at, updated_at"
@@ -57,7 +59,7 @@ _SCOPE_OWNER = {
 
 _KEY_COLUMNS = (
     "key_id, tenant_id, team_id, user_id, name, allowed_models, redaction_policy, "
-    "created_at, expires_at, revoked_at, version"
+    "created_at, expires_at, revoked_at, version, response_cache_ttl_seconds"
 )
 
 
@@ -460,6 +462,43 @@ class CatalogStore:
             )
             row = await cur.fetchone()
         return ApiKey.model_validate(row), Change(version, [key_id])
+
+    async def set_cache_policy(
+        self, scope: str, scope_id: str, ttl_seconds: int | None
+    ) -> tuple[ApiKey | Team, Change]:
+        """Set (seconds) or remove (None) the response cache TTL of a key or a
+        team (``scope``), re-stamping every key it reaches. Raises NotFound."""
+        table, columns, id_column, key_column = (
+            ("catalog.api_keys", _KEY_COLUMNS, "key_id", "key_id")
+            if scope == "key"
+            else ("catalog.teams", _TEAM_COLUMNS, "id", "team_id")
+        )
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
+            await self._require(
+                cur,
+                f"SELECT 1 FROM {table} WHERE {id_column} = %s FOR UPDATE",
+                (scope_id,),
+                f"no {scope} {scope_id!r}",
+                key_column,
+            )
+            version = await self._bump(cur)
+            await cur.execute(
+                f"UPDATE {table} SET response_cache_ttl_seconds = %s WHERE {id_column} = %s",
+                (ttl_seconds, scope_id),
+            )
+            await cur.execute(
+                f"UPDATE catalog.api_keys SET version = %s WHERE {key_column} = %s RETURNING key_id",
+                (version, scope_id),
+            )
+            key_ids = [r["key_id"] for r in await cur.fetchall()]
+            await cur.execute(f"SELECT {columns} FROM {table} WHERE {id_column} = %s", (scope_id,))
+            row = await cur.fetchone()
+        model: type[ApiKey] | type[Team] = ApiKey if scope == "key" else Team
+        return model.model_validate(row), Change(version, sorted(key_ids))
 
     # --- limits ------------------------------------------------------------------
 

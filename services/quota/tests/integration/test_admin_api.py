@@ -261,3 +261,34 @@ async def test_residency_policy_of_tenant_and_team_reaches_the_edge_view(quota_s
             "/admin/v1/tenants/tn_000000000000/residency-policy", json={"allowed_regions": ["eu"]}
         )
         assert r.status_code == 404
+
+
+async def test_cache_policy_of_key_and_team_reaches_the_edge_view(quota_server) -> None:  # noqa: ANN001
+    async with _admin(quota_server) as c:
+        _, team, _, key = await _make_key(c)
+        assert (await _principals(quota_server, key.key_id))["response_cache_ttl_seconds"] is None  # off
+
+        r = await c.put(f"/admin/v1/teams/{team.id}/cache-policy", json={"ttl_seconds": 300})
+        assert r.status_code == 200, r.text
+        assert Team.model_validate_json(r.content).response_cache_ttl_seconds == 300
+        row = await _principals(quota_server, key.key_id)
+        assert row["response_cache_ttl_seconds"] == 300 and row["version"] > key.version  # keys re-stamped
+
+        r = await c.put(f"/admin/v1/keys/{key.key_id}/cache-policy", json={"ttl_seconds": 60})
+        assert r.status_code == 200, r.text
+        assert ApiKey.model_validate_json(r.content).response_cache_ttl_seconds == 60
+        assert (await _principals(quota_server, key.key_id))["response_cache_ttl_seconds"] == 60  # key's wins
+
+        r = await c.delete(f"/admin/v1/keys/{key.key_id}/cache-policy")
+        assert r.status_code == 200
+        assert (await _principals(quota_server, key.key_id))[
+            "response_cache_ttl_seconds"
+        ] == 300  # team's again
+        r = await c.delete(f"/admin/v1/teams/{team.id}/cache-policy")
+        assert r.status_code == 200
+        assert (await _principals(quota_server, key.key_id))["response_cache_ttl_seconds"] is None
+
+        r = await c.put(f"/admin/v1/teams/{team.id}/cache-policy", json={"ttl_seconds": 0})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+        r = await c.put("/admin/v1/keys/nope/cache-policy", json={"ttl_seconds": 10})
+        assert r.status_code == 404

@@ -338,6 +338,26 @@ class EdgeAdmission(ModeSwitch):
         except Exception:
             log.warning("release_failed", request_id=ticket.request_id, exc_info=True)
 
+    async def settle_unmetered(self, ticket: Ticket) -> None:
+        """Settle a call that emits no usage event (``count_tokens``) at zero tokens
+        and zero cost, here: quota settles exact reservations from usage events, so
+        without this the record would wait for reconciliation. Counts (rpm) stay;
+        errors are logged (the reconciler settles it later)."""
+        if ticket.mode == "local":
+            if ticket.local is not None:
+                self.local.settle(ticket.local, 0, 0)
+            return
+        if self.mode != "exact" or self.adm is None:
+            return
+        try:
+            await self.adm.settle(
+                tenant_id=ticket.tenant_id, request_id=ticket.request_id, tokens=0, cost_micro_usd=0
+            )
+        except UNREACHABLE as exc:
+            self._degrade("settle", exc)
+        except Exception:
+            log.warning("settle_failed", request_id=ticket.request_id, exc_info=True)
+
     def finish(self, ticket: Ticket, tokens: int | None, cost: int | None) -> None:
         """At the terminal event: local reservations are settled with the actuals
         here (exact ones are settled by quota from the usage event)."""

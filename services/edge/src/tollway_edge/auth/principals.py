@@ -79,6 +79,8 @@ class Principal:
         version: principals version of the row's last change.
         allowed_regions: the data-residency policy: the catalogue region tags
             the key's calls may reach (``routing.plan``); None = no policy.
+        response_cache_ttl_seconds: the exact response cache's TTL for the
+            key's calls, seconds (``tollway_edge.cache``); None = not cached.
         unreadable: stored columns that did not parse (``"limits"``,
             ``"redaction_policy"``): calls on this key fail closed (503).
     """
@@ -96,6 +98,7 @@ class Principal:
     version: int
     unreadable: frozenset[str] = frozenset()
     allowed_regions: frozenset[str] | None = None
+    response_cache_ttl_seconds: int | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> Principal:
@@ -134,6 +137,7 @@ class Principal:
             version=int(row["version"]),
             unreadable=frozenset(unreadable),
             allowed_regions=None if regions is None else frozenset(regions),
+            response_cache_ttl_seconds=row["response_cache_ttl_seconds"],
         )
 
     def may_use(self, model: str) -> bool:

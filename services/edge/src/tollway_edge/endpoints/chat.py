@@ -102,6 +102,7 @@ class ChatEndpoint:
     fallback = True
     translations = CHAT_TO_MESSAGES
     anthropic_format = False
+    response_cache = True
     client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> ChatRequest:

@@ -12,6 +12,11 @@ the client's ``anthropic-version``/``anthropic-beta`` passed through). A
 model with no such route is a 400 ``unsupported``: the edge has no
 tokenizer offline, and an OpenAI provider cannot count. Errors are
 Anthropic-format.
+
+Redaction: the key's policy applies as on ``/v1/messages`` (the same walk
+and field table): under ``redact`` the provider counts the redacted body
+(placeholders may count differently from the values), ``block`` refuses a
+body holding personal data; nothing unscanned is sent.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from tollway_edge.errors import (
 )
 from tollway_edge.metrics import COUNT_TOKENS
 from tollway_edge.pipeline import provider_error_body, read_body
+from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
 from tollway_edge.routing.forward import Target, forward
 from tollway_edge.routing.plan import plan
 from tollway_edge.state import CALL_KEY, STATE
@@ -57,11 +63,13 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
     """``POST /v1/messages/count_tokens`` (module doc).
 
     Raises:
-        tollway_edge.errors.EdgeError: 401, 400 (body; ``unsupported``), 403, 404,
-            413, 429 (requests per minute), 502 (no route answered).
+        tollway_edge.errors.EdgeError: 401, 400 (body; ``unsupported``; the
+            redaction step's refusals), 403, 404, 413, 429 (requests per
+            minute), 502 (no route answered), 503 (redactor unavailable).
     """
     state = request.app[STATE]
     call = request[CALL_KEY]
+    catalogue, upstreams = state.catalogue, state.upstreams  # kept through a catalogue reload
     call.metered = False  # counting consumes nothing: no usage event, a metric only
     try:
         call.principal = await authenticate(state.snapshot, state.sync, state.pepper, request.headers)
@@ -70,7 +78,7 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         if type(messages) is not list or not messages:
             raise bad_request("'messages' must be a non-empty array.", "messages", "invalid_request")
         model = body["model"]
-        entry = state.catalogue.models.get(model)
+        entry = catalogue.models.get(model)
         if entry is None:
             raise model_not_found(model)
         if not call.principal.may_use(model):
@@ -78,26 +86,28 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
         deployments = plan(
             entry.deployments,
             allowed_regions=call.principal.allowed_regions,
-            serves=lambda d: state.upstreams[d.provider].kind.serves(PATH),
+            serves=lambda d: upstreams[d.provider].kind.serves(PATH),
         )
         if not deployments:
-            if any(state.upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
+            if any(upstreams[d.provider].kind.serves(PATH) for d in entry.deployments):
                 raise model_not_in_allowed_regions(model)  # residency: never counted elsewhere
-            kinds = ", ".join(sorted({state.upstreams[d.provider].kind.name for d in entry.deployments}))
+            kinds = ", ".join(sorted({upstreams[d.provider].kind.name for d in entry.deployments}))
             raise unsupported(PATH, model, kinds)
         if state.admission is not None:
             call.ticket = await state.admission.admit(
                 requests_only(call.principal), model, entry, 0, 0, call.request_id, False
             )
         try:
+            if state.redaction is not None:  # counted on what the provider may see (redacted)
+                body = await state.redaction.apply(call, body, ANTHROPIC_MESSAGES_FIELDS)
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
             target = Target(PATH, MessagesRequest(body), passed)
             targets = {d.provider: target for d in deployments}
-            answer = await forward(call, state.upstreams, deployments, targets, False, state.catalogue.retry_of)
+            answer = await forward(call, upstreams, deployments, targets, False, catalogue.retry_of)
             resp, raw = answer.response, answer.body
         finally:
             if call.ticket is not None and state.admission is not None:
-                state.admission.finish(call.ticket, 0, 0)
+                await state.admission.settle_unmetered(call.ticket)  # no usage event will settle it
             await call.release()
         assert raw is not None  # not a stream: forward read the answer
         call.status = resp.status

@@ -19,9 +19,10 @@ OpenAI's meaning (``usage.tokens_of``): ``prompt_tokens`` = ``input_tokens`` +
 ``cached_tokens`` = ``cache_read_input_tokens``; ``cache_write_tokens`` =
 ``cache_creation_input_tokens``; ``completion_tokens`` = ``output_tokens``.
 
-Redaction: the redaction step does not walk Anthropic's content blocks yet,
-so a key whose policy is ``redact`` or ``block`` gets 400
-``redaction_unsupported`` (fail closed; nothing is sent).
+Redaction: the body walk decides every string by
+``redaction.fields.ANTHROPIC_MESSAGES_FIELDS`` (text, image, document,
+tool_use, tool_result and thinking blocks; PDF and file documents are 400
+``unscannable_content`` under ``redact``/``block``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from tollway_edge.endpoints.openai_json import load_with_model
 from tollway_edge.endpoints.translated import MESSAGES_TO_CHAT
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
-from tollway_edge.redaction.fields import FieldTable
+from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS, FieldTable
 from tollway_edge.streaming.terminator import AnthropicTerminator
 from tollway_edge.translate import TokenUsage
 from tollway_edge.usage import Tokens, tokens_of
@@ -86,10 +87,11 @@ class MessagesEndpoint:
     """The Anthropic Messages adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/messages"
-    redaction_fields: FieldTable | None = None  # no Anthropic field table yet: redact/block keys fail closed
+    redaction_fields: FieldTable | None = ANTHROPIC_MESSAGES_FIELDS
     fallback = True
     translations = MESSAGES_TO_CHAT
     anthropic_format = True
+    response_cache = False
     client_headers: tuple[str, ...] = ("anthropic-version", "anthropic-beta")
 
     def parse(self, raw: bytes, call: Call) -> MessagesRequest:

@@ -45,6 +45,7 @@ class ModerationsEndpoint:
     fallback = True
     translations = NO_TRANSLATIONS
     anthropic_format = False
+    response_cache = False
     client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:

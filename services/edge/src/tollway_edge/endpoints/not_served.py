@@ -41,6 +41,8 @@ SERVED: tuple[str, ...] = (
     "/v1/moderations",
     "/v1/responses",
     "/v1/models",
+    "/v1/messages",
+    "/v1/messages/count_tokens",
 )
 """What the gateway serves (named in the error so the client sees the alternatives)."""
 

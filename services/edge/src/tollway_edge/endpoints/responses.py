@@ -71,6 +71,7 @@ class ResponsesEndpoint:
     fallback = False
     translations = NO_TRANSLATIONS
     anthropic_format = False
+    response_cache = False
     client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:

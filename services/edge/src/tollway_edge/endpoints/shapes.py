@@ -106,7 +106,9 @@ CHAT_SHAPES: Final[ShapeTable] = {
     "response_format.json_schema.schema": _s("object", "null"),
     "prediction": _s("object", "null", required=("type", "content")),
     "prediction.content": _s("string", "array"),
-    **{f"prediction.content[]{k}": v for k, v in _PARTS.items()},
+    "prediction.content[]": _s("object", required=("type",)),
+    "prediction.content[].type": _s("string"),
+    "prediction.content[].text": _s("string"),
     "metadata": _s("object", "null"),
     "metadata.*": _s("string"),
     "user": _s("string", "null"),
@@ -207,7 +209,8 @@ def _prefixes(table: ShapeTable) -> frozenset[str]:
     return frozenset(out)
 
 
-_PREFIXES: dict[int, frozenset[str]] = {}
+_PREFIXES: dict[int, tuple[ShapeTable, frozenset[str]]] = {}
+"""id -> (table, prefixes); holding the table keeps its id from being reused."""
 
 
 def check_shapes(body: Mapping[str, Any], table: ShapeTable) -> None:
@@ -219,9 +222,13 @@ def check_shapes(body: Mapping[str, Any], table: ShapeTable) -> None:
             OpenAI's way (``messages[0].content``), or 400
             ``missing_required_parameter`` for a required key.
     """
-    patterns = _PREFIXES.get(id(table))
-    if patterns is None:
-        patterns = _PREFIXES[id(table)] = _prefixes(table)
+    cached = _PREFIXES.get(id(table))
+    if cached is not None and cached[0] is table:
+        patterns = cached[1]
+    else:
+        patterns = _prefixes(table)
+        if len(_PREFIXES) < 16:  # the module's tables; any other is computed each time
+            _PREFIXES[id(table)] = (table, patterns)
     for k, v in body.items():
         if k in patterns:
             _check(v, k, k, table, patterns)

@@ -30,8 +30,9 @@ log = structlog.get_logger("tollway_edge.request")
 
 
 async def on_prepare(request: web.Request, response: web.StreamResponse) -> None:
-    """Stamp ``x-request-id``, ``x-tollway-overhead-ms`` (ms) and the
-    admission's ``x-ratelimit-*`` headers on every response."""
+    """Stamp ``x-request-id``, ``x-tollway-overhead-ms`` (ms), the
+    admission's ``x-ratelimit-*`` headers on every response, and
+    ``x-tollway-cache: hit|miss`` on a call that used the response cache."""
     call = request.get(CALL_KEY)
     if call is None:
         call = request.app[STATE].new_call()
@@ -39,6 +40,8 @@ async def on_prepare(request: web.Request, response: web.StreamResponse) -> None
     headers = response.headers
     headers["x-request-id"] = call.request_id
     headers["x-tollway-overhead-ms"] = f"{call.overhead_ms():.3f}"
+    if call.cache_status is not None:
+        headers["x-tollway-cache"] = call.cache_status
     if call.ticket is not None and call.ticket.headers:
         headers.update(call.ticket.headers)
 

@@ -13,6 +13,7 @@ unless the caller's policy allows it (DESIGN "Request path" step 4).
 
 from tollway_edge.redaction.client import RedactionRejected, RedactorClient, RedactorPool, RedactorServerError
 from tollway_edge.redaction.restore import (
+    AnthropicRestorer,
     ChunkRestorer,
     SSERestorer,
     StreamRestorer,
@@ -34,6 +35,7 @@ from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
 from tollway_edge.redaction.walk import BodyWalk, apply_redaction, apply_texts, extract_texts, walk_body
 
 __all__ = [
+    "AnthropicRestorer",
     "BodyWalk",
     "apply_texts",
     "walk_body",

@@ -18,12 +18,23 @@ list's items as ``[]``, the values of a free-keyed object as ``.*``
   titles, patterns) except the structural keywords of :data:`SCHEMA_OPAQUE_KEYS`;
 - ``free`` — every string under it is scanned (``metadata`` values);
 - ``unscannable`` — content redaction cannot read (``file`` parts): refused
-  with 400 ``unscannable_content`` under a ``redact`` or ``block`` policy.
+  with 400 ``unscannable_content`` under a ``redact`` or ``block`` policy;
+- ``values`` — an object whose keys are names (an Anthropic ``tool_use``
+  block's ``input``, ``citations``): every string value under it is scanned,
+  keys pass;
+- ``source`` — an Anthropic content block's ``source``: ``text`` data is
+  scanned, ``content`` blocks are scanned (``values``), base64 images and
+  URLs pass like ``image_url``, base64 documents (PDF) and ``file``
+  references are unscannable.
 
 A string at a pattern no table names is an **unknown field**: scanned, or
-the call refused, per the policy's ``unknown_fields`` (``scan`` by default).
-A number where text belongs (a token array) cannot be scanned and is
-refused like a ``file`` part. Object keys are structure, not scanned.
+the call refused, per the policy's ``unknown_fields`` (``scan`` by default);
+so are the name of an unknown field and every key and string of an unknown
+object. A number where text belongs (a token array) cannot be scanned and is
+refused like a ``file`` part. Keys of ``metadata`` are scanned; other object
+keys (property names of a JSON Schema or of tool-call ``arguments``) are
+structure and pass. Fields holding only numbers or booleans are named too
+(``opaque``), so that their names are known.
 
 Sources: OpenAI's ``CreateChatCompletionRequest``, ``CreateCompletionRequest``,
 ``CreateEmbeddingRequest``, ``CreateModerationRequest`` and ``CreateResponse``
@@ -36,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final, Literal
 
-Rule = Literal["opaque", "text", "arguments", "schema", "free", "unscannable"]
+Rule = Literal["opaque", "text", "arguments", "schema", "free", "unscannable", "values", "source"]
 """What a field is to redaction (module doc)."""
 
 FieldTable = Mapping[str, Rule]
@@ -48,6 +59,8 @@ ARGUMENTS: Final = "arguments"
 SCHEMA: Final = "schema"
 FREE: Final = "free"
 UNSCANNABLE: Final = "unscannable"
+VALUES: Final = "values"
+SOURCE: Final = "source"
 
 SCHEMA_OPAQUE_KEYS: Final = frozenset(
     {"type", "format", "$ref", "$schema", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor", "required"}
@@ -65,7 +78,30 @@ _MESSAGE_PARTS: dict[str, Rule] = {
     "prompt_cache_breakpoint": OPAQUE,
 }
 
+
+def _numbers(*names: str) -> dict[str, Rule]:
+    """Fields holding numbers or booleans: named so that their names are known."""
+    return dict.fromkeys(names, OPAQUE)
+
+
 CHAT_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "frequency_penalty",
+        "logprobs",
+        "max_completion_tokens",
+        "max_tokens",
+        "n",
+        "parallel_tool_calls",
+        "presence_penalty",
+        "seed",
+        "store",
+        "stream",
+        "temperature",
+        "top_logprobs",
+        "top_p",
+        "tools[].function.strict",
+        "response_format.json_schema.strict",
+    ),
     "model": OPAQUE,
     "messages[].role": OPAQUE,
     "messages[].name": TEXT,
@@ -108,7 +144,7 @@ CHAT_FIELDS: Final[FieldTable] = {
     "metadata": FREE,
     "user": TEXT,
     "safety_identifier": TEXT,
-    "prompt_cache_key": OPAQUE,
+    "prompt_cache_key": TEXT,  # OpenAI suggests a user id here: it may be an e-mail address
     "prompt_cache_options": OPAQUE,
     "prompt_cache_retention": OPAQUE,
     "stop": TEXT,
@@ -128,6 +164,19 @@ CHAT_FIELDS: Final[FieldTable] = {
 """``POST /v1/chat/completions`` (``CreateChatCompletionRequest``)."""
 
 COMPLETIONS_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "best_of",
+        "echo",
+        "frequency_penalty",
+        "logprobs",
+        "max_tokens",
+        "n",
+        "presence_penalty",
+        "seed",
+        "stream",
+        "temperature",
+        "top_p",
+    ),
     "model": OPAQUE,
     "prompt": TEXT,
     "prompt[]": TEXT,
@@ -142,6 +191,7 @@ COMPLETIONS_FIELDS: Final[FieldTable] = {
 """``POST /v1/completions`` (``CreateCompletionRequest``)."""
 
 EMBEDDINGS_FIELDS: Final[FieldTable] = {
+    **_numbers("dimensions"),
     "model": OPAQUE,
     "input": TEXT,
     "input[]": TEXT,
@@ -176,6 +226,17 @@ _RESPONSE_PARTS: dict[str, Rule] = {
 }
 
 RESPONSES_FIELDS: Final[FieldTable] = {
+    **_numbers(
+        "background",
+        "max_output_tokens",
+        "max_tool_calls",
+        "parallel_tool_calls",
+        "store",
+        "stream",
+        "temperature",
+        "top_logprobs",
+        "top_p",
+    ),
     "model": OPAQUE,
     "instructions": TEXT,
     "input": TEXT,
@@ -213,7 +274,7 @@ RESPONSES_FIELDS: Final[FieldTable] = {
     "safety_identifier": TEXT,
     "previous_response_id": OPAQUE,
     "conversation": OPAQUE,
-    "prompt_cache_key": OPAQUE,
+    "prompt_cache_key": TEXT,  # OpenAI suggests a user id here: it may be an e-mail address
     "prompt_cache_retention": OPAQUE,
     "include": OPAQUE,
     "service_tier": OPAQUE,
@@ -224,3 +285,51 @@ RESPONSES_FIELDS: Final[FieldTable] = {
 """``POST /v1/responses`` (``CreateResponse``): the common fields; the many
 built-in tool and item shapes not named here are unknown fields (scanned, or
 refused under ``unknown_fields: refuse``)."""
+
+
+def _anthropic_blocks(prefix: str) -> dict[str, Rule]:
+    """Content blocks of Anthropic's Messages API at ``prefix`` (``messages[].content[]``)."""
+    return {
+        f"{prefix}.type": OPAQUE,
+        f"{prefix}.text": TEXT,
+        f"{prefix}.cache_control": OPAQUE,
+        f"{prefix}.citations": VALUES,
+        f"{prefix}.source": SOURCE,
+        f"{prefix}.title": TEXT,
+        f"{prefix}.context": TEXT,
+        f"{prefix}.id": OPAQUE,
+        f"{prefix}.name": OPAQUE,
+        f"{prefix}.input": VALUES,
+        f"{prefix}.tool_use_id": OPAQUE,
+        f"{prefix}.is_error": OPAQUE,
+        f"{prefix}.thinking": TEXT,
+        f"{prefix}.signature": OPAQUE,
+        f"{prefix}.data": OPAQUE,  # redacted_thinking: encrypted by the provider
+    }
+
+
+ANTHROPIC_MESSAGES_FIELDS: Final[FieldTable] = {
+    **_numbers("max_tokens", "temperature", "top_p", "top_k", "stream"),
+    "model": OPAQUE,
+    "system": TEXT,
+    **_anthropic_blocks("system[]"),
+    "messages[].role": OPAQUE,
+    "messages[].content": TEXT,
+    **_anthropic_blocks("messages[].content[]"),
+    "messages[].content[].content": TEXT,  # tool_result: a string or blocks
+    **_anthropic_blocks("messages[].content[].content[]"),
+    "stop_sequences": TEXT,
+    "stop_sequences[]": TEXT,
+    "metadata": FREE,
+    "tools[].type": OPAQUE,
+    "tools[].name": OPAQUE,
+    "tools[].description": TEXT,
+    "tools[].input_schema": SCHEMA,
+    "tools[].cache_control": OPAQUE,
+    "tool_choice": OPAQUE,
+    "thinking": OPAQUE,
+    "service_tier": OPAQUE,
+}
+"""``POST /v1/messages`` (Anthropic's Messages API): text, image, document,
+tool_use, tool_result, thinking and redacted_thinking blocks; other blocks
+and server tools' fields are unknown fields."""

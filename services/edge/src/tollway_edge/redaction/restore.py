@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from tollway_contracts.redaction import RedactResponse
 from tollway_edge.redaction.texts import TextRef, check_answer
 from tollway_edge.streaming.sse import SSEEvent
@@ -69,9 +71,12 @@ def restore_text(text: str, mapping: Mapping[str, str], json_escape: bool = Fals
 
 
 def restore_response(body: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
-    """A copy of a non-streamed chat completion with placeholders restored in
-    every choice's ``message.content`` (string or text parts), ``refusal``,
-    ``tool_calls[].function.arguments`` and ``function_call.arguments``."""
+    """A copy of a non-streamed answer with placeholders restored in every
+    chat choice's ``message.content`` (string or text parts), ``refusal``,
+    ``tool_calls[].function.arguments`` and ``function_call.arguments``; a
+    legacy completion choice's ``text``; a Responses ``output`` item's
+    content parts (``text``, ``refusal``) and ``arguments``; an Anthropic
+    ``Message``'s ``text``/``thinking`` blocks and ``tool_use`` inputs."""
     return restore_response_in_place(copy.deepcopy(dict(body)), mapping)
 
 
@@ -81,10 +86,55 @@ def restore_response_in_place(body: dict[str, Any], mapping: Mapping[str, str]) 
     if not mapping:
         return body
     for choice in body.get("choices") or []:
-        msg = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict):
+            continue
+        msg = choice.get("message")
         if isinstance(msg, dict):
             _restore_message(msg, mapping)
+        if isinstance(choice.get("text"), str):  # legacy completions
+            choice["text"] = restore_text(choice["text"], mapping)
+    if body.get("type") == "message" and isinstance(body.get("content"), list):  # Anthropic Messages
+        for block in body["content"]:
+            if isinstance(block, dict):
+                _restore_anthropic_block(block, mapping)
+    output = body.get("output")  # the Responses API
+    if isinstance(output, list):
+        for item in output:
+            if isinstance(item, dict):
+                _restore_output_item(item, mapping)
     return body
+
+
+def _restore_values(value: Any, mapping: Mapping[str, str]) -> Any:
+    """Every string under ``value`` restored (keys are names: left alone)."""
+    if isinstance(value, str):
+        return restore_text(value, mapping)
+    if isinstance(value, dict):
+        return {k: _restore_values(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restore_values(v, mapping) for v in value]
+    return value
+
+
+def _restore_anthropic_block(block: dict[str, Any], mapping: Mapping[str, str]) -> None:
+    """One content block of an Anthropic ``Message``: ``text``, ``thinking``, a ``tool_use`` ``input``."""
+    for key in ("text", "thinking"):
+        if isinstance(block.get(key), str):
+            block[key] = restore_text(block[key], mapping)
+    if "input" in block:
+        block["input"] = _restore_values(block["input"], mapping)
+
+
+def _restore_output_item(item: dict[str, Any], mapping: Mapping[str, str]) -> None:
+    """One item of a Responses ``output``: message parts' ``text``/``refusal``,
+    a function call's ``arguments`` (JSON-escaped values)."""
+    for part in item.get("content") or []:
+        if isinstance(part, dict):
+            for key in ("text", "refusal"):
+                if isinstance(part.get(key), str):
+                    part[key] = restore_text(part[key], mapping)
+    if isinstance(item.get("arguments"), str):
+        item["arguments"] = restore_text(item["arguments"], mapping, json_escape=True)
 
 
 def _restore_message(msg: dict[str, Any], mapping: Mapping[str, str]) -> None:
@@ -168,10 +218,11 @@ class StreamRestorer:
 
 
 class ChunkRestorer:
-    """Restores placeholders in parsed ``chat.completion.chunk`` objects of one stream.
+    """Restores placeholders in parsed ``chat.completion.chunk`` objects of one
+    stream, and in legacy ``text_completion`` chunks (``choices[].text``).
 
     Keeps one :class:`StreamRestorer` per choice and field (``content``,
-    ``refusal``, each tool call's ``arguments``). Held-back text is released
+    ``refusal``, each tool call's ``arguments``, a legacy choice's ``text``). Held-back text is released
     in the chunk that carries the choice's ``finish_reason``; call
     :meth:`flush` at ``[DONE]`` for anything still held (returns a final
     chunk or None).
@@ -197,6 +248,8 @@ class ChunkRestorer:
             if not isinstance(choice, dict):
                 continue
             idx = choice.get("index", 0)
+            if isinstance(choice.get("text"), str):  # legacy completions: text on the choice
+                choice["text"] = self._stream((idx, "text"), False).feed(choice["text"])
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 delta = {}
@@ -209,16 +262,19 @@ class ChunkRestorer:
                     key = (idx, "tool_call", call.get("index", 0))
                     fn["arguments"] = self._stream(key, True).feed(fn["arguments"])
             if choice.get("finish_reason") is not None:
-                self._release(idx, delta)
-                choice["delta"] = delta
+                self._release(idx, delta, choice)
+                if "text" not in choice or delta:
+                    choice["delta"] = delta
         return chunk
 
-    def _release(self, idx: int, delta: dict[str, Any]) -> None:
+    def _release(self, idx: int, delta: dict[str, Any], choice: dict[str, Any]) -> None:
         for key, stream in list(self._streams.items()):
             if key[0] != idx or not stream.held:
                 continue
             rest = stream.flush()
-            if key[1] in ("content", "refusal"):
+            if key[1] == "text":
+                choice["text"] = (choice.get("text") or "") + rest
+            elif key[1] in ("content", "refusal"):
                 delta[key[1]] = (delta.get(key[1]) or "") + rest
             else:
                 calls = delta.setdefault("tool_calls", [])
@@ -229,15 +285,74 @@ class ChunkRestorer:
         choices = []
         for idx in sorted({k[0] for k, s in self._streams.items() if s.held}):
             delta: dict[str, Any] = {}
-            self._release(idx, delta)
-            choices.append({"index": idx, "delta": delta, "finish_reason": None})
+            choice: dict[str, Any] = {"index": idx}
+            self._release(idx, delta, choice)
+            if delta or "text" not in choice:
+                choice["delta"] = delta
+            choices.append({**choice, "finish_reason": None})
         if not choices:
             return None
         return {**(self._template or {"object": "chat.completion.chunk"}), "choices": choices}
 
 
+_ANTHROPIC_DELTA_FIELDS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+}
+
+
+def anthropic_event(obj: dict[str, Any]) -> SSEEvent:
+    """An Anthropic SSE event (``event: <type>`` + ``data:``) carrying ``obj``."""
+    event = SSEEvent(b"event: " + str(obj.get("type")).encode() + b"\ndata: " + orjson.dumps(obj) + b"\n\n")
+    event._json = obj  # noqa: SLF001 - already parsed: no re-parse later
+    return event
+
+
+class AnthropicRestorer:
+    """Restores placeholders in Anthropic ``content_block_delta`` events of one
+    stream: ``text_delta``, ``thinking_delta`` and ``input_json_delta``
+    (JSON-escaped) per content block. Held-back text is released in a
+    ``content_block_delta`` inserted before the block's ``content_block_stop``.
+    """
+
+    def __init__(self, mapping: Mapping[str, str]) -> None:
+        self._mapping = dict(mapping)
+        self._streams: dict[tuple[int, str], tuple[StreamRestorer, str]] = {}
+
+    def restore(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
+        """The events to send for ``obj`` (a delta rewritten in place; a
+        ``content_block_stop`` preceded by the block's held-back text)."""
+        kind = obj.get("type")
+        index = obj.get("index", 0)
+        if kind == "content_block_delta" and isinstance(obj.get("delta"), dict):
+            delta = obj["delta"]
+            field = _ANTHROPIC_DELTA_FIELDS.get(str(delta.get("type")))
+            if field is not None and isinstance(delta.get(field), str):
+                key = (index, field)
+                if key not in self._streams:
+                    self._streams[key] = (
+                        StreamRestorer(self._mapping, json_escape=field == "partial_json"),
+                        delta["type"],
+                    )
+                delta[field] = self._streams[key][0].feed(delta[field])
+            return [obj]
+        if kind == "content_block_stop":
+            return [*self._release(index), obj]
+        return [obj]
+
+    def _release(self, index: Any) -> list[dict[str, Any]]:
+        out = []
+        for (idx, field), (stream, delta_type) in self._streams.items():
+            if idx == index and stream.held:
+                delta = {"type": delta_type, field: stream.flush()}
+                out.append({"type": "content_block_delta", "index": idx, "delta": delta})
+        return out
+
+
 class SSERestorer:
-    """Restores placeholders in the splitter's events as the relay forwards them.
+    """Restores placeholders in the splitter's events as the relay forwards them
+    (OpenAI chunks, legacy completion chunks, Anthropic content-block deltas).
 
     Args:
         mapping: placeholder -> original value; empty = pass events through
@@ -247,10 +362,11 @@ class SSERestorer:
         answer: the content of choice 0 as the client received it.
     """
 
-    __slots__ = ("_chunks", "_answer")
+    __slots__ = ("_chunks", "_anthropic", "_answer")
 
     def __init__(self, mapping: dict[str, str]) -> None:
         self._chunks = ChunkRestorer(mapping) if mapping else None
+        self._anthropic = AnthropicRestorer(mapping) if mapping else None
         self._answer: list[str] = []
 
     @property
@@ -272,6 +388,9 @@ class SSERestorer:
                 out.append(event)
                 continue
             obj = event.json()
+            if type(obj) is dict and obj.get("type") in ("content_block_delta", "content_block_stop"):
+                self._restore_anthropic(event, obj, out)  # Anthropic's events (/v1/messages)
+                continue
             if type(obj) is not dict or not obj.get("choices"):
                 out.append(event)
                 continue
@@ -280,6 +399,19 @@ class SSERestorer:
             self._collect(obj)
             out.append(event)
         return out
+
+    def _restore_anthropic(self, event: SSEEvent, obj: dict[str, Any], out: list[SSEEvent]) -> None:
+        if self._anthropic is None:
+            sent = [obj]
+            out.append(event)
+        else:
+            sent = self._anthropic.restore(obj)
+            for item in sent:  # the original event's bytes are stale once its delta is rewritten
+                out.append(anthropic_event(item))
+        for item in sent:
+            delta = item.get("delta")
+            if item.get("index", 0) == 0 and isinstance(delta, dict) and isinstance(delta.get("text"), str):
+                self._answer.append(delta["text"])
 
     def _collect(self, obj: dict[str, Any]) -> None:
         for choice in obj.get("choices") or []:

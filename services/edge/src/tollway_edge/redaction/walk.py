@@ -9,8 +9,8 @@ redactor's answer applied copy-on-write (issue 11).
   shared with the original, which is never modified);
 - :func:`nesting_depth` — a body's JSON nesting depth, without recursion.
 
-Text ids are JSON pointers into the body (``/messages/0/content``); a
-string leaf of a tool call's ``arguments`` is ``<pointer of arguments>#<JSON
+Text ids are JSON pointers into the body (``/messages/0/content``; ``#`` in
+a key is escaped as ``~2``); a string leaf of a tool call's ``arguments`` is ``<pointer of arguments>#<JSON
 pointer inside the parsed arguments>``. ``arguments`` that are not valid
 JSON, are not an object or array, or are nested deeper than
 :data:`MAX_DEPTH`, are one text (models emit such text and clients send it
@@ -26,8 +26,23 @@ from typing import Any, Final
 import orjson
 
 from tollway_contracts.redaction import RedactResponse
-from tollway_edge.redaction.fields import CHAT_FIELDS, SCHEMA_OPAQUE_KEYS, FieldTable
+from tollway_edge.redaction.fields import (
+    ANTHROPIC_MESSAGES_FIELDS,
+    CHAT_FIELDS,
+    COMPLETIONS_FIELDS,
+    EMBEDDINGS_FIELDS,
+    MODERATIONS_FIELDS,
+    RESPONSES_FIELDS,
+    SCHEMA_OPAQUE_KEYS,
+    FieldTable,
+)
 from tollway_edge.redaction.texts import TextRef, check_answer
+
+KEY_PREFIX: Final = "key:"
+"""Id prefix of an object key sent as text (``key:/metadata/<key>``): keys of
+``metadata`` and of objects no table names are scanned and, in ``redact``
+mode, renamed. Keys elsewhere (property names of a JSON Schema, of tool-call
+``arguments``, of known objects) are structure and pass."""
 
 MAX_DEPTH: Final = 128
 """Deepest JSON nesting the edge accepts in a body (400 ``nesting_too_deep``)
@@ -53,13 +68,15 @@ class BodyWalk:
 
 
 def escape_pointer(token: str) -> str:
-    """One JSON pointer reference token (RFC 6901: ``~`` → ``~0``, ``/`` → ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")
+    """One reference token of a text id: RFC 6901 (``~`` → ``~0``, ``/`` →
+    ``~1``) plus ``#`` → ``~2``, so that the one raw ``#`` of an id separates
+    a tool call's ``arguments`` from the pointer inside them."""
+    return token.replace("~", "~0").replace("/", "~1").replace("#", "~2")
 
 
 def unescape_pointer(token: str) -> str:
     """The inverse of :func:`escape_pointer`."""
-    return token.replace("~1", "/").replace("~0", "~")
+    return token.replace("~1", "/").replace("~2", "#").replace("~0", "~")
 
 
 def nesting_depth(value: Any) -> int:
@@ -118,9 +135,72 @@ def _schema_strings(value: Any, pointer: str, out: BodyWalk) -> None:
 
 
 def _free_strings(value: Any, pointer: str, out: BodyWalk) -> None:
-    leaves: list[tuple[str, str]] = []
-    _leaves(value, pointer, leaves)
-    out.texts.extend(TextRef(p, s) for p, s in leaves)
+    """Every string under ``value``, object keys included (``metadata``, unknown objects)."""
+    if type(value) is str:
+        if value:
+            out.texts.append(TextRef(pointer, value))
+    elif type(value) is dict:
+        for k, v in value.items():
+            child = f"{pointer}/{escape_pointer(k)}"
+            if k:
+                out.texts.append(TextRef(KEY_PREFIX + child, k))
+            _free_strings(v, child, out)
+    elif type(value) is list:
+        for i, v in enumerate(value):
+            _free_strings(v, f"{pointer}/{i}", out)
+
+
+def _prefixes_of(table: FieldTable) -> frozenset[str]:
+    out: set[str] = set()
+    for pattern in table:
+        for i, ch in enumerate(pattern):
+            if ch == "." or ch == "[":
+                out.add(pattern[:i])
+            if pattern.startswith("[]", i):
+                out.add(pattern[: i + 2])
+        out.add(pattern)
+    return frozenset(out)
+
+
+_TABLES = (
+    CHAT_FIELDS,
+    COMPLETIONS_FIELDS,
+    EMBEDDINGS_FIELDS,
+    MODERATIONS_FIELDS,
+    RESPONSES_FIELDS,
+    ANTHROPIC_MESSAGES_FIELDS,
+)
+_PREFIXES: dict[int, tuple[FieldTable, frozenset[str]]] = {id(t): (t, _prefixes_of(t)) for t in _TABLES}
+
+
+def _known_prefixes(table: FieldTable) -> frozenset[str]:
+    """Every pattern of ``table`` and every pattern leading to one
+    (``messages[]``...): precomputed for the endpoints' tables, computed
+    afresh for any other (the cache holds each table, so an id is never reused)."""
+    cached = _PREFIXES.get(id(table))
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    return _prefixes_of(table)
+
+
+def _source(value: Any, pointer: str, out: BodyWalk) -> None:
+    """An Anthropic block's ``source`` (``fields`` module doc, rule ``source``)."""
+    if type(value) is not dict:
+        _free_strings(value, pointer, out)
+        return
+    kind = value.get("type")
+    if kind == "text":
+        data = value.get("data")
+        if type(data) is str and data:
+            out.texts.append(TextRef(f"{pointer}/data", data))
+    elif kind == "content":
+        leaves: list[tuple[str, str]] = []
+        _leaves(value.get("content"), f"{pointer}/content", leaves)
+        out.texts.extend(TextRef(p, s) for p, s in leaves)
+    elif kind == "url" or (kind == "base64" and str(value.get("media_type", "")).startswith("image/")):
+        return  # like image_url: passes
+    else:  # base64 documents (PDF), file references, anything else
+        out.unscannable.append(pointer)
 
 
 def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWalk) -> None:
@@ -137,28 +217,54 @@ def _walk(value: Any, pattern: str, pointer: str, table: FieldTable, out: BodyWa
     if rule == "free":
         _free_strings(value, pointer, out)
         return
+    if rule == "values":
+        leaves: list[tuple[str, str]] = []
+        _leaves(value, pointer, leaves)
+        out.texts.extend(TextRef(p, s) for p, s in leaves)
+        return
+    if rule == "source":
+        _source(value, pointer, out)
+        return
+    if rule is None and type(value) is dict and pattern not in _known_prefixes(table):
+        out.unknown.append(pointer)
+        _free_strings(value, pointer, out)  # an object Tollway does not know: keys are text too
+        return
     if type(value) is str:
         if rule == "arguments":
             parsed = parse_arguments(value)
             if parsed is not None:
-                leaves: list[tuple[str, str]] = []
-                _leaves(parsed, "", leaves)
-                out.texts.extend(TextRef(f"{pointer}#{p}", s) for p, s in leaves)
+                arg_leaves: list[tuple[str, str]] = []
+                _leaves(parsed, "", arg_leaves)
+                out.texts.extend(TextRef(f"{pointer}#{p}", s) for p, s in arg_leaves)
                 return
         if rule is None:
             out.unknown.append(pointer)
         if value:
             out.texts.append(TextRef(pointer, value))
     elif type(value) is dict:
-        prefix = f"{pattern}." if pattern else ""
-        for k, v in value.items():
-            _walk(v, prefix + k, f"{pointer}/{escape_pointer(k)}", table, out)
+        _walk_object(value, pattern, pointer, table, out)
     elif type(value) is list:
         item = pattern + "[]"
         for i, v in enumerate(value):
             _walk(v, item, f"{pointer}/{i}", table, out)
     elif rule == "text" and (type(value) is int or type(value) is float):
         out.unscannable.append(pointer)  # a token id: text redaction cannot read
+
+
+def _walk_object(
+    value: Mapping[str, Any], pattern: str, pointer: str, table: FieldTable, out: BodyWalk
+) -> None:
+    """The fields of a known object; the name of a field no table knows is text too."""
+    prefix = f"{pattern}." if pattern else ""
+    known = _known_prefixes(table)
+    for k, v in value.items():
+        # a key spelling pattern syntax ("web_search_options.search_context_size") must not
+        # match a table entry: it becomes a pattern no table names (an unknown field)
+        sub = prefix + (k if "." not in k and "[" not in k and "*" not in k else "\x00" + k)
+        child = f"{pointer}/{escape_pointer(k)}"
+        if sub not in known and k:
+            out.texts.append(TextRef(KEY_PREFIX + child, k))
+        _walk(v, sub, child, table, out)
 
 
 def walk_body(body: Mapping[str, Any], table: FieldTable) -> BodyWalk:
@@ -173,8 +279,7 @@ def walk_body(body: Mapping[str, Any], table: FieldTable) -> BodyWalk:
         The texts to scan, unknown-field pointers, unscannable pointers.
     """
     out = BodyWalk()
-    for k, v in body.items():
-        _walk(v, k, f"/{escape_pointer(k)}", table, out)
+    _walk_object(body, "", "", table, out)
     return out
 
 
@@ -228,9 +333,13 @@ def apply_texts(
     out = dict(body)
     copied = {id(out)}
     edited_args: dict[str, Any] = {}
+    renames: list[tuple[list[str], str]] = []
     for ref in texts:
         new = replacements[ref.id]
         if new == ref.text:
+            continue
+        if ref.id.startswith(KEY_PREFIX):
+            renames.append((_tokens(ref.id[len(KEY_PREFIX) :]), new))
             continue
         if "#" in ref.id:
             args_pointer, leaf = ref.id.split("#", 1)
@@ -242,7 +351,28 @@ def apply_texts(
         _set_copying(out, _tokens(ref.id), new, copied)
     for args_pointer, parsed in edited_args.items():
         _set_copying(out, _tokens(args_pointer), orjson.dumps(parsed).decode(), copied)
+    for tokens, new in sorted(renames, key=lambda r: -len(r[0])):  # deepest first: paths stay valid
+        _rename_key(out, tokens, new, copied)
     return out
+
+
+def _rename_key(root: dict[str, Any], tokens: list[str], new: str, copied: set[int]) -> None:
+    """Rename the object key at ``tokens`` to ``new``, keeping the keys' order.
+    Every container down to the parent is copied first (never the client's).
+    Two keys anonymised to the same placeholder keep the later value."""
+    node: Any = root
+    for tok in tokens[:-1]:
+        key: Any = int(tok) if type(node) is list else tok
+        child = node[key]
+        if id(child) not in copied:
+            child = list(child) if type(child) is list else dict(child)
+            node[key] = child
+            copied.add(id(child))
+        node = child
+    old = tokens[-1]
+    items = [(new if k == old else k, v) for k, v in node.items()]
+    node.clear()
+    node.update(items)
 
 
 def extract_texts(body: Mapping[str, Any]) -> list[TextRef]:

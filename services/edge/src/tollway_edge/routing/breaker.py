@@ -169,6 +169,11 @@ class Breakers:
         if total >= self.policy.min_calls and st.failed >= self.policy.failure_rate * total:
             self._transition(key, st, "open", now)
 
+    def counts(self, key: str) -> tuple[int, int]:
+        """``(served, failed)`` attempts counted in the current window."""
+        st = self._states.get(key)
+        return (0, 0) if st is None else (st.ok, st.failed)
+
     def state(self, key: str) -> str:
         """``closed``, ``half_open`` or ``open`` (as last applied; an expired
         ``open`` turns half-open at the next :meth:`check`)."""

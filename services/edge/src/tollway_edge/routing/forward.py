@@ -171,6 +171,7 @@ async def forward(
                     details.append(
                         _detail(deployment, upstream, status, None if not fails else f"upstream_{status}")
                     )
+                    result.breaker = key
                     return result
                 details.append(_detail(deployment, upstream, status, f"upstream_{status}"))
                 result.response.release()
@@ -207,7 +208,11 @@ async def _attempt(
         tracing.end_client_span(span, None, "cancelled")
         raise
     if isinstance(result, Answer):
-        tracing.end_client_span(span, result.response.status)
+        if result.body is None:  # a stream being relayed: the span ends with the relay (pipeline.handle)
+            span.set_attribute("http.response.status_code", result.response.status)
+            call.upstream_span = span
+        else:
+            tracing.end_client_span(span, result.response.status)
     else:
         tracing.end_client_span(span, result.status, result.error_type)
     return result

@@ -10,6 +10,7 @@ provider's kind wants it (``routing.kinds``: Bearer, ``api-key``, ``x-api-key``)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -131,16 +132,32 @@ def _base(provider: Provider) -> str:
     return str(provider.base_url).rstrip("/")
 
 
-async def open_upstreams(catalogue: Catalogue) -> dict[str, Upstream]:
-    """Open one session per provider (call :func:`close_upstreams` at stop)."""
+async def open_upstreams(
+    catalogue: Catalogue, reuse: Mapping[str, Upstream] | None = None
+) -> dict[str, Upstream]:
+    """Open one session per provider (call :func:`close_upstreams` at stop).
+
+    Args:
+        reuse: upstreams already open (a catalogue reload): a provider whose
+            configuration is unchanged keeps its upstream and its pool.
+    """
     upstreams: dict[str, Upstream] = {}
     for name, provider in catalogue.providers.items():
+        kept = None if reuse is None else reuse.get(name)
+        if kept is not None and kept.provider == provider:
+            upstreams[name] = kept
+            continue
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         usable = True
         try:
             key = provider.api_key()
         except KeyError:
-            log.error("provider_credential_missing", provider=name, env=provider.api_key_env)
+            log.error(
+                "provider_credential_missing",
+                provider=name,
+                env=provider.api_key_env,
+                file=provider.api_key_file,
+            )
             key, usable = None, False
         kind = kind_of(provider)
         headers.update(kind.headers(provider, key))

@@ -49,14 +49,18 @@ from tollway_edge.streaming.sse import SSEEvent, SSESplitter
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.usage import Tokens, estimated_tokens, extract_usage
 
-_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+STREAM_HEADERS = _HEADERS = {
+    "Content-Type": "text/event-stream",
+    "Cache-Control": "no-cache",
+    "X-Accel-Buffering": "no",
+}
 _PROVIDER_CUT = "The provider ended the stream before the answer was complete."
 _SHUTTING_DOWN = "The server is shutting down; the answer was cut before it was complete."
 TAIL_BYTES = 64 * 1024
 """After the client left, at most this much of the provider's stream is read for its usage, bytes."""
 TAIL_SECONDS = 2.0
 """... for at most this long, s (``LiveStreams.tail_seconds`` when the relay is watched)."""
-_CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
+CLIENT_GONE = _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
 
 
 class StreamReader(Protocol):
