@@ -74,6 +74,12 @@ async def test_embeddings_inputs_dimensions_and_base64(fake_provider) -> None:
     # the SDK asks for base64 by default and decodes it itself
     sdk = await client.embeddings.create(model="e", input="hello world", dimensions=16)
     assert sdk.data[0].embedding == pytest.approx(floats.data[0].embedding, abs=1e-6)
+    # more dimensions than OpenAI's largest model: a 400 (a fuzzer's 10**14 once hung the provider)
+    async with httpx.AsyncClient(base_url=fake_provider.url) as http:
+        big = await http.post("/v1/embeddings", json={"model": "e", "input": "x", "dimensions": 10**14})
+        most = await http.post("/v1/embeddings", json={"model": "e", "input": "x", "dimensions": 3072})
+    assert big.status_code == 400 and big.json()["error"]["param"] == "dimensions"
+    assert len(most.json()["data"][0]["embedding"]) == 3072
 
 
 async def test_moderations(fake_provider) -> None:

@@ -50,6 +50,10 @@ def _inputs(raw: Any) -> list[Any] | None:
     return None
 
 
+MAX_DIMENSIONS = 3072
+"""The largest ``dimensions`` answered (OpenAI's largest embedding model); more is a 400."""
+
+
 async def embeddings(handlers: Any, request: web.Request) -> web.StreamResponse:
     """Answer one embeddings request."""
     call = await Call.begin(handlers, request, "embeddings")
@@ -65,6 +69,8 @@ async def embeddings(handlers: Any, request: web.Request) -> web.StreamResponse:
     dims = body.get("dimensions") or call.config.embedding_dimensions
     if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
         call.reject(400, "'dimensions' must be a positive integer", param="dimensions")
+    if dims > MAX_DIMENSIONS:  # as OpenAI (text-embedding-3-large: 3072); and no vector the size of RAM
+        call.reject(400, f"'dimensions' must be at most {MAX_DIMENSIONS}", param="dimensions")
     fmt = body.get("encoding_format", "float")
     if fmt not in ("float", "base64"):
         call.reject(400, "'encoding_format' must be 'float' or 'base64'", param="encoding_format")
