@@ -1,6 +1,8 @@
-"""Every alert rule and every dashboard query parses (promtool), and the
-dashboards only query metrics that the code defines (or the rules name as
-EXPECTED). A bad expression fails the build.
+"""Every alert rule and every dashboard query parses (promtool), the
+dashboards and the alert rules only query metrics that the code defines, and
+each alert fires on the series it is meant for and not on a near miss
+(``promtool test rules`` over alert-rules.test.yaml). A bad expression fails
+the build.
 
 promtool comes from Debian's ``prometheus`` package (infra/install.sh); the
 test skips only when it is missing.
@@ -23,6 +25,7 @@ pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ROOT / "k8s" / "files"
 RULES = FILES / "alerts" / "tollway-rules.yaml"
+RULE_TESTS = Path(__file__).resolve().parent / "alert-rules.test.yaml"
 DASHBOARDS = sorted((FILES / "dashboards").glob("*.json"))
 SOURCES = [ROOT / "services", ROOT / "libs"]
 
@@ -68,6 +71,42 @@ def _defined_metrics() -> set[str]:
 def test_alert_rules_parse() -> None:
     result = subprocess.run([_promtool(), "check", "rules", str(RULES)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_alerts_fire_on_their_series_and_not_on_near_misses() -> None:
+    """promtool's unit tests of the rules: breaker open, consumer lag (high,
+    growing), local and refuse admission mode, journal growing and full,
+    redactor failing closed, error rate, overhead p99 — labels and rendered
+    annotations included."""
+    tests = yaml.safe_load(RULE_TESTS.read_text())
+    tested = {t["alertname"] for case in tests["tests"] for t in case["alert_rule_test"]}
+    assert tested >= {
+        "TollwayBreakerOpen",
+        "TollwayConsumerLagHigh",
+        "TollwayConsumerLagGrowing",
+        "TollwayAdmissionLocalMode",
+        "TollwayJournalGrowing",
+        "TollwayJournalFull",
+        "TollwayRedactorFailingClosed",
+        "TollwayHighErrorRate",
+        "TollwayOverheadP99High",
+    }
+    result = subprocess.run(
+        [_promtool(), "test", "rules", str(RULE_TESTS)], capture_output=True, text=True, cwd=RULE_TESTS.parent
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_alert_rules_query_metrics_the_code_defines() -> None:
+    """No rule watches a metric nothing exports (it would stay silent forever)."""
+    defined = _defined_metrics()
+    suffix = re.compile(r"_(bucket|sum|count|total)$")
+    rules = yaml.safe_load(RULES.read_text())
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            for name in re.findall(r"\btollway_[a-z_]+", rule["expr"]):
+                base = suffix.sub("", name)
+                assert base in defined or suffix.sub("", base) in defined, (rule.get("alert"), name)
 
 
 def test_every_dashboard_query_parses(tmp_path: Path) -> None:

@@ -152,3 +152,55 @@ async def test_partial_commit_then_stop_and_a_refused_batch_is_not_committed(
         await again.stop(5)
     assert isinstance(again.failure, Refused)
     assert await _committed(servers, group, topic) == 2
+
+
+async def test_batch_log_context_counts_trace_links(kafka_bootstrap_servers: str, fresh_topic: Any) -> None:
+    """The canonical batch line's context: ``trace_links`` counts every record with a
+    valid ``traceparent`` header (each a link of the batch span), ``linked_trace_ids``
+    names at most 20 distinct traces; records without one (or a malformed one) are not counted."""
+    import structlog
+
+    servers = kafka_bootstrap_servers
+    topic = await fresh_topic(partitions=1)
+    group = f"tollway.test.{uuid.uuid4().hex[:8]}"
+    trace_ids = [f"{i + 1:032x}" for i in range(22)]
+    producer = AIOKafkaProducer(bootstrap_servers=servers, acks="all")
+    await producer.start()
+    try:
+        for i, tid in enumerate([*trace_ids, trace_ids[0]]):  # 23 records, 22 distinct traces
+            header = f"00-{tid}-{i + 1:016x}-01".encode()
+            await producer.send_and_wait(topic, b"x", partition=0, headers=[("traceparent", header)])
+        await producer.send_and_wait(topic, b"no-header", partition=0)
+        await producer.send_and_wait(topic, b"bad", partition=0, headers=[("traceparent", b"garbage")])
+    finally:
+        await producer.stop()
+    seen: list[dict[str, Any]] = []
+    total: list[int] = []
+
+    async def write(records: Records) -> None:
+        seen.append(dict(structlog.contextvars.get_contextvars()))
+        total.append(len(records))
+
+    loop = BatchConsumer(
+        _kafka_consumer(servers, topic, group),
+        name="test",
+        prepare=lambda records: records,
+        write=write,
+        max_records=100,
+        timeout_ms=200,
+    )
+    await loop.start()
+    try:
+        for _ in range(100):
+            if sum(total) >= 25:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        await loop.stop(5)
+    assert sum(total) == 25
+    assert sum(ctx["trace_links"] for ctx in seen) == 23
+    linked = [t for ctx in seen for t in ctx["linked_trace_ids"]]
+    assert all(len(ctx["linked_trace_ids"]) <= 20 for ctx in seen)
+    assert set(linked) <= set(trace_ids)
+    if len(seen) == 1:  # one fetch: the first 20 distinct, in record order
+        assert linked == trace_ids[:20]

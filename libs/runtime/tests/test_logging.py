@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from pydantic import ValidationError
 
 from tollway_runtime.settings import ServiceSettings
 
@@ -50,3 +51,31 @@ def test_log_levels_default_to_none(monkeypatch: pytest.MonkeyPatch) -> None:
     assert ServiceSettings().log_levels == {}
     monkeypatch.setenv("TOLLWAY_LOG_LEVELS", '{"aiokafka": "ERROR"}')
     assert ServiceSettings().log_levels == {"aiokafka": "ERROR"}
+
+
+def test_levels_per_logger_as_name_level_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOLLWAY_LOG_LEVELS", " tollway_edge.request=warning, aiokafka=error ,")
+    assert ServiceSettings().log_levels == {"tollway_edge.request": "WARNING", "aiokafka": "ERROR"}
+    monkeypatch.setenv("TOLLWAY_LOG_LEVELS", "")
+    assert ServiceSettings().log_levels == {}
+
+
+@pytest.mark.parametrize("value", ["aiokafka=loud", "aiokafka", "=error", '{"aiokafka": "shout"}', "[1]"])
+def test_bad_log_levels_fail_validation(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """A typo fails ``--check-config`` instead of silently logging at INFO."""
+    monkeypatch.setenv("TOLLWAY_LOG_LEVELS", value)
+    with pytest.raises(ValidationError):
+        ServiceSettings()
+
+
+def test_name_level_pairs_apply_in_a_child_process() -> None:
+    env = {
+        **os.environ,
+        "TOLLWAY_LOG_LEVEL": "INFO",
+        "TOLLWAY_LOG_LEVELS": "tollway_ledger.consumer=debug,aiokafka=error",
+    }
+    out = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "_dropped" not in out.stderr, out.stderr
+    for event in ("child_debug_kept", "parent_info_kept", "noisy_error_kept", "stdlib_noisy_error_kept"):
+        assert event in out.stderr, (event, out.stderr)

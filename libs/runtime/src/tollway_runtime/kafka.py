@@ -177,18 +177,22 @@ _LOGGED_TRACE_IDS = 20
 
 
 def _batch_trace_fields(span_context: Any, records: list[ConsumerRecord[Any, Any]]) -> dict[str, Any]:
-    """``trace_id`` (the batch span's, if recorded) and ``linked_trace_ids``
-    (the records' ``traceparent`` trace ids, first 20 distinct) for the log context."""
+    """The log context of a batch: ``trace_id`` (the batch span's, if recorded),
+    ``trace_links`` (records carrying a W3C ``traceparent`` header: the batch
+    span's links when tracing is on) and ``linked_trace_ids`` (their trace
+    ids, first 20 distinct)."""
     linked: dict[str, None] = {}
+    links = 0
     for r in records:
         for key, value in r.headers or ():
             if key == "traceparent":
                 parts = value.split(b"-")
                 if len(parts) == 4 and len(parts[1]) == 32:
-                    linked[parts[1].decode("ascii", "replace")] = None
-        if len(linked) >= _LOGGED_TRACE_IDS:
-            break
-    fields: dict[str, Any] = {"linked_trace_ids": list(linked)}
+                    links += 1
+                    if len(linked) < _LOGGED_TRACE_IDS:
+                        linked[parts[1].decode("ascii", "replace")] = None
+                break
+    fields: dict[str, Any] = {"linked_trace_ids": list(linked), "trace_links": links}
     if span_context.is_valid:
         fields["trace_id"] = format_trace_id(span_context.trace_id)
     return fields
@@ -218,9 +222,10 @@ class BatchConsumer(Generic[P]):
         consumer_group: ``messaging.consumer.group.name`` of those spans.
 
     While a batch is written, structlog's context carries ``trace_id`` (the
-    batch span's, when tracing is on) and ``linked_trace_ids`` (the records'
-    W3C trace ids, deduplicated, at most 20), so the service's canonical
-    batch line names the traces it served.
+    batch span's, when tracing is on), ``trace_links`` (how many records carry
+    a W3C ``traceparent``) and ``linked_trace_ids`` (their trace ids,
+    deduplicated, at most 20), so the service's canonical batch line names
+    the traces it served.
 
     Metrics (labelled ``consumer=name``): ``tollway_consumer_lag_messages``
     per topic and partition (after every fetch), ``tollway_consumer_batch_records``

@@ -10,6 +10,7 @@ connection settings every service shares are read from un-prefixed
 - ``TOLLWAY_KAFKA_BOOTSTRAP_SERVERS`` e.g. ``127.0.0.1:9092``
 - ``TOLLWAY_ADMIN_TOKEN``, ``TOLLWAY_KEY_PEPPER``, ``TOLLWAY_CATALOGUE_PATH``
 - ``TOLLWAY_LOG_LEVEL``, ``TOLLWAY_LOG_FORMAT`` (``json`` | ``console`` | ``auto``)
+- ``TOLLWAY_LOG_LEVELS`` (a level per logger: ``tollway_edge.request=warning,aiokafka=error`` or JSON)
 
 No module outside a service's ``settings.py`` reads ``os.environ``.
 """
@@ -17,11 +18,14 @@ No module outside a service's ``settings.py`` reads ``os.environ``.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+import logging
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+_LEVEL_NAMES = ("CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET")
 
 
 def shared(name: str, **kwargs: Any) -> Any:
@@ -45,12 +49,19 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=True)
 
     log_level: str = shared("log_level", default="INFO")
-    log_levels: dict[str, str] = shared("log_levels", default_factory=dict)
-    """Level per logger name (``TOLLWAY_LOG_LEVELS``, JSON), e.g.
-    ``{"tollway_ledger.consumer": "DEBUG", "aiokafka": "ERROR"}``; a logger
-    without an entry (nor a dotted ancestor with one) logs at ``log_level``."""
+    log_levels: Annotated[dict[str, str], NoDecode] = shared("log_levels", default_factory=dict)
+    """Level per logger name (``TOLLWAY_LOG_LEVELS``), as comma-separated
+    ``name=level`` pairs, e.g. ``tollway_edge.request=warning,aiokafka=error``,
+    or as a JSON object, e.g. ``{"tollway_ledger.consumer": "DEBUG"}``
+    (:func:`parse_log_levels`); a logger without an entry (nor a dotted
+    ancestor with one) logs at ``log_level``."""
     log_format: Literal["json", "console", "auto"] = shared("log_format", default="auto")
     host: str = "127.0.0.1"
+
+    @field_validator("log_levels", mode="before")
+    @classmethod
+    def _log_levels(cls, value: object) -> dict[str, str]:
+        return parse_log_levels(value)
 
     def redacted_json(self) -> str:
         """The settings as indented JSON for ``--check-config``: secrets are
@@ -61,6 +72,43 @@ class ServiceSettings(BaseSettings):
             if isinstance(value, str) and name.endswith(("_dsn", "_url")):
                 data[name] = mask_url_password(value)
         return json.dumps(data, indent=2)
+
+
+def parse_log_levels(value: object) -> dict[str, str]:
+    """``TOLLWAY_LOG_LEVELS`` as ``{logger name: LEVEL}`` (level names upper-cased).
+
+    Accepts a mapping, a JSON object (``{"aiokafka": "error"}``), or
+    comma-separated ``name=level`` pairs (``tollway_edge.request=warning,
+    aiokafka=error``; blanks ignored); an empty string is no entry.
+
+    Raises:
+        ValueError: a pair without ``=``, an empty logger name, or a level
+            that is not a stdlib level name (so ``--check-config`` fails
+            rather than a typo silently logging at INFO).
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            value = json.loads(text)
+        else:
+            pairs = {}
+            for item in filter(None, (part.strip() for part in text.split(","))):
+                name, sep, level = item.partition("=")
+                if not sep:
+                    raise ValueError(f"log level entry {item!r} is not name=level")
+                pairs[name.strip()] = level.strip()
+            value = pairs
+    if not isinstance(value, dict):
+        raise ValueError("log_levels must be name=level pairs or a JSON object")
+    out: dict[str, str] = {}
+    for name, level in value.items():
+        upper = str(level).upper()
+        if not str(name) or upper not in _LEVEL_NAMES or not isinstance(logging.getLevelName(upper), int):
+            raise ValueError(
+                f"log level {level!r} for logger {name!r} is not one of {', '.join(_LEVEL_NAMES)}"
+            )
+        out[str(name)] = upper
+    return out
 
 
 def mask_url_password(url: str) -> str:

@@ -43,7 +43,7 @@ def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
 
 
 def _worker(settings: EdgeSettings, index: int) -> None:
-    configure_logging(settings.log_level, settings.log_format, service="edge")
+    configure_logging(settings.log_level, settings.log_format, service="edge", levels=settings.log_levels)
     import structlog
 
     structlog.contextvars.bind_contextvars(worker=index)

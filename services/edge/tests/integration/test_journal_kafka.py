@@ -293,13 +293,16 @@ async def test_metrics_exposed(tmp_path: Path, kafka_bootstrap_servers: str, top
     for i in range(10):
         journal.append(*event(i))
     await journal.written()
-    text = generate_latest(registry).decode()
-    assert "tollway_journal_records 10.0" in text
+    deadline = time.monotonic() + 5.0  # the gauges are set once a second
+    while "tollway_journal_records 10.0" not in (text := generate_latest(registry).decode()):
+        assert time.monotonic() < deadline, text
+        await asyncio.sleep(0.1)
+    assert "tollway_journal_appended_total 10.0" in text
     assert "tollway_journal_full 0.0" in text
     assert "tollway_journal_oldest_unacked_age_seconds" in text
     assert "tollway_journal_kafka_connected 0.0" in text
     await journal.stop(0.1)
-    assert "tollway_journal_records" not in generate_latest(registry).decode()
+    assert "tollway_journal_records 0.0" in generate_latest(registry).decode()  # stopped: holds nothing
 
 
 async def test_send_failures_are_retried_until_acknowledged(

@@ -62,6 +62,8 @@ async def test_ledger_batch_span_links_to_the_produced_events_trace(
     # The canonical batch lines name the batch span's trace and the messages' traces.
     lines = [e for e in logs if e["event"] == "batch" and TRACE_ID in e.get("linked_trace_ids", [])]
     assert lines and {e["trace_id"] for e in lines} <= {s.trace_id.hex() for s in linked}
+    assert sum(e["trace_links"] for e in lines) == sum(len(span.links) for span in linked)
+    assert all(e["messages"] >= e["trace_links"] and e["partitions"] and e["duration_ms"] >= 0 for e in lines)
 
 
 async def _row(dsn: str, request_id: object) -> asyncpg.Record | None:

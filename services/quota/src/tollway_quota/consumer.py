@@ -36,6 +36,7 @@ dead-lettering everything after a bad deploy.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -141,6 +142,7 @@ class UsageConsumer(BatchConsumer[Batch]):
         3. dead-letter the commands the settler rejects (``ValueError``);
         4. alerts for the batch (``after_batch`` when the hook has it), retried.
         """
+        started = time.perf_counter()
         commands: list[tuple[ConsumerRecord, SettleCommand]] = []
         planned: dict[TopicPartition, int] = {}
         limit_hit: DlqLimitExceeded | None = None
@@ -186,6 +188,8 @@ class UsageConsumer(BatchConsumer[Batch]):
             settled_late=statuses.count("settled_late"),
             already_settled=statuses.count("already_settled"),
             unknown=statuses.count("unknown"),
+            partitions=sorted(f"{tp.topic}[{tp.partition}]@{o}" for tp, o in planned.items()),
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         if limit_hit is not None:
             # The dead-letter limit stops the consumer: what came before the

@@ -115,3 +115,46 @@ async def test_settlement_outcomes_and_batch_metrics(quota_topics) -> None:  # n
         )
     ]
     assert lag == 0
+
+
+async def test_one_canonical_usage_batch_line_per_batch(quota_topics) -> None:  # noqa: ANN001
+    """``usage_batch``: size, partitions with their next offsets, duration, and the
+    shared consumer's trace fields (``trace_links``: records with a ``traceparent``)."""
+    import structlog
+    from structlog.contextvars import merge_contextvars
+
+    producer = AIOKafkaProducer(bootstrap_servers=quota_topics.bootstrap, acks="all")
+    await producer.start()
+    consumer = UsageConsumer(
+        bootstrap_servers=quota_topics.bootstrap,
+        topic=quota_topics.usage,
+        group_id=quota_topics.group,
+        dlq_topic=quota_topics.dlq,
+        settler=RepeatingSettler(),
+        producer=producer,
+        retry_initial_seconds=0.05,
+        retry_max_seconds=0.2,
+    )
+    trace_id = uuid.uuid4().hex
+    for i in range(3):
+        event = _completed(uuid.uuid4())
+        headers = [("traceparent", f"00-{trace_id}-{i + 1:016x}-01".encode())] if i < 2 else None
+        await producer.send_and_wait(
+            quota_topics.usage, event.to_json(), key=event.kafka_key(), partition=0, headers=headers
+        )
+    with structlog.testing.capture_logs(processors=[merge_contextvars]) as logs:
+        await consumer.start()
+        try:
+            deadline = asyncio.get_running_loop().time() + 30
+            while sum(e["records"] for e in logs if e["event"] == "usage_batch") < 3:
+                assert asyncio.get_running_loop().time() < deadline, logs
+                await asyncio.sleep(0.2)
+        finally:
+            await consumer.stop()
+            await producer.stop()
+    lines = [e for e in logs if e["event"] == "usage_batch"]
+    assert sum(e["settled"] for e in lines) == 3
+    assert sum(e["trace_links"] for e in lines) == 2
+    assert {t for e in lines for t in e["linked_trace_ids"]} == {trace_id}
+    assert all(e["duration_ms"] >= 0 for e in lines)
+    assert lines[-1]["partitions"] == [f"{quota_topics.usage}[0]@3"]

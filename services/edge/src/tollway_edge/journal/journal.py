@@ -21,7 +21,12 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from tollway_edge.journal import segments
 from tollway_edge.journal.batches import Shipment
-from tollway_edge.journal.metrics import JournalCollector, JournalStats
+from tollway_edge.journal.metrics import (
+    JournalGauges,
+    JournalStats,
+    claim_default_gauges,
+    release_default_gauges,
+)
 from tollway_edge.journal.segments import JournalDir
 from tollway_edge.journal.settings import JournalSettings
 from tollway_edge.journal.shipper import Shipper
@@ -46,8 +51,12 @@ class UsageJournal:
             journaled (``journal_full``, ``journal_write_error``,
             ``too_large``, ``closing``) or refused by Kafka for themselves
             (``kafka_rejected``); None counts only in :meth:`stats`.
-        registry: where the journal's gauges are registered during its life
-            (None: not registered).
+        registry: where the journal's metrics live (:class:`JournalGauges`):
+            the global registry by default (the first journal of the process
+            owns them; another one exports nothing), a registry of the
+            caller's (tests), or None (no metrics).
+        metrics_interval_seconds: how often the gauges are set from
+            :meth:`stats` while the journal runs, s.
         linger_ms: the shipper waits this long after being woken, ms.
         connect_backoff_max_seconds: cap of the Kafka reconnect backoff, s.
         request_timeout_ms: the producer's request timeout, ms.
@@ -64,11 +73,14 @@ class UsageJournal:
         linger_ms: int = 50,
         connect_backoff_max_seconds: float = 5.0,
         request_timeout_ms: int = 30_000,
+        metrics_interval_seconds: float = 1.0,
     ) -> None:
         self.settings = settings
         self._dropped_counter = dropped_counter
         self._registry = registry
-        self._collector = JournalCollector(self.stats)
+        self._gauges: JournalGauges | None = None
+        self._metrics_interval = metrics_interval_seconds
+        self._metrics_task: asyncio.Task[None] | None = None
         self._dropped: Tally[str] = Tally()
         self._own: JournalDir | None = None
         self._writer: JournalWriter | None = None
@@ -171,13 +183,16 @@ class UsageJournal:
         self._writer.start()
         self._ship_task = asyncio.create_task(self._shipper.run(), name="journal-shipper")
         self._adopt_task = asyncio.create_task(self._adopt_loop(), name="journal-adopt")
-        if self._registry is not None:
-            try:
-                self._registry.register(self._collector)
-            except ValueError:  # another journal of this process registered first (tests)
-                log.warning("journal_metrics_not_registered", reason="duplicate")
-                self._registry = None
         self._started = True
+        if self._registry is REGISTRY:
+            self._gauges = claim_default_gauges()
+            if self._gauges is None:  # another journal of this process owns them (tests)
+                log.warning("journal_metrics_not_registered", reason="duplicate")
+        elif self._registry is not None:
+            self._gauges = JournalGauges(self._registry)
+        if self._gauges is not None:
+            self._gauges.update(self.stats())
+            self._metrics_task = asyncio.create_task(self._metrics_loop(self._gauges), name="journal-metrics")
         log.info("journal_started", dir=own.path.name, root=str(self.settings.root_dir))
 
     async def stop(self, deadline_seconds: float = 10.0) -> bool:
@@ -220,9 +235,13 @@ class UsageJournal:
         for jdir in [*self._adopted, *([self._own] if self._own else [])]:
             await asyncio.to_thread(jdir.release, remove=not jdir.segments)
         self._adopted.clear()
-        if self._registry is not None:
-            with contextlib.suppress(KeyError):
-                self._registry.unregister(self._collector)
+        if self._metrics_task is not None:
+            self._metrics_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._metrics_task
+        if self._gauges is not None:
+            release_default_gauges(self._gauges)
+            self._gauges = None
         self._writer = None
         if shipped:
             log.info("journal_stopped", shipped_all=True)
@@ -249,6 +268,15 @@ class UsageJournal:
             full=not self.has_room(),
             kafka_connected=self._shipper.connected,
         )
+
+    async def _metrics_loop(self, gauges: JournalGauges) -> None:
+        """Set the gauges from :meth:`stats` every ``metrics_interval_seconds`` until stopped."""
+        while True:
+            await asyncio.sleep(self._metrics_interval)
+            try:
+                gauges.update(self.stats())
+            except Exception as exc:  # noqa: BLE001 - a metrics glitch must not stop the journal
+                log.warning("journal_metrics_failed", error=repr(exc))
 
     def _dirs(self) -> list[JournalDir]:
         return [*self._adopted, *([self._own] if self._own is not None else [])]

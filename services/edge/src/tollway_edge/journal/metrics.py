@@ -1,18 +1,19 @@
-"""The journal's Prometheus gauges, read from the journal at scrape time (a custom collector).
+"""The journal's Prometheus metrics, true across the edge's worker processes.
 
-Depth gauges are computed when scraped rather than set on every append, so
-the append path pays nothing for them. Dropped events are counted in the
+Depth gauges are set from a :class:`JournalStats` snapshot once a second by
+the journal (not on every append, so the append path pays nothing for them),
+as plain Gauges with a ``multiprocess_mode``: prometheus-client's
+multiprocess mode, which the edge's workers use, ignores custom collectors.
+Dropped events are counted in the
 edge's existing ``tollway_usage_events_dropped_total{reason}`` counter, passed
 to the journal (prometheus-client refuses a second collector of that name).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
 
 
 @dataclass(frozen=True)
@@ -44,54 +45,123 @@ class JournalStats:
     kafka_connected: bool = False
 
 
-class JournalCollector(Collector):
-    """Exposes :class:`JournalStats` as metrics.
+class JournalGauges:
+    """The journal's metrics as prometheus-client Gauges/Counters, true across worker processes.
+
+    prometheus-client's multiprocess mode (``tollway_runtime.metrics``) ignores
+    custom collectors, so the journal sets these from :class:`JournalStats`
+    every ``metrics_interval_seconds`` (1 s by default) instead of at scrape
+    time; each gauge's ``multiprocess_mode`` says how worker processes combine.
 
     Metrics:
-        tollway_journal_bytes: bytes of every journal this process holds
-            (its own and adopted ones), written or about to be.
-        tollway_journal_records: records not yet acknowledged by Kafka.
-        tollway_journal_oldest_unacked_age_seconds: age of the oldest record
-            not yet acknowledged, s (0 when none): the alert hook.
-        tollway_journal_full: 1 while new calls should be refused (``refuse``
-            policy at its bound, or the journal cannot write).
-        tollway_journal_adopted: orphan journals being replayed.
-        tollway_journal_kafka_connected: 1 once the producer is connected.
+        tollway_journal_bytes: bytes of every journal held (own and adopted),
+            summed over live worker processes (``livesum``).
+        tollway_journal_records: usage events not yet acknowledged by Kafka,
+            summed over live worker processes (``livesum``).
+        tollway_journal_oldest_unacked_age_seconds: age of the oldest of
+            them, s (0 when none), the highest over processes (``max``): the alert hook.
+        tollway_journal_full: 1 while a worker's journal refuses new calls
+            (``refuse`` policy at its bound, or writes failing); ``max``.
+        tollway_journal_adopted: orphan journals being replayed (``livesum``).
+        tollway_journal_kafka_connected: 1 once every live worker's producer
+            is connected (``min``).
         tollway_journal_appended_total / tollway_journal_acked_total: records
-            written / acknowledged by Kafka since start.
+            written / acknowledged by Kafka (counters, summed over processes, dead ones included).
+
+    Args:
+        registry: where to register them (the global one by default; tests pass their own).
     """
 
-    def __init__(self, stats: Callable[[], JournalStats]) -> None:
-        self._stats = stats
-
-    def collect(self) -> Iterable[Metric]:
-        """One sample of each metric, from a fresh :class:`JournalStats`."""
-        st = self._stats()
-        yield GaugeMetricFamily("tollway_journal_bytes", "Bytes held in usage journals.", value=st.bytes)
-        yield GaugeMetricFamily(
+    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        self.bytes = Gauge(
+            "tollway_journal_bytes",
+            "Bytes held in usage journals (summed over live worker processes).",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
+        self.records = Gauge(
             "tollway_journal_records",
-            "Journaled usage events not yet acknowledged by Kafka.",
-            value=st.records,
+            "Journaled usage events not yet acknowledged by Kafka (summed over live worker processes).",
+            multiprocess_mode="livesum",
+            registry=registry,
         )
-        yield GaugeMetricFamily(
+        self.oldest = Gauge(
             "tollway_journal_oldest_unacked_age_seconds",
-            "Age of the oldest journaled usage event not yet acknowledged by Kafka, seconds.",
-            value=st.oldest_unacked_age_seconds,
+            "Age of the oldest journaled usage event not yet acknowledged by Kafka, seconds (the highest over worker processes).",
+            multiprocess_mode="max",
+            registry=registry,
         )
-        yield GaugeMetricFamily(
-            "tollway_journal_full", "1 while the journal refuses new calls.", value=1 if st.full else 0
+        self.full = Gauge(
+            "tollway_journal_full",
+            "1 while a worker's journal refuses new calls (the highest over worker processes).",
+            multiprocess_mode="max",
+            registry=registry,
         )
-        yield GaugeMetricFamily(
-            "tollway_journal_adopted", "Orphan journals being replayed.", value=st.adopted_journals
+        self.adopted = Gauge(
+            "tollway_journal_adopted",
+            "Orphan journals being replayed (summed over live worker processes).",
+            multiprocess_mode="livesum",
+            registry=registry,
         )
-        yield GaugeMetricFamily(
+        self.kafka_connected = Gauge(
             "tollway_journal_kafka_connected",
-            "1 once the journal's Kafka producer is connected.",
-            value=1 if st.kafka_connected else 0,
+            "1 once the journal's Kafka producer is connected (the lowest over live worker processes).",
+            multiprocess_mode="min",
+            registry=registry,
         )
-        yield CounterMetricFamily(
-            "tollway_journal_appended", "Usage events written to the journal.", value=st.appended_total
+        self.appended = Counter(
+            "tollway_journal_appended", "Usage events written to the journal.", registry=registry
         )
-        yield CounterMetricFamily(
-            "tollway_journal_acked", "Journaled usage events acknowledged by Kafka.", value=st.acked_total
+        self.acked = Counter(
+            "tollway_journal_acked", "Journaled usage events acknowledged by Kafka.", registry=registry
         )
+        self._appended_seen = 0
+        self._acked_seen = 0
+
+    def update(self, st: JournalStats) -> None:
+        """Set the gauges from ``st`` and advance the counters by what is new since the last update."""
+        self.bytes.set(st.bytes)
+        self.records.set(st.records)
+        self.oldest.set(st.oldest_unacked_age_seconds)
+        self.full.set(1 if st.full else 0)
+        self.adopted.set(st.adopted_journals)
+        self.kafka_connected.set(1 if st.kafka_connected else 0)
+        if st.appended_total > self._appended_seen:
+            self.appended.inc(st.appended_total - self._appended_seen)
+            self._appended_seen = st.appended_total
+        if st.acked_total > self._acked_seen:
+            self.acked.inc(st.acked_total - self._acked_seen)
+            self._acked_seen = st.acked_total
+
+    def clear(self) -> None:
+        """A stopped journal holds nothing: depth gauges back to 0 (counters keep their totals)."""
+        for gauge in (self.bytes, self.records, self.oldest, self.full, self.adopted, self.kafka_connected):
+            gauge.set(0)
+
+
+_default: JournalGauges | None = None
+_default_claimed = False
+
+
+def claim_default_gauges() -> JournalGauges | None:
+    """The process's journal gauges on the global registry, for the first journal that asks.
+
+    One journal per worker process owns them; a second journal in the same
+    process (tests) gets None and exports nothing, rather than overwriting
+    the first one's values. :func:`release_default_gauges` hands them back.
+    """
+    global _default, _default_claimed
+    if _default_claimed:
+        return None
+    if _default is None:
+        _default = JournalGauges()
+    _default_claimed = True
+    return _default
+
+
+def release_default_gauges(gauges: JournalGauges) -> None:
+    """Give back what :func:`claim_default_gauges` handed out (cleared first)."""
+    global _default_claimed
+    gauges.clear()
+    if gauges is _default:
+        _default_claimed = False
