@@ -265,7 +265,11 @@ async def test_ledger_spend_stays_within_the_local_bound_across_a_valkey_restart
             assert usage is not None
             # every ledger micro-USD counted once (nothing written back on top), plus the
             # reservations of the calls since (quota is not settling them here)
-            assert usage.spent_micro_usd == ledger_split, (usage, ledger_split, [a.keeper and a.keeper.writebacks for a in adms])
+            assert usage.spent_micro_usd == ledger_split, (
+                usage,
+                ledger_split,
+                [a.keeper and a.keeper.writebacks for a in adms],
+            )
             assert usage.reserved_micro_usd == len(after) * RESERVE
             ledger_final = await _ledger(dsn, key_id, exact + local + after)
             assert ledger_final <= BUDGET + bound
