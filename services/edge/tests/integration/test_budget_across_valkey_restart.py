@@ -14,7 +14,8 @@ spend for it. Then:
    their shares refuse;
 3. Valkey restarts EMPTY: each edge writes its local spend back (skipped: the
    ledger has it) and turns exact; the cold counter is reseeded by quota from
-   the ledger, and calls go on until the budget refuses.
+   the ledger, and calls go on until the budget refuses; the local calls'
+   usage events replayed to settlement change nothing.
 
 The check is the ledger's: its spend for the key never exceeds the budget by
 more than the documented local bound ``Σ_edges (U at the split − U the edge
@@ -271,6 +272,11 @@ async def test_ledger_spend_stays_within_the_local_bound_across_a_valkey_restart
                 [a.keeper and a.keeper.writebacks for a in adms],
             )
             assert usage.reserved_micro_usd == len(after) * RESERVE
+            # A replay of the local calls' usage events (journal replay, Kafka
+            # redelivery) settles as quota would: nothing, they have no record here.
+            replayed = await counters.settle_many([("tenant-1", r, 10, RESERVE) for r in local[:20]])
+            assert {getattr(r, "status", r) for r in replayed} == {"unknown"}
+            assert await counters.budget_usage("tenant-1", limit) == usage
             ledger_final = await _ledger(dsn, key_id, exact + local + after)
             assert ledger_final <= BUDGET + bound
             print(  # noqa: T201 - the figures for the report
