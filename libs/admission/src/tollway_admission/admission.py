@@ -567,8 +567,27 @@ class Admission:
         # just before the seed landed reuse it instead of querying the ledger
         # again (the write is create-if-absent, so a reused value can never
         # overwrite anything).
-        loop.call_later(_SEED_MEMORY_SECONDS, self._seeding.pop, s.key, None)
+        # (Valkey lost in that moment: ``forget_seeds``.)
+        loop.call_later(_SEED_MEMORY_SECONDS, self._forget_seed, s.key, fut)
         return value
+
+    def forget_seeds(self) -> None:
+        """Drop the seed values kept for reuse (``_SEED_MEMORY_SECONDS``).
+
+        Call when Valkey was found unreachable (the edge does, when admission
+        degrades): a kept value predates the outage, and reusing it for a
+        counter lost with Valkey would recreate the counter WITHOUT the spend
+        made during the split (issue 10: seen in
+        ``test_budget_across_valkey_restart`` when the restart came within the
+        second after a seed). Seeds in flight are left to finish.
+        """
+        for key, fut in list(self._seeding.items()):
+            if fut.done():
+                del self._seeding[key]
+
+    def _forget_seed(self, key: str, fut: asyncio.Future[int]) -> None:
+        if self._seeding.get(key) is fut:  # not a later seed's value
+            del self._seeding[key]
 
     async def seed(self, tenant_id: str, seeds: Sequence[tuple[str, int, int]]) -> list[bool]:
         """Create missing budget counters (seed.lua, create-if-absent).

@@ -523,3 +523,32 @@ async def test_budget_usage_reads_spent_and_reserved_of_the_period(adm_redis, ad
     assert await adm.budget_usage(adm_tenant, day, adm_clock() + timedelta(days=2)) is None
     with pytest.raises(ValueError):
         await adm.budget_usage(adm_tenant, Limit(scope="key", scope_id="k1", requests_per_minute=1))
+
+
+async def test_a_counter_lost_after_a_seed_is_reseeded_from_the_ledger_once_seeds_are_forgotten(
+    adm_redis, adm_tenant, adm_clock
+):
+    """Issue 10: a seed value is kept a moment for callers that saw the cold
+    counter; after Valkey lost the counter (restarted empty) the edge calls
+    ``forget_seeds`` so the counter is recreated from the ledger's spend NOW,
+    not from the value read before the outage."""
+    ledger = {"spent": 1_000}
+
+    async def provider(limit, window) -> int:
+        return ledger["spent"]
+
+    adm = Admission(adm_redis, clock=adm_clock, seed_provider=provider)
+    limits = scopes(adm_tenant, budget_micro_usd=10_000, budget_period="month")
+    first = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, cost_micro_usd=0)
+    budget = next(c.key for c in first.checks if c.kind == "budget")
+    assert await adm_redis.hget(budget, "spent") == b"1000"
+
+    ledger["spent"] = 4_000  # spend made while Valkey was away
+    await adm_redis.delete(budget)  # ... and Valkey came back without the counter
+    kept = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, cost_micro_usd=0)
+    assert kept.admitted and await adm_redis.hget(budget, "spent") == b"1000"  # the value kept: stale
+
+    await adm_redis.delete(budget)
+    adm.forget_seeds()
+    again = await adm.admit(tenant_id=adm_tenant, request_id=rid(), limits=limits, cost_micro_usd=0)
+    assert again.admitted and await adm_redis.hget(budget, "spent") == b"4000"

@@ -54,6 +54,8 @@ class ModeSwitch:
         if self.mode != "exact":
             return
         self.mode = self.failure_mode
+        if self.adm is not None:
+            self.adm.forget_seeds()  # Valkey may come back empty: never reuse a seed from before
         self._set_gauge()
         log.warning("admission_degraded", mode=self.mode, where=where, error=repr(exc))
         if self.keeper is not None and self.mode == "local":
