@@ -47,7 +47,7 @@ from tollway_edge.state import STATE
 from tollway_testing.fake_provider import FakeProviderConfig
 
 from .conftest import PEPPER, Edge, edge_catalogue, quota_seeder, running_edge
-from .ledger_run import running_ledger
+from .ledger_rows import running_ledger
 from .ledger_schema import create_ledger_schema, record_spend
 from .principals_schema import create_principals_schema, upsert_key
 from .processes import free_port, start_valkey, stop, wait_valkey
