@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -38,8 +40,22 @@ def _detector() -> Detector:
     return _DETECTOR
 
 
+def _exit_with_parent(parent: int, interval_seconds: float = 1.0) -> None:
+    """Exit this worker once its redactor process is gone (re-parented): a
+    SIGKILLed redactor never shuts its pool down, and an orphaned worker would
+    keep its model's memory for good. Runs in a daemon thread; checks every
+    ``interval_seconds``."""
+    while True:
+        time.sleep(interval_seconds)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
 def _init_worker(config: dict[str, Any], barrier: Any) -> None:  # noqa: ANN401 - a multiprocessing Barrier proxy
     global _DETECTOR
+    threading.Thread(
+        target=_exit_with_parent, args=(os.getppid(),), name="exit-with-parent", daemon=True
+    ).start()
     # One thread per worker process: the pool already uses every core.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

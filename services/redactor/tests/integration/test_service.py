@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
 import uuid
+from pathlib import Path
 
+import aiohttp
 import pytest
 import redis.asyncio as aioredis
 from aiohttp.test_utils import TestClient, TestServer
@@ -216,3 +224,74 @@ async def test_readiness_gated_on_model_and_unreachable_cache_still_redacts():
         assert answer["cache"]["hits"] == 0
     finally:
         await client.close()
+
+
+def _pool_workers(parent: int) -> list[int]:
+    """The pids of ``parent``'s spawned pool workers (not the resource tracker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (an exited, unreaped child)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+async def test_pool_workers_exit_when_the_redactor_is_killed(tmp_path: Path) -> None:
+    """A SIGKILLed redactor cannot stop its pool; its workers notice they were
+    re-parented and exit, so no orphan keeps a model's memory."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "TOLLWAY_REDACTOR_PORT": str(port),
+        "TOLLWAY_REDACTOR_HOST": "127.0.0.1",
+        "TOLLWAY_REDACTOR_WORKERS": "1",
+        "TOLLWAY_REDACTOR_CACHE_PREFIX": f"test:orphans:{uuid.uuid4().hex}:",
+        "TOLLWAY_LOG_FORMAT": "json",
+    }
+    with (tmp_path / "redactor.log").open("wb") as log:
+        proc = subprocess.Popen(  # noqa: ASYNC220 - starting takes ms
+            [sys.executable, "-m", "tollway_redactor"], env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        deadline = time.monotonic() + 180
+        async with aiohttp.ClientSession() as http:
+            while True:
+                assert proc.poll() is None, (tmp_path / "redactor.log").read_text()[-2000:]
+                try:
+                    async with http.get(f"http://127.0.0.1:{port}/readyz") as r:
+                        if r.status == 200:
+                            break
+                except aiohttp.ClientError:
+                    pass
+                assert time.monotonic() < deadline, "redactor not ready"
+                await asyncio.sleep(0.25)
+        workers = _pool_workers(proc.pid)
+        assert workers, "no pool worker found"
+        proc.kill()
+        proc.wait()
+        for _ in range(50):  # up to 10 s; a worker checks its parent every second
+            if not any(_running(pid) for pid in workers):
+                break
+            await asyncio.sleep(0.2)
+        assert not any(_running(pid) for pid in workers), "a pool worker outlived its redactor"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
