@@ -71,6 +71,9 @@ def _plain_logs() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     configure_logging("WARNING", "json")
+    # Never cache: a logger cached now would keep these processors after the test,
+    # and later tests' structlog.testing.capture_logs would see nothing from it.
+    structlog.configure(cache_logger_on_first_use=False)
     yield
     structlog.configure(**saved)
     root.handlers[:], root.level = handlers, level
