@@ -5,22 +5,18 @@ unless the caller's policy allows it (DESIGN "Request path" step 4).
 - ``walk`` — pure: every string of a body decided by its field table, the
   redactor's answer applied copy-on-write;
 - ``texts`` — pure: the text unit and the check of the redactor's answer;
-- ``restore`` — pure: reversible mode, plain and streamed answers;
+- ``restore`` — pure: reversible mode, plain answers and the core of streamed ones;
+  ``restore_stream`` (the splitter's events, OpenAI chunks) and
+  ``restore_anthropic`` (Anthropic's content-block deltas) per wire format;
 - ``client`` — ``POST /v1/redact`` with a deadline, failover over several
   redactors;
 - ``step`` — the step of the request path (:class:`EdgeRedaction`).
 """
 
 from tollway_edge.redaction.client import RedactionRejected, RedactorClient, RedactorPool, RedactorServerError
-from tollway_edge.redaction.restore import (
-    AnthropicRestorer,
-    ChunkRestorer,
-    SSERestorer,
-    StreamRestorer,
-    build_mapping,
-    restore_response,
-    restore_text,
-)
+from tollway_edge.redaction.restore import StreamRestorer, build_mapping, restore_response, restore_text
+from tollway_edge.redaction.restore_anthropic import AnthropicRestorer
+from tollway_edge.redaction.restore_stream import ChunkRestorer, SSERestorer
 from tollway_edge.redaction.step import (
     EdgeRedaction,
     RedactionOutcome,

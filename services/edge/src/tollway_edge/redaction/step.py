@@ -53,7 +53,8 @@ from tollway_edge.errors import (
 from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
-from tollway_edge.redaction.restore import SSERestorer, build_mapping, restore_response_in_place
+from tollway_edge.redaction.restore import build_mapping, restore_response_in_place
+from tollway_edge.redaction.restore_stream import SSERestorer
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
 from tollway_edge.redaction.walk import apply_texts, walk_body
 
