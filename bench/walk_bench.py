@@ -17,8 +17,9 @@ from typing import Any
 import orjson
 
 from tollway_edge.endpoints.chat_body import parse_chat_body
+from tollway_edge.redaction.apply import apply_texts
 from tollway_edge.redaction.fields import CHAT_FIELDS
-from tollway_edge.redaction.walk import apply_texts, walk_body
+from tollway_edge.redaction.walk import walk_body
 
 PROSE = "Hi, I'm Maria Garcia; call me at +1 415 555 0134 about the invoice for next week. "
 

@@ -22,6 +22,7 @@ from tollway_contracts.redaction import (
 )
 from tollway_edge.errors import EdgeError
 from tollway_edge.redaction import TextRef, redact_request, walk_body
+from tollway_edge.redaction.apply import apply_texts
 from tollway_edge.redaction.fields import (
     CHAT_FIELDS,
     COMPLETIONS_FIELDS,
@@ -29,7 +30,7 @@ from tollway_edge.redaction.fields import (
     MODERATIONS_FIELDS,
     RESPONSES_FIELDS,
 )
-from tollway_edge.redaction.walk import MAX_DEPTH, apply_texts, nesting_depth, parse_arguments
+from tollway_edge.redaction.walk import MAX_DEPTH, nesting_depth, parse_arguments
 
 pytestmark = pytest.mark.unit
 

@@ -2,8 +2,8 @@
 unless the caller's policy allows it (DESIGN "Request path" step 4).
 
 - ``fields`` — per endpoint, what each field of the body is to redaction;
-- ``walk`` — pure: every string of a body decided by its field table, the
-  redactor's answer applied copy-on-write;
+- ``walk`` — pure: every string of a body decided by its field table;
+- ``apply`` — pure: the redactor's answer applied copy-on-write;
 - ``texts`` — pure: the text unit and the check of the redactor's answer;
 - ``restore`` — pure: reversible mode, plain answers and the core of streamed ones;
   ``restore_stream`` (the splitter's events, OpenAI chunks) and
@@ -13,6 +13,7 @@ unless the caller's policy allows it (DESIGN "Request path" step 4).
 - ``step`` — the step of the request path (:class:`EdgeRedaction`).
 """
 
+from tollway_edge.redaction.apply import apply_redaction, apply_texts
 from tollway_edge.redaction.client import RedactionRejected, RedactorClient, RedactorPool, RedactorServerError
 from tollway_edge.redaction.restore import StreamRestorer, build_mapping, restore_response, restore_text
 from tollway_edge.redaction.restore_anthropic import AnthropicRestorer
@@ -28,7 +29,7 @@ from tollway_edge.redaction.step import (
     summarize,
 )
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
-from tollway_edge.redaction.walk import BodyWalk, apply_redaction, apply_texts, extract_texts, walk_body
+from tollway_edge.redaction.walk import BodyWalk, extract_texts, walk_body
 
 __all__ = [
     "AnthropicRestorer",

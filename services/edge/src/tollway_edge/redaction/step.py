@@ -51,12 +51,13 @@ from tollway_edge.errors import (
     unsupported_language_blocked,
 )
 from tollway_edge.metrics import REDACTION_FAILURES
+from tollway_edge.redaction.apply import apply_texts
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.redaction.restore import build_mapping, restore_response_in_place
 from tollway_edge.redaction.restore_stream import SSERestorer
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
-from tollway_edge.redaction.walk import apply_texts, walk_body
+from tollway_edge.redaction.walk import walk_body
 
 log = structlog.get_logger("tollway_edge.redaction")
 

@@ -1,12 +1,10 @@
 """The body walk (pure): every string of a request body decided by the
-endpoint's field table (:mod:`tollway_edge.redaction.fields`), and the
-redactor's answer applied copy-on-write (issue 11).
+endpoint's field table (:mod:`tollway_edge.redaction.fields`) (issue 11).
 
 - :func:`walk_body` — the texts to scan, the unknown fields and the
   unscannable content of a body;
-- :func:`apply_texts` — a body with the anonymised texts in place; only the
-  containers on a changed path are copied (images and untouched messages are
-  shared with the original, which is never modified);
+- the anonymised texts are put back by ``redaction.apply``
+  (:func:`~tollway_edge.redaction.apply.apply_texts`, copy-on-write);
 - :func:`nesting_depth` — a body's JSON nesting depth, without recursion.
 
 Text ids are JSON pointers into the body (``/messages/0/content``; ``#`` in
@@ -25,7 +23,6 @@ from typing import Any, Final
 
 import orjson
 
-from tollway_contracts.redaction import RedactResponse
 from tollway_edge.redaction.fields import (
     ANTHROPIC_MESSAGES_FIELDS,
     CHAT_FIELDS,
@@ -36,7 +33,7 @@ from tollway_edge.redaction.fields import (
     SCHEMA_OPAQUE_KEYS,
     FieldTable,
 )
-from tollway_edge.redaction.texts import TextRef, check_answer
+from tollway_edge.redaction.texts import TextRef
 
 KEY_PREFIX: Final = "key:"
 """Id prefix of an object key sent as text (``key:/metadata/<key>``): keys of
@@ -283,107 +280,6 @@ def walk_body(body: Mapping[str, Any], table: FieldTable) -> BodyWalk:
     return out
 
 
-def _tokens(pointer: str) -> list[str]:
-    return [unescape_pointer(t) for t in pointer.split("/")[1:]]
-
-
-def _get(node: Any, tokens: list[str]) -> Any:
-    for tok in tokens:
-        node = node[int(tok)] if type(node) is list else node[tok]
-    return node
-
-
-def _set_copying(root: Any, tokens: list[str], value: Any, copied: set[int]) -> None:
-    """Set ``value`` at ``tokens`` under ``root`` (already a copy), copying
-    each container on the way that is still shared with the original."""
-    node = root
-    for tok in tokens[:-1]:
-        key: Any = int(tok) if type(node) is list else tok
-        child = node[key]
-        if id(child) not in copied:
-            child = list(child) if type(child) is list else dict(child)
-            node[key] = child
-            copied.add(id(child))
-        node = child
-    last = tokens[-1]
-    node[int(last) if type(node) is list else last] = value
-
-
-def _set_in_place(node: Any, tokens: list[str], value: str) -> None:
-    for tok in tokens[:-1]:
-        node = node[int(tok)] if type(node) is list else node[tok]
-    node[int(tokens[-1]) if type(node) is list else tokens[-1]] = value
-
-
-def apply_texts(
-    body: Mapping[str, Any], replacements: Mapping[str, str], texts: list[TextRef]
-) -> dict[str, Any]:
-    """``body`` with each text whose anonymised version differs replaced.
-
-    Args:
-        body: the original body (never modified).
-        replacements: text id -> anonymised text (every id of ``texts``).
-        texts: what :func:`walk_body` returned for ``body``.
-
-    Returns:
-        A new top-level dict; only containers on a changed path are copies.
-        ``arguments`` split into leaves are re-serialised only when a leaf
-        changed (else kept byte for byte).
-    """
-    out = dict(body)
-    copied = {id(out)}
-    edited_args: dict[str, Any] = {}
-    renames: list[tuple[list[str], str]] = []
-    for ref in texts:
-        new = replacements[ref.id]
-        if new == ref.text:
-            continue
-        if ref.id.startswith(KEY_PREFIX):
-            renames.append((_tokens(ref.id[len(KEY_PREFIX) :]), new))
-            continue
-        if "#" in ref.id:
-            args_pointer, leaf = ref.id.split("#", 1)
-            parsed = edited_args.get(args_pointer)
-            if parsed is None:
-                parsed = edited_args[args_pointer] = orjson.loads(_get(body, _tokens(args_pointer)))
-            _set_in_place(parsed, _tokens(leaf), new)
-            continue
-        _set_copying(out, _tokens(ref.id), new, copied)
-    for args_pointer, parsed in edited_args.items():
-        _set_copying(out, _tokens(args_pointer), orjson.dumps(parsed).decode(), copied)
-    for tokens, new in sorted(renames, key=lambda r: -len(r[0])):  # deepest first: paths stay valid
-        _rename_key(out, tokens, new, copied)
-    return out
-
-
-def _rename_key(root: dict[str, Any], tokens: list[str], new: str, copied: set[int]) -> None:
-    """Rename the object key at ``tokens`` to ``new``, keeping the keys' order.
-    Every container down to the parent is copied first (never the client's).
-    Two keys anonymised to the same placeholder keep the later value."""
-    node: Any = root
-    for tok in tokens[:-1]:
-        key: Any = int(tok) if type(node) is list else tok
-        child = node[key]
-        if id(child) not in copied:
-            child = list(child) if type(child) is list else dict(child)
-            node[key] = child
-            copied.add(id(child))
-        node = child
-    old = tokens[-1]
-    items = [(new if k == old else k, v) for k, v in node.items()]
-    node.clear()
-    node.update(items)
-
-
 def extract_texts(body: Mapping[str, Any]) -> list[TextRef]:
     """The texts of a chat completion request (:data:`~tollway_edge.redaction.fields.CHAT_FIELDS`)."""
     return walk_body(body, CHAT_FIELDS).texts
-
-
-def apply_redaction(body: Mapping[str, Any], texts: list[TextRef], answer: RedactResponse) -> dict[str, Any]:
-    """:func:`apply_texts` with the redactor's answer.
-
-    Raises:
-        RedactionUnavailable: the answer lacks one of ``texts`` (fail closed).
-    """
-    return apply_texts(body, check_answer(texts, answer), texts)
