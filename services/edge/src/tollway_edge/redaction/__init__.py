@@ -10,16 +10,14 @@ unless the caller's policy allows it (DESIGN "Request path" step 4).
   ``restore_anthropic`` (Anthropic's content-block deltas) per wire format;
 - ``client`` — ``POST /v1/redact`` with a deadline, failover over several
   redactors;
+- ``request`` — a body through the redactor (pure over a client:
+  :func:`redact_request`);
 - ``step`` — the step of the request path (:class:`EdgeRedaction`).
 """
 
 from tollway_edge.redaction.apply import apply_redaction, apply_texts
 from tollway_edge.redaction.client import RedactionRejected, RedactorClient, RedactorPool, RedactorServerError
-from tollway_edge.redaction.restore import StreamRestorer, build_mapping, restore_response, restore_text
-from tollway_edge.redaction.restore_anthropic import AnthropicRestorer
-from tollway_edge.redaction.restore_stream import ChunkRestorer, SSERestorer
-from tollway_edge.redaction.step import (
-    EdgeRedaction,
+from tollway_edge.redaction.request import (
     RedactionOutcome,
     block_error,
     entity_counts,
@@ -28,6 +26,10 @@ from tollway_edge.redaction.step import (
     rejection_error,
     summarize,
 )
+from tollway_edge.redaction.restore import StreamRestorer, build_mapping, restore_response, restore_text
+from tollway_edge.redaction.restore_anthropic import AnthropicRestorer
+from tollway_edge.redaction.restore_stream import ChunkRestorer, SSERestorer
+from tollway_edge.redaction.step import EdgeRedaction
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
 from tollway_edge.redaction.walk import BodyWalk, extract_texts, walk_body
 
