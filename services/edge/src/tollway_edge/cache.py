@@ -275,7 +275,7 @@ def replay_stream(answer: dict[str, Any], wants_usage: bool) -> bytes:
 
 
 class StreamCollector:
-    """Wraps a stream's reader (``streaming.relay.StreamReader``) and assembles the
+    """Wraps a stream's reader (``streaming.readers.StreamReader``) and assembles the
     client-format chat completion chunks it passes into one answer, so a streamed
     miss can be stored too. It sees the events before restoration: the answer it
     builds holds placeholders, never a value the redaction policy removed. A

@@ -80,7 +80,7 @@ def test_replay_stream_chunks() -> None:
 
 def test_stream_collector_assembles_what_replay_splits() -> None:
     from tollway_edge.cache import StreamCollector
-    from tollway_edge.streaming.relay import UsageReader
+    from tollway_edge.streaming.readers import UsageReader
     from tollway_edge.streaming.sse import split_events
 
     answer = _entry(frozenset()).answer

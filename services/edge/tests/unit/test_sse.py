@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tollway_edge.streaming.relay import UsageReader
+from tollway_edge.streaming.readers import UsageReader
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter, split_events
 
 pytestmark = pytest.mark.unit

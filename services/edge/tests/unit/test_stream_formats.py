@@ -20,7 +20,7 @@ from openai.types.responses import ResponseIncompleteEvent, ResponseStreamEvent
 from pydantic import TypeAdapter
 
 from tollway_edge.streaming.formats import AnthropicReader, ResponsesReader, TranslatingReader
-from tollway_edge.streaming.relay import UsageReader
+from tollway_edge.streaming.readers import UsageReader
 from tollway_edge.streaming.sse import SSESplitter, split_events
 from tollway_edge.streaming.terminator import AnthropicTerminator, ResponsesTerminator
 from tollway_edge.translate import AnthropicToOpenAIStream, OpenAIToAnthropicStream

@@ -124,7 +124,7 @@ class ChatEndpoint:
         return extract_usage(answer.get("usage")) if type(answer) is dict else None
 
     def native_reader(self, parsed: Any) -> None:
-        """OpenAI chunks: the relay's default reader (``relay.UsageReader``)."""
+        """OpenAI chunks: the relay's default reader (``readers.UsageReader``)."""
         return None
 
     def terminator(self, call: Call) -> OpenAITerminator:

@@ -32,7 +32,8 @@ from tollway_edge.pipeline.protocols import Endpoint, ParsedRequest
 from tollway_edge.pipeline.routes import build_targets, plan_call, stream_reader, translation_for
 from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE
-from tollway_edge.streaming.relay import UsageReader, relay_stream
+from tollway_edge.streaming.readers import UsageReader
+from tollway_edge.streaming.relay import relay_stream
 from tollway_edge.tracing import OPERATIONS
 from tollway_edge.translate import TranslationError
 from tollway_edge.usage import estimate_prompt_tokens, estimated_tokens

@@ -11,7 +11,7 @@ from tollway_contracts.catalogue import Model, Provider
 from tollway_edge.call import Call
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Target
-from tollway_edge.streaming.relay import StreamReader
+from tollway_edge.streaming.readers import StreamReader
 from tollway_edge.streaming.terminator import Terminator
 from tollway_edge.usage import Tokens
 
@@ -120,4 +120,4 @@ class Endpoint(Protocol):
 
     def native_reader(self, parsed: Any) -> StreamReader | None:
         """The reader of a native provider's stream (``streaming.formats``), or
-        None for OpenAI chunks (``relay.UsageReader``)."""
+        None for OpenAI chunks (``readers.UsageReader``)."""

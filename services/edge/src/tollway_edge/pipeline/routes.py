@@ -16,7 +16,7 @@ from tollway_edge.pipeline.protocols import Endpoint, ParsedRequest, Translation
 from tollway_edge.routing.forward import Outbound, Target
 from tollway_edge.routing.plan import plan
 from tollway_edge.routing.upstream import Upstream
-from tollway_edge.streaming.relay import StreamReader
+from tollway_edge.streaming.readers import StreamReader
 
 
 def stream_reader(

@@ -1,4 +1,4 @@
-"""Stream formats beside OpenAI's chunks (``relay.StreamReader``s; pure).
+"""Stream formats beside OpenAI's chunks (``readers.StreamReader``s; pure).
 
 - :class:`AnthropicReader` — Anthropic's Messages events relayed as they are
   (``/v1/messages`` to an ``anthropic`` provider): byte-faithful; usage read

@@ -28,14 +28,15 @@ The terminal event is appended to the usage journal and written (one loop
 pass, ``Call.journaled``) before the bytes that end the stream (``[DONE]``,
 the clean end, the error event) are written: a client that saw the end of
 its stream was billed durably.
+
+The readers of the stream formats are in ``streaming.readers`` (and
+``streaming.formats``); the tail and the terminal event in ``streaming.ending``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
 
 import aiohttp
 from aiohttp import web
@@ -43,11 +44,12 @@ from aiohttp import web
 from tollway_contracts.catalogue import Prices
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
-from tollway_edge.redaction import EdgeRedaction, SSERestorer
+from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.streaming.ending import TAIL_SECONDS, Once, read_tail, settle
 from tollway_edge.streaming.live import LiveStream, LiveStreams
+from tollway_edge.streaming.readers import StreamReader, UsageReader
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
 from tollway_edge.streaming.terminator import Terminator
-from tollway_edge.usage import Tokens, estimated_tokens, extract_usage
 
 STREAM_HEADERS = _HEADERS = {
     "Content-Type": "text/event-stream",
@@ -56,82 +58,7 @@ STREAM_HEADERS = _HEADERS = {
 }
 _PROVIDER_CUT = "The provider ended the stream before the answer was complete."
 _SHUTTING_DOWN = "The server is shutting down; the answer was cut before it was complete."
-TAIL_BYTES = 64 * 1024
-"""After the client left, at most this much of the provider's stream is read for its usage, bytes."""
-TAIL_SECONDS = 2.0
-"""... for at most this long, s (``LiveStreams.tail_seconds`` when the relay is watched)."""
 CLIENT_GONE = _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
-
-
-class StreamReader(Protocol):
-    """The relay's view of one stream format (provider format -> client format).
-
-    Attributes:
-        done: True once the provider's stream ended as a whole answer.
-    """
-
-    done: bool
-
-    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
-        """The client's events for these provider events (maybe rewritten, maybe none)."""
-
-    def close(self) -> list[SSEEvent]:
-        """The provider's bytes ended: any events that end the answer (maybe none)."""
-
-    def tokens(self) -> Tokens | None:
-        """The provider's usage so far (OpenAI's meaning), or None."""
-
-
-class UsageReader:
-    """OpenAI chunks, relayed as they are: reads the provider's ``usage`` from the
-    events and drops the usage-only chunk (``choices: []``) unless the client asked
-    for usage.
-
-    Attributes:
-        usage: the last ``usage`` object seen (a dict), or None.
-        done: True once ``[DONE]`` passed.
-    """
-
-    __slots__ = ("_forward_usage", "usage", "done")
-
-    def __init__(self, forward_usage_chunk: bool) -> None:
-        self._forward_usage = forward_usage_chunk
-        self.usage: dict[str, Any] | None = None
-        self.done = False
-
-    def filter(self, events: list[SSEEvent]) -> list[SSEEvent]:
-        """The events to forward (``events`` itself when none is dropped).
-        A content event is never parsed here: only events whose bytes may
-        hold a non-null ``usage``."""
-        if len(events) == 1:
-            raw = events[0].raw
-            if b'"usage"' not in raw and b"[DONE]" not in raw:
-                return events  # the common case: one content event
-        kept: list[SSEEvent] | None = None
-        for i, event in enumerate(events):
-            drop = False
-            if b"[DONE]" in event.raw and event.is_done:
-                self.done = True
-            elif event.may_carry_usage():
-                obj = event.json()
-                usage = obj.get("usage") if type(obj) is dict else None
-                if type(usage) is dict:
-                    self.usage = usage
-                    drop = not self._forward_usage and not obj.get("choices")
-            if drop:
-                if kept is None:
-                    kept = events[:i]
-            elif kept is not None:
-                kept.append(event)
-        return events if kept is None else kept
-
-    def close(self) -> list[SSEEvent]:
-        """Nothing: an OpenAI stream ends with the provider's own ``[DONE]``."""
-        return []
-
-    def tokens(self) -> Tokens | None:
-        """The last ``usage`` seen, read (``usage.extract_usage``)."""
-        return extract_usage(self.usage)
 
 
 async def _cover(
@@ -195,7 +122,7 @@ async def relay_stream(
     if reader is None:
         reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
-    estimate = _Once(prompt_estimate)
+    estimate = Once(prompt_estimate)
     out = web.StreamResponse(status=200, headers=_HEADERS)
     outcome = "failed"
     call.status = 200
@@ -276,7 +203,7 @@ async def relay_stream(
                 data = b"".join([e.raw for e in events]) + tail if events else tail
             if (outcome == "cut" or reader.done or not chunk) and not call.terminal_sent:
                 ending = "cut" if outcome == "cut" else "completed" if reader.done else "failed"
-                _settle(call, ending, reader, prices, restorer, redaction, estimate)
+                settle(call, ending, reader, prices, restorer, redaction, estimate)
                 await call.journaled()  # billed durably before the client sees its stream end
             if data:
                 try:
@@ -288,7 +215,7 @@ async def relay_stream(
                         if stream.gone_at is None:
                             stream.gone_at = time.monotonic()
                         await call.release()  # the slot is free while the tail is read
-                        await _read_tail(content, splitter, reader, call, stream.gone_at + tail_seconds)
+                        await read_tail(content, splitter, reader, call, stream.gone_at + tail_seconds)
                         if reader.done:
                             outcome = "tail_done"
                     break
@@ -306,86 +233,4 @@ async def relay_stream(
         upstream.release() if outcome == "completed" else upstream.close()
         if outcome == "tail_done":
             outcome = "failed"  # the client left; the provider's usage bills it exactly
-        _settle(call, outcome, reader, prices, restorer, redaction, estimate)
-
-
-async def _read_tail(
-    content: aiohttp.StreamReader, splitter: SSESplitter, reader: StreamReader, call: Call, deadline: float
-) -> None:
-    """After the client left: keep reading the provider's stream (at most
-    ``TAIL_BYTES``, until ``deadline`` on ``time.monotonic()``) for its usage
-    chunk, so the call is billed exactly rather than estimated. Completion
-    tokens of the tail's deltas are counted (the provider produced them)."""
-    read = 0
-    while reader.tokens() is None and not reader.done and read < TAIL_BYTES:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return
-        try:
-            async with asyncio.timeout(remaining):
-                chunk = await content.readany()
-        except (aiohttp.ClientError, OSError, TimeoutError):
-            return
-        finally:
-            call.upstream_wait += time.monotonic() - (deadline - remaining)
-        read += len(chunk)
-        events = reader.filter(splitter.feed(chunk) if chunk else splitter.finish())
-        for event in events:
-            call.sent_tokens += event.completion_tokens
-        if not chunk:
-            return
-
-
-class _Once:
-    """A prompt estimate computed at most once, on first use."""
-
-    __slots__ = ("_fn", "_value")
-
-    def __init__(self, fn: Callable[[], int]) -> None:
-        self._fn = fn
-        self._value = -1
-
-    def __call__(self) -> int:
-        if self._value < 0:
-            self._value = self._fn()
-        return self._value
-
-
-def _settle(
-    call: Call,
-    outcome: str,
-    reader: StreamReader,
-    prices: Prices,
-    restorer: SSERestorer | None,
-    redaction: EdgeRedaction | None,
-    estimate: Callable[[], int],
-) -> None:
-    """The stream's terminal event, once: ``completed`` (provider's ``[DONE]``
-    or the clean cut) or ``failed`` (provider cut, drain deadline; else the
-    client left). Never without tokens and cost: see :func:`_tokens`."""
-    if call.terminal_sent:
-        return
-    tokens = _tokens(call, outcome, reader, estimate)
-    cost = tokens.cost(prices)
-    if outcome in ("completed", "cut"):
-        if restorer is not None and redaction is not None:
-            redaction.prime(call, [restorer.answer])
-        call.completed(200, tokens, cost)
-    else:
-        if call.error_type is None:
-            call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
-        call.fail(call.status, call.error_type, tokens, cost)
-
-
-def _tokens(call: Call, outcome: str, reader: StreamReader, estimate: Callable[[], int]) -> Tokens:
-    """The stream's tokens: the provider's usage when it arrived (also read
-    from the tail after the client left); otherwise — a provider cut, a gone
-    client, the drain deadline, admission's cut (whose client got exactly
-    ``sent_tokens``) — the estimate: the prompt by ``usage.estimate_prompt_tokens``,
-    the completion counted from the relayed deltas, ``usage_estimated``."""
-    if outcome != "cut":
-        usage = reader.tokens()
-        if usage is not None:
-            return usage
-    call.usage_estimated = True
-    return estimated_tokens(estimate(), call.sent_tokens)
+        settle(call, outcome, reader, prices, restorer, redaction, estimate)
