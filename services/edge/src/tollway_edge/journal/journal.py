@@ -14,17 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import Counter as Tally
 
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
 from tollway_edge.journal import segments
 from tollway_edge.journal.batches import Shipment
+from tollway_edge.journal.drops import Drops
 from tollway_edge.journal.metrics import (
     JournalGauges,
     JournalStats,
     claim_default_gauges,
+    keep_gauges,
     release_default_gauges,
 )
 from tollway_edge.journal.segments import JournalDir
@@ -33,8 +34,6 @@ from tollway_edge.journal.shipper import Shipper
 from tollway_edge.journal.writer import JournalWriter
 
 log = structlog.get_logger("tollway_edge.journal")
-
-DROP_LOG_INTERVAL_S = 10.0
 
 
 class UsageJournal:
@@ -76,12 +75,11 @@ class UsageJournal:
         metrics_interval_seconds: float = 1.0,
     ) -> None:
         self.settings = settings
-        self._dropped_counter = dropped_counter
         self._registry = registry
         self._gauges: JournalGauges | None = None
         self._metrics_interval = metrics_interval_seconds
         self._metrics_task: asyncio.Task[None] | None = None
-        self._dropped: Tally[str] = Tally()
+        self._drop = Drops(dropped_counter)
         self._own: JournalDir | None = None
         self._writer: JournalWriter | None = None
         self._adopted: list[JournalDir] = []
@@ -104,7 +102,6 @@ class UsageJournal:
         self._started = False
         self._acked_total = 0
         self._was_full = False
-        self._drop_logged: dict[str, float] = {}
 
     # --- the call's path ----------------------------------------------------------------
 
@@ -192,7 +189,9 @@ class UsageJournal:
             self._gauges = JournalGauges(self._registry)
         if self._gauges is not None:
             self._gauges.update(self.stats())
-            self._metrics_task = asyncio.create_task(self._metrics_loop(self._gauges), name="journal-metrics")
+            self._metrics_task = asyncio.create_task(
+                keep_gauges(self._gauges, self.stats, self._metrics_interval), name="journal-metrics"
+            )
         log.info("journal_started", dir=own.path.name, root=str(self.settings.root_dir))
 
     async def stop(self, deadline_seconds: float = 10.0) -> bool:
@@ -264,19 +263,10 @@ class UsageJournal:
             adopted_journals=len(self._adopted),
             appended_total=writer.appended_total if writer else 0,
             acked_total=self._acked_total,
-            dropped=dict(self._dropped),
+            dropped=self._drop.totals(),
             full=not self.has_room(),
             kafka_connected=self._shipper.connected,
         )
-
-    async def _metrics_loop(self, gauges: JournalGauges) -> None:
-        """Set the gauges from :meth:`stats` every ``metrics_interval_seconds`` until stopped."""
-        while True:
-            await asyncio.sleep(self._metrics_interval)
-            try:
-                gauges.update(self.stats())
-            except Exception as exc:  # noqa: BLE001 - a metrics glitch must not stop the journal
-                log.warning("journal_metrics_failed", error=repr(exc))
 
     def _dirs(self) -> list[JournalDir]:
         return [*self._adopted, *([self._own] if self._own is not None else [])]
@@ -296,15 +286,6 @@ class UsageJournal:
         if not stamps:
             return 0.0
         return max(0.0, time.time() - min(stamps) / 1e6)
-
-    def _drop(self, reason: str, count: int) -> None:
-        self._dropped[reason] += count
-        if self._dropped_counter is not None:
-            self._dropped_counter.labels(reason).inc(count)
-        now = time.monotonic()
-        if now - self._drop_logged.get(reason, -DROP_LOG_INTERVAL_S) >= DROP_LOG_INTERVAL_S:
-            self._drop_logged[reason] = now  # at most one line per reason per interval
-            log.warning("usage_event_dropped", reason=reason, dropped_total=self._dropped[reason])
 
     def _acked(self, records: list[Shipment]) -> None:
         for rec in records:

@@ -11,9 +11,14 @@ to the journal (prometheus-client refuses a second collector of that name).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
+
+log = structlog.get_logger("tollway_edge.journal")
 
 
 @dataclass(frozen=True)
@@ -165,3 +170,16 @@ def release_default_gauges(gauges: JournalGauges) -> None:
     gauges.clear()
     if gauges is _default:
         _default_claimed = False
+
+
+async def keep_gauges(
+    gauges: JournalGauges, stats: Callable[[], JournalStats], interval_seconds: float
+) -> None:
+    """Set ``gauges`` from ``stats()`` every ``interval_seconds`` (s) until cancelled
+    (the journal's ``metrics_interval_seconds``)."""
+    while True:
+        await asyncio.sleep(interval_seconds)
+        try:
+            gauges.update(stats())
+        except Exception as exc:  # noqa: BLE001 - a metrics glitch must not stop the journal
+            log.warning("journal_metrics_failed", error=repr(exc))
