@@ -13,7 +13,8 @@ One call (DESIGN.md "The request path" 3, "Reservations"):
 - :meth:`EdgeAdmission.extend` reserves more as a stream flows; refused means
   the edge ends the stream.
 - :meth:`EdgeAdmission.release` gives back the concurrency slot when the
-  response ends (quota's settlement also releases; both are idempotent).
+  response ends (quota's settlement also releases; both are idempotent;
+  ``release.CallEnd``, with the settlement of unmetered and local calls).
 
 Modes (``tollway_admission_mode`` gauge, ``/readyz``): ``exact`` (Valkey); while
 Valkey is unreachable ``local`` (a per-process share of every limit) or
@@ -44,7 +45,8 @@ from tollway_contracts.catalogue import Model
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.admission.continuity import SplitKeeper, new_process_id
 from tollway_edge.admission.local_limits import LocalLimiter
-from tollway_edge.admission.modes import UNREACHABLE, ModeSwitch
+from tollway_edge.admission.modes import UNREACHABLE
+from tollway_edge.admission.release import CallEnd
 from tollway_edge.admission.seed import QuotaSeedClient, SeedError, unseedable
 from tollway_edge.admission.ticket import Ticket, refusal
 from tollway_edge.auth.principals import Principal
@@ -56,7 +58,7 @@ log = structlog.get_logger("tollway_edge.admission")
 STREAM_TTL = timedelta(minutes=10)
 
 
-class EdgeAdmission(ModeSwitch):
+class EdgeAdmission(CallEnd):
     """The edge's admission adapter (one per process; built by ``create_app``).
 
     Args:
@@ -317,49 +319,3 @@ class EdgeAdmission(ModeSwitch):
         ticket.ext_cost += cost
         ticket.reserved_out += tokens
         return True
-
-    async def release(self, ticket: Ticket) -> None:
-        """Give back the concurrency slot (once; errors are logged, settlement releases too)."""
-        if ticket.released or not ticket.has_slot:
-            return
-        ticket.released = True
-        if ticket.mode == "local":
-            if ticket.local is not None:
-                self.local.release(ticket.local)
-            return
-        if self.mode != "exact" or self.adm is None:
-            return
-        try:
-            await self.adm.release(
-                tenant_id=ticket.tenant_id, request_id=ticket.request_id, reservation=ticket.reservation
-            )
-        except UNREACHABLE as exc:
-            self._degrade("release", exc)
-        except Exception:
-            log.warning("release_failed", request_id=ticket.request_id, exc_info=True)
-
-    async def settle_unmetered(self, ticket: Ticket) -> None:
-        """Settle a call that emits no usage event (``count_tokens``) at zero tokens
-        and zero cost, here: quota settles exact reservations from usage events, so
-        without this the record would wait for reconciliation. Counts (rpm) stay;
-        errors are logged (the reconciler settles it later)."""
-        if ticket.mode == "local":
-            if ticket.local is not None:
-                self.local.settle(ticket.local, 0, 0)
-            return
-        if self.mode != "exact" or self.adm is None:
-            return
-        try:
-            await self.adm.settle(
-                tenant_id=ticket.tenant_id, request_id=ticket.request_id, tokens=0, cost_micro_usd=0
-            )
-        except UNREACHABLE as exc:
-            self._degrade("settle", exc)
-        except Exception:
-            log.warning("settle_failed", request_id=ticket.request_id, exc_info=True)
-
-    def finish(self, ticket: Ticket, tokens: int | None, cost: int | None) -> None:
-        """At the terminal event: local reservations are settled with the actuals
-        here (exact ones are settled by quota from the usage event)."""
-        if ticket.local is not None and tokens is not None and cost is not None:
-            self.local.settle(ticket.local, tokens, cost)
