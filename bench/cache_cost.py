@@ -73,7 +73,7 @@ async def _load(
 async def _principals(dsn: str, pepper: bytes) -> tuple[str, str]:
     """Quota's migrations in the (new) database at ``dsn`` and two keys of one
     bench tenant: ``(plain key, cached key)``."""
-    from tollway_quota.app import MIGRATIONS_DIR
+    from tollway_quota.migrate import MIGRATIONS_DIR
     from tollway_runtime.migrations import apply_migrations
 
     await asyncio.to_thread(apply_migrations, dsn, MIGRATIONS_DIR)

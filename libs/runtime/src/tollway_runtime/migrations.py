@@ -15,7 +15,9 @@ to start on a schema that is behind its code.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 import structlog
@@ -103,3 +105,20 @@ def migrate_main(service: str, directory: str | Path, argv: list[str] | None = N
     applied = apply_migrations(settings.postgres_dsn, directory)
     structlog.get_logger("tollway_runtime.migrations").info("migrations_applied", applied=applied)
     return 0
+
+
+def migrations_dir(module_file: str | Path) -> Path:
+    """The ``migrations`` directory beside a schema owner's module (pass ``__file__``)."""
+    return Path(module_file).parent / "migrations"
+
+
+def run_migrate_command(service: str, directory: str | Path) -> NoReturn:
+    """The body of a schema owner's ``python -m <package>.migrate``: :func:`migrate_main`
+    with the process's arguments, then exit with its status.
+
+    The Helm chart runs each owner's command as a pre-install/pre-upgrade hook
+    Job and sets ``TOLLWAY_<SERVICE>_MIGRATE_ON_START=false`` on the service; the
+    command reads only ``TOLLWAY_POSTGRES_DSN``, and yoyo's lock makes concurrent
+    runs safe.
+    """
+    sys.exit(migrate_main(service, directory))

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from tollway_ledger.app import MIGRATIONS_DIR
+from tollway_ledger.migrate import MIGRATIONS_DIR
 from tollway_runtime.migrations import apply_migrations
 
 

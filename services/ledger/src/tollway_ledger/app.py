@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import asyncpg
 import structlog
@@ -39,10 +38,9 @@ from .consumer import LedgerConsumer
 from .handler import DlqLimit
 from .maintenance import Clock, Maintenance, utc_now
 from .metrics import LedgerMetrics
+from .migrate import MIGRATIONS_DIR
 from .settings import LedgerSettings
 from .store import LedgerStore
-
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 SETTINGS = web.AppKey("ledger_settings", LedgerSettings)
 METRICS = web.AppKey("ledger_metrics", LedgerMetrics)

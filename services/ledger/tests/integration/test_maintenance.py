@@ -11,8 +11,9 @@ import asyncpg
 import orjson
 import pytest
 
-from tollway_ledger.app import MAINTENANCE, METRICS, MIGRATIONS_DIR
+from tollway_ledger.app import MAINTENANCE, METRICS
 from tollway_ledger.handler import Message, handle
+from tollway_ledger.migrate import MIGRATIONS_DIR
 from tollway_ledger.store import LedgerStore
 from tollway_runtime.migrations import apply_migrations
 

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from tollway_ledger.app import MIGRATIONS_DIR
 from tollway_ledger.handler import Message, handle
+from tollway_ledger.migrate import MIGRATIONS_DIR
 from tollway_ledger.store import LedgerStore
 from tollway_runtime.migrations import apply_migrations
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import structlog
@@ -37,6 +36,7 @@ from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, Settleme
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
 from tollway_quota.invalidations import InvalidationPublisher
+from tollway_quota.migrate import MIGRATIONS_DIR
 from tollway_quota.reconciliation import LedgerLookup, ReconcileMetrics, Reconciler
 from tollway_quota.reporting_tokens import add_reporting_token_routes
 from tollway_quota.seeding import ROUTE as SEED_ROUTE
@@ -49,7 +49,6 @@ from tollway_runtime.metrics import add_metrics_route, http_metrics_middleware
 from tollway_runtime.migrations import migrate_or_check
 from tollway_runtime.tracing import setup_tracing
 
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SETTINGS: web.AppKey[QuotaSettings] = web.AppKey("settings", QuotaSettings)
 VALKEY: web.AppKey[Redis] = web.AppKey("valkey", Redis)
 CONSUMER: web.AppKey[UsageConsumer] = web.AppKey("consumer", UsageConsumer)

@@ -1,25 +1,12 @@
 """``python -m tollway_quota.migrate [--check-config]``: apply the ``catalog`` schema's
-pending migrations and exit.
-
-The Helm chart runs it as a pre-install/pre-upgrade hook Job and sets
-``TOLLWAY_QUOTA_MIGRATE_ON_START=false`` on the service. It reads only
-``TOLLWAY_POSTGRES_DSN``; yoyo's lock makes concurrent runs safe.
-"""
+pending migrations and exit (:func:`tollway_runtime.migrations.run_migrate_command`)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from tollway_runtime.migrations import migrations_dir, run_migrate_command
 
-from tollway_runtime.migrations import migrate_main
-
-MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns 0 once the schema is current."""
-    return migrate_main("quota", MIGRATIONS_DIR, argv)
-
+MIGRATIONS_DIR = migrations_dir(__file__)
+"""The ``catalog`` schema's migrations (also applied or checked at start by ``app``)."""
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_migrate_command("quota", MIGRATIONS_DIR)
