@@ -96,8 +96,9 @@ async def test_a_full_journal_refuses_new_calls_until_kafka_takes_the_backlog(
     edge: Edge, edge_http: aiohttp.ClientSession, kafka_bootstrap_servers: str
 ) -> None:
     """``refuse`` policy: at the journal's bound a new call is a 503 in OpenAI's
-    format (``journal_full``, ``Retry-After: 1``, no event) and /readyz is 503;
-    every admitted call's events are kept and arrive once Kafka is back."""
+    format (``journal_full``, ``Retry-After: 1``, no event) — in Anthropic's on
+    ``/v1/messages``, like every error there — and /readyz is 503; every
+    admitted call's events are kept and arrive once Kafka is back."""
     key = await edge.new_key("a")
     ids: set[str] = set()
     for _ in range(40):
@@ -118,6 +119,18 @@ async def test_a_full_journal_refuses_new_calls_until_kafka_takes_the_backlog(
     else:
         pytest.fail("the journal never filled")
     assert ids
+    async with edge_http.post(  # Anthropic's endpoint: Anthropic's error shape, same status and header
+        edge.base_url + "/messages",
+        json={"model": "gpt-4o-mini", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]},
+        headers={"x-api-key": key, "anthropic-version": "2023-06-01"},
+    ) as resp:
+        assert resp.status == 503
+        assert resp.headers["Retry-After"] == "1"
+        payload = await resp.json()
+        assert payload["type"] == "error"
+        assert payload["error"]["type"] == "overloaded_error"
+        assert payload["error"]["message"] == "The gateway cannot record usage right now; retry shortly."
+        refused_messages_id = resp.headers["x-request-id"]
     async with edge_http.get(edge.url + "/readyz") as resp:
         assert resp.status == 503
 
@@ -134,7 +147,7 @@ async def test_a_full_journal_refuses_new_calls_until_kafka_takes_the_backlog(
         status, _, last = await _post(edge_http, edge, OK, key)
         assert status == 200
         ids.add(last)
-        events = await edge.events(ids | {refused_id}, 2 * len(ids), within_s=60)
+        events = await edge.events(ids | {refused_id, refused_messages_id}, 2 * len(ids), within_s=60)
     finally:
         await kafka.stop()
     assert sorted((e["request_id"], e["type"]) for e in events) == sorted(

@@ -7,7 +7,7 @@ responses in one place (CONVENTIONS habit 19). The body is the contract's
 
 Factories by family: ``base`` (:class:`EdgeError`, Anthropic's format,
 translations), ``request`` (the request's 4xx and the 401), ``redaction``,
-``limits`` (admission's 429 and the 503s of load and admission),
+``limits`` (admission's 429 and the 503s of load, the full journal and admission),
 ``upstream`` (the provider's side, the edge's own 500).
 """
 
@@ -16,6 +16,7 @@ from tollway_edge.errors.limits import (
     admission_unavailable,
     auth_unavailable,
     budget_exceeded,
+    journal_full,
     limits_invalid,
     overloaded,
     rate_limited,
@@ -51,6 +52,7 @@ __all__ = [
     "budget_exceeded",
     "from_translation",
     "internal_error",
+    "journal_full",
     "limits_invalid",
     "model_not_allowed",
     "model_not_found",

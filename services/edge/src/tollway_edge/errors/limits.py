@@ -1,6 +1,6 @@
 """Admission and load: 429 for a limit or budget, 503 when the edge cannot
-admit (load shedding, unreadable limits, Valkey down in ``refuse`` mode) or
-authenticate."""
+admit (load shedding, a full usage journal, unreadable limits, Valkey down in
+``refuse`` mode) or authenticate."""
 
 from __future__ import annotations
 
@@ -39,6 +39,17 @@ def rate_limited(
 def overloaded() -> EdgeError:
     """503 when the process is at ``TOLLWAY_EDGE_MAX_IN_FLIGHT`` (load shedding)."""
     return EdgeError(503, "The gateway is at capacity; retry shortly.", type="api_error", code="overloaded")
+
+
+def journal_full() -> EdgeError:
+    """503 ``journal_full`` while the usage journal has no room (``refuse`` policy,
+    ``UsageJournal.has_room``): the call is not admitted, so no event is written."""
+    return EdgeError(
+        503,
+        "The gateway cannot record usage right now; retry shortly.",
+        type="api_error",
+        code="journal_full",
+    )
 
 
 def limits_invalid() -> EdgeError:

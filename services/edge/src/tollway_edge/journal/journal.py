@@ -138,8 +138,9 @@ class UsageJournal:
         ``drop`` policy: always True (events that do not fit are dropped and
         counted). ``refuse`` policy: False before start, while stopping, while
         writes fail (disk full), or once the own journal holds more than
-        ``max_bytes - reserve_bytes``; the edge then answers 503 in OpenAI's
-        format (``code="journal_full"``).
+        ``max_bytes - reserve_bytes``; the edge then answers 503
+        ``journal_full`` (``errors.journal_full``; OpenAI's or Anthropic's format
+        by endpoint, ``middleware.responses``).
         """
         if self.settings.full_policy == "drop":
             return True

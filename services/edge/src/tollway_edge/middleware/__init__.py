@@ -14,8 +14,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from tollway_edge.call import Call
-from tollway_edge.errors import EdgeError, overloaded
-from tollway_edge.journal import FULL_CODE, FULL_STATUS, full_error_body
+from tollway_edge.errors import EdgeError, journal_full, overloaded
 from tollway_edge.metrics import DURATION, IN_FLIGHT, OVERHEAD, REQUESTS, SHED, TTFT
 from tollway_edge.middleware.responses import (
     anthropic_path,
@@ -70,14 +69,10 @@ async def edge_middleware(request: web.Request, handler: Handler) -> web.StreamR
         call.status = 503
         return error_response(overloaded(), anthropic=anthropic)
     if is_api and not state.journal.has_room():
-        call.status, call.error_type = FULL_STATUS, FULL_CODE
+        full = journal_full()
+        call.status, call.error_type = full.status, full.code
         _account(request, call, state.catalogue.models)
-        return web.Response(
-            body=full_error_body(),
-            status=FULL_STATUS,
-            content_type="application/json",
-            headers={"Retry-After": "1"},
-        )
+        return error_response(full, anthropic=anthropic)
     state.in_flight += 1
     IN_FLIGHT.inc()
     try:
