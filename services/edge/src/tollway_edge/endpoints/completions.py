@@ -15,14 +15,17 @@ from typing import Any
 from aiohttp import web
 
 from tollway_edge.call import Call
-from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.openai_json import (
+    JsonRequest,
+    OpenAIJsonEndpoint,
+    load_with_model,
+    required,
+    text_bound,
+)
 from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
-from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import COMPLETIONS_FIELDS, FieldTable
-from tollway_edge.streaming.terminator import OpenAITerminator
-from tollway_edge.usage import Tokens, extract_usage
 
 DEFAULT_MAX_TOKENS = 16
 """OpenAI's default ``max_tokens`` of legacy completions."""
@@ -55,16 +58,13 @@ def _positive(body: dict[str, Any], name: str, default: int) -> int:
     return value
 
 
-class CompletionsEndpoint:
+class CompletionsEndpoint(OpenAIJsonEndpoint):
     """The legacy completions adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/completions"
     redaction_fields: FieldTable | None = COMPLETIONS_FIELDS
-    fallback = True
-    translations = NO_TRANSLATIONS
-    anthropic_format = False
-    response_cache = False
-    client_headers: tuple[str, ...] = ()
+    id_prefix = "cmpl"
+    legacy_chunks = True
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``prompt``, ``stream``, ``max_tokens``, ``n``, ``best_of``.
@@ -73,29 +73,16 @@ class CompletionsEndpoint:
             tollway_edge.errors.EdgeError: 400 naming the field.
         """
         body = load_with_model(raw, call)
-        if "prompt" not in body:
-            raise bad_request("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter")
-        prompts = _prompt_count(body["prompt"])
+        prompt = required(body, "prompt")
+        prompts = _prompt_count(prompt)
         max_tokens = _positive(body, "max_tokens", DEFAULT_MAX_TOKENS)
         choices = max(_positive(body, "n", 1), _positive(body, "best_of", 1))
         options = body.get("stream_options")
         if options is not None and type(options) is not dict:
             raise bad_request("'stream_options' must be an object.", "stream_options", "invalid_type")
-        prompt_bound = text_bound(body["prompt"]) + text_bound(body.get("suffix"))
+        prompt_bound = text_bound(prompt) + text_bound(body.get("suffix"))
         check_shapes(body, COMMON_SHAPES)
         return JsonRequest(body, prompt_bound, max_tokens * choices * prompts)
-
-    def usage_of(self, answer: Any) -> Tokens | None:
-        """The ``usage`` of a completion."""
-        return extract_usage(answer.get("usage")) if type(answer) is dict else None
-
-    def native_reader(self, parsed: Any) -> None:
-        """OpenAI chunks: the relay's default reader (``readers.UsageReader``)."""
-        return None
-
-    def terminator(self, call: Call) -> OpenAITerminator:
-        """Legacy completion chunks (``text_completion``; an error event; ``[DONE]``)."""
-        return OpenAITerminator(f"cmpl-{call.request_id}", call.model, legacy=True)
 
 
 COMPLETIONS = CompletionsEndpoint()

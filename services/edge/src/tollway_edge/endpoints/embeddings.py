@@ -14,14 +14,18 @@ from typing import Any
 from aiohttp import web
 
 from tollway_edge.call import Call
-from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.openai_json import (
+    JsonRequest,
+    OpenAIJsonEndpoint,
+    load_with_model,
+    refuse_stream,
+    required,
+    text_bound,
+)
 from tollway_edge.endpoints.shapes import COMMON_SHAPES, check_shapes
-from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import EMBEDDINGS_FIELDS, FieldTable
-from tollway_edge.streaming.terminator import OpenAITerminator
-from tollway_edge.usage import Tokens, extract_usage
 
 
 def _check_input(value: Any) -> None:
@@ -39,16 +43,12 @@ def _check_input(value: Any) -> None:
     )
 
 
-class EmbeddingsEndpoint:
+class EmbeddingsEndpoint(OpenAIJsonEndpoint):
     """The embeddings adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/embeddings"
     redaction_fields: FieldTable | None = EMBEDDINGS_FIELDS
-    fallback = True
-    translations = NO_TRANSLATIONS
-    anthropic_format = False
-    response_cache = False
-    client_headers: tuple[str, ...] = ()
+    id_prefix = "emb"
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model``, ``input``, ``dimensions``, ``encoding_format``.
@@ -57,9 +57,8 @@ class EmbeddingsEndpoint:
             tollway_edge.errors.EdgeError: 400 naming the field.
         """
         body = load_with_model(raw, call)
-        if "input" not in body:
-            raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
-        _check_input(body["input"])
+        value = required(body, "input")
+        _check_input(value)
         dims = body.get("dimensions")
         if dims is not None and (type(dims) is not int or dims < 1):
             raise bad_request("'dimensions' must be an integer >= 1.", "dimensions", "invalid_type")
@@ -68,22 +67,9 @@ class EmbeddingsEndpoint:
             raise bad_request(
                 "'encoding_format' must be 'float' or 'base64'.", "encoding_format", "invalid_value"
             )
-        if body.get("stream"):
-            raise bad_request("Embeddings are not streamed.", "stream", "invalid_value")
+        refuse_stream(body, "Embeddings")
         check_shapes(body, COMMON_SHAPES)
-        return JsonRequest(body, text_bound(body["input"]), 0)
-
-    def usage_of(self, answer: Any) -> Tokens | None:
-        """The ``usage`` of an embeddings answer (prompt tokens only)."""
-        return extract_usage(answer.get("usage")) if type(answer) is dict else None
-
-    def native_reader(self, parsed: Any) -> None:
-        """OpenAI chunks: the relay's default reader (``readers.UsageReader``)."""
-        return None
-
-    def terminator(self, call: Call) -> OpenAITerminator:
-        """Never streamed; the protocol's OpenAI terminator."""
-        return OpenAITerminator(f"emb-{call.request_id}", call.model)
+        return JsonRequest(body, text_bound(value), 0)
 
 
 EMBEDDINGS = EmbeddingsEndpoint()

@@ -15,14 +15,18 @@ from typing import Any
 from aiohttp import web
 
 from tollway_edge.call import Call
-from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.openai_json import (
+    JsonRequest,
+    OpenAIJsonEndpoint,
+    load_with_model,
+    refuse_stream,
+    required,
+    text_bound,
+)
 from tollway_edge.endpoints.shapes import MODERATIONS_SHAPES, check_shapes
-from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import MODERATIONS_FIELDS, FieldTable
-from tollway_edge.streaming.terminator import OpenAITerminator
-from tollway_edge.usage import Tokens, extract_usage
 
 DEFAULT_MODEL = "omni-moderation-latest"
 
@@ -37,16 +41,12 @@ def _texts_bound(value: Any) -> int:
     )
 
 
-class ModerationsEndpoint:
+class ModerationsEndpoint(OpenAIJsonEndpoint):
     """The moderations adapter of :func:`tollway_edge.pipeline.handle`."""
 
     upstream_path = "/moderations"
     redaction_fields: FieldTable | None = MODERATIONS_FIELDS
-    fallback = True
-    translations = NO_TRANSLATIONS
-    anthropic_format = False
-    response_cache = False
-    client_headers: tuple[str, ...] = ()
+    id_prefix = "modr"
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
         """Check ``model`` (defaulted) and ``input``.
@@ -55,24 +55,10 @@ class ModerationsEndpoint:
             tollway_edge.errors.EdgeError: 400 naming the field.
         """
         body = load_with_model(raw, call, DEFAULT_MODEL)
-        if "input" not in body:
-            raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
-        if body.get("stream"):
-            raise bad_request("Moderations are not streamed.", "stream", "invalid_value")
+        value = required(body, "input")
+        refuse_stream(body, "Moderations")
         check_shapes(body, MODERATIONS_SHAPES)
-        return JsonRequest(body, _texts_bound(body["input"]), 0)
-
-    def usage_of(self, answer: Any) -> Tokens | None:
-        """The answer's ``usage`` if the provider reports one (OpenAI does not)."""
-        return extract_usage(answer.get("usage")) if type(answer) is dict else None
-
-    def native_reader(self, parsed: Any) -> None:
-        """OpenAI chunks: the relay's default reader (``readers.UsageReader``)."""
-        return None
-
-    def terminator(self, call: Call) -> OpenAITerminator:
-        """Never streamed; the protocol's OpenAI terminator."""
-        return OpenAITerminator(f"modr-{call.request_id}", call.model)
+        return JsonRequest(body, _texts_bound(value), 0)
 
 
 MODERATIONS = ModerationsEndpoint()

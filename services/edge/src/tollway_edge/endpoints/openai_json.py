@@ -1,6 +1,7 @@
-"""The parsed request shared by the OpenAI JSON endpoints other than chat
-(embeddings, legacy completions, moderations): checked fields, bounds, and
-the body encoded once per upstream model (pure; no I/O).
+"""What the OpenAI JSON endpoints other than chat share (embeddings, legacy
+completions, moderations): the parsed request — checked fields, bounds, and
+the body encoded once per upstream model (pure; no I/O) — and the adapter
+base :class:`OpenAIJsonEndpoint` (usage, stream reader, terminator).
 
 Each endpoint module checks its own fields and builds a :class:`JsonRequest`
 with its prompt and output bounds (tokens); everything else in the body
@@ -15,7 +16,11 @@ import orjson
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.chat_body import load_json_object
+from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
+from tollway_edge.redaction.fields import FieldTable
+from tollway_edge.streaming.terminator import OpenAITerminator
+from tollway_edge.usage import Tokens, extract_usage
 
 
 class JsonRequest:
@@ -106,3 +111,58 @@ def text_bound(value: Any) -> int:
     if type(value) is list:
         return sum(text_bound(v) for v in value)
     return 0
+
+
+def required(body: dict[str, Any], name: str) -> Any:
+    """``body[name]``.
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 ``missing_required_parameter`` naming it.
+    """
+    if name not in body:
+        raise bad_request(f"Missing required parameter: '{name}'.", name, "missing_required_parameter")
+    return body[name]
+
+
+def refuse_stream(body: dict[str, Any], what: str) -> None:
+    """For an API that never streams (``what``: "Embeddings").
+
+    Raises:
+        tollway_edge.errors.EdgeError: 400 ``invalid_value`` on ``stream``, when it is true.
+    """
+    if body.get("stream"):
+        raise bad_request(f"{what} are not streamed.", "stream", "invalid_value")
+
+
+class OpenAIJsonEndpoint:
+    """The part of a ``pipeline.Endpoint`` every OpenAI JSON endpoint other than
+    chat shares; a subclass sets ``upstream_path``, ``redaction_fields`` and
+    ``id_prefix`` and checks its body in ``parse``.
+
+    Attributes:
+        id_prefix: the stream terminator's id prefix (``emb`` → ``emb-<request id>``).
+        legacy_chunks: the terminator writes legacy ``text_completion`` chunks.
+    """
+
+    upstream_path: str
+    redaction_fields: FieldTable | None
+    id_prefix: str
+    legacy_chunks = False
+    fallback = True
+    translations = NO_TRANSLATIONS
+    anthropic_format = False
+    response_cache = False
+    client_headers: tuple[str, ...] = ()
+
+    def usage_of(self, answer: Any) -> Tokens | None:
+        """The answer's ``usage`` (OpenAI's field names), or None when it has none."""
+        return extract_usage(answer.get("usage")) if type(answer) is dict else None
+
+    def native_reader(self, parsed: Any) -> None:
+        """OpenAI chunks: the relay's default reader (``readers.UsageReader``)."""
+        return None
+
+    def terminator(self, call: Call) -> OpenAITerminator:
+        """OpenAI's terminator (chunks, or legacy ``text_completion`` chunks; an
+        error event; ``[DONE]``); also required of endpoints that never stream."""
+        return OpenAITerminator(f"{self.id_prefix}-{call.request_id}", call.model, legacy=self.legacy_chunks)
