@@ -30,7 +30,7 @@ from .ledger_rows import ledger_for, rows
 from .ledger_schema import create_ledger_schema
 from .principals_schema import create_principals_schema, upsert_key
 from .processes import free_port, start_edge, start_fake_provider, stop, wait_http
-from .test_workers import _worker_pids
+from .workers import worker_pids
 
 pytestmark = pytest.mark.integration
 
@@ -121,7 +121,7 @@ async def _stream(http: aiohttp.ClientSession, url: str, key: str, model: str, s
 
 def _sigterm_group(edge: Any) -> None:
     """SIGTERM to the supervisor and each worker: what a process-group signal delivers."""
-    for pid in [edge.pid, *_worker_pids(edge.pid)]:
+    for pid in [edge.pid, *worker_pids(edge.pid)]:
         os.kill(pid, signal.SIGTERM)
 
 
