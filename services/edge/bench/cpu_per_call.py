@@ -22,48 +22,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import re
-import signal
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
-import asyncpg
-import yaml
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
+sys.path.insert(0, str(HERE))
+from bench_stack import (  # noqa: E402
+    PEPPER,
+    VALKEY,
+    VALKEY_DB,
+    close_stack,
+    cpu_times,
+    open_stack,
+    stop_process,
+    wait_http,
+)
 from ledger_schema import create_ledger_schema  # noqa: E402
 from principals_schema import create_principals_schema, upsert_key  # noqa: E402
 
-DSN = os.environ.get("TOLLWAY_POSTGRES_DSN", "postgresql://tollway:tollway@127.0.0.1:5432/tollway")
-KAFKA = os.environ.get("TOLLWAY_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
-VALKEY = os.environ.get("TOLLWAY_VALKEY_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0]
-VALKEY_DB = int(os.environ.get("TOLLWAY_BENCH_VALKEY_DB", "14"))
-TICK = os.sysconf("SC_CLK_TCK")
-
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def wait_http(url: str, timeout: float = 20) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=1) as r:
-                if r.status == 200:
-                    return
-        except Exception:  # noqa: BLE001
-            time.sleep(0.2)
-    raise RuntimeError(f"{url} not ready")
+    """User + system CPU seconds of ``pid`` so far."""
+    return sum(cpu_times(pid))
 
 
 def _ms(text: str) -> float:
@@ -147,17 +132,8 @@ async def main() -> None:
     args = ap.parse_args()
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
 
-    db = f"tw_bench_{uuid.uuid4().hex[:12]}"
-    topic = f"tollway.bench.{uuid.uuid4().hex[:12]}"
-    conn = await asyncpg.connect(DSN)
-    await conn.execute(f'CREATE DATABASE "{db}"')
-    await conn.close()
-    dsn = DSN.rsplit("/", 1)[0] + "/" + db
-    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
-    await admin.start()
-    await admin.create_topics([NewTopic(topic, 1, 1)])
-    procs: list[subprocess.Popen] = []
-    tmp = Path(tempfile.mkdtemp())
+    stack = await open_stack()
+    dsn, tmp = stack.dsn, stack.tmp
     try:
         await create_principals_schema(dsn)
         await create_ledger_schema(dsn)
@@ -173,7 +149,7 @@ async def main() -> None:
             {"scope": "team", "scope_id": "team-1", **big},
             {"scope": "tenant", "scope_id": tenant, **big},
         ]
-        key, _, _ = await upsert_key(dsn, b"bench-pepper", tenant_id=tenant, limits=limits)
+        key, _, _ = await upsert_key(dsn, PEPPER.encode(), tenant_id=tenant, limits=limits)
         cat = {
             "version": 1,
             "providers": {"fake": {"base_url": "http://127.0.0.1:19000/v1", "timeout_seconds": 30}},
@@ -184,13 +160,8 @@ async def main() -> None:
                 }
             },
         }
-        (tmp / "cat.yaml").write_text(yaml.safe_dump(cat))
-        py = sys.executable
-        fake = subprocess.Popen(  # noqa: ASYNC220 - the benchmark's setup, before anything is measured
-            [py, "-m", "tollway_testing.fake_provider", "--port", "19000", "--no-access-log"]
-        )
-        procs.append(fake)
-        wait_http("http://127.0.0.1:19000/healthz")
+        stack.write_catalogue(cat)
+        fake = stack.start_fake(19000)
         body = '{"model":"m","messages":[{"role":"user","content":"hello there"}]%s}' % (
             ',"stream":true' if args.stream else ""
         )
@@ -205,29 +176,15 @@ async def main() -> None:
         results = {}
         for mode in modes:
             env = {
-                **os.environ,
-                "TOLLWAY_POSTGRES_DSN": dsn,
-                "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": KAFKA,
-                "TOLLWAY_VALKEY_URL": f"{VALKEY}/{VALKEY_DB}",
-                "TOLLWAY_KEY_PEPPER": "bench-pepper",
-                "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
-                "TOLLWAY_EDGE_PORT": "18080",
-                "TOLLWAY_EDGE_USAGE_TOPIC": topic,
-                "TOLLWAY_EDGE_JOURNAL_DIR": str(tmp / "journal"),
+                **stack.edge_env(18080, f"{VALKEY}/{VALKEY_DB}", args.log_level),
                 "TOLLWAY_EDGE_ADMISSION_ENABLED": "true" if mode == "on" else "false",
-                "TOLLWAY_LOG_LEVEL": args.log_level,
-                "TOLLWAY_LOG_FORMAT": "json",
             }
-            edge = subprocess.Popen([py, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup, not measured
+            edge = subprocess.Popen([sys.executable, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup, not measured
             try:
                 wait_http("http://127.0.0.1:18080/readyz")
                 results[mode] = run_wrk(args, lua, edge.pid, fake.pid)
             finally:
-                edge.send_signal(signal.SIGINT)
-                try:
-                    edge.wait(15)
-                except subprocess.TimeoutExpired:
-                    edge.kill()
+                stop_process(edge)
         for mode, r in results.items():
             print(
                 f"admission={mode} mode={'stream' if args.stream else 'non-stream'} requests={r['total']} "
@@ -243,18 +200,7 @@ async def main() -> None:
             )
     finally:
         await _delete_tenant_keys(tenant)
-        for p in reversed(procs):
-            p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        await admin.delete_topics([topic])
-        await admin.close()
-        conn = await asyncpg.connect(DSN)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        await conn.close()
+        await close_stack(stack)
 
 
 if __name__ == "__main__":

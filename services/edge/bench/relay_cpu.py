@@ -28,24 +28,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import aiohttp
-import asyncpg
-import yaml
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
 sys.path.insert(0, str(HERE))
-from cpu_per_call import DSN, KAFKA, TICK, VALKEY, wait_http  # noqa: E402
+from bench_stack import PEPPER, VALKEY, close_stack, free_port, open_stack, wait_http  # noqa: E402
+from bench_stack import cpu_times as cpu_seconds  # noqa: E402
 from principals_schema import create_principals_schema, upsert_key  # noqa: E402
 
 MODES = {
@@ -55,18 +49,6 @@ MODES = {
     "anthropic-stream-10": ("a10", True, 10),
     "anthropic-stream-200": ("a200", True, 200),
 }
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """``(user, system)`` CPU seconds of ``pid`` so far (``/proc/<pid>/stat`` utime, stime)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / TICK, int(fields[12]) / TICK
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]) -> int:
@@ -122,21 +104,12 @@ async def main() -> None:
         "--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)"
     )
     args = ap.parse_args()
-    db = f"tw_bench_{uuid.uuid4().hex[:12]}"
-    topic = f"tollway.bench.{uuid.uuid4().hex[:12]}"
-    conn = await asyncpg.connect(DSN)
-    await conn.execute(f'CREATE DATABASE "{db}"')
-    await conn.close()
-    dsn = DSN.rsplit("/", 1)[0] + "/" + db
-    admin = AIOKafkaAdminClient(bootstrap_servers=KAFKA)
-    await admin.start()
-    await admin.create_topics([NewTopic(topic, 1, 1)])
-    procs: list[subprocess.Popen[bytes]] = []
-    tmp = Path(tempfile.mkdtemp())
+    stack = await open_stack()
+    dsn = stack.dsn
     fake_port, edge_port = free_port(), free_port()
     try:
         await create_principals_schema(dsn)
-        key, _, _ = await upsert_key(dsn, b"bench-pepper", tenant_id="bench")
+        key, _, _ = await upsert_key(dsn, PEPPER.encode(), tenant_id="bench")
         cat = {
             "version": 1,
             "providers": {
@@ -162,32 +135,14 @@ async def main() -> None:
                 )
             },
         }
-        (tmp / "cat.yaml").write_text(yaml.safe_dump(cat))
-        py = sys.executable
-        fake = subprocess.Popen(  # noqa: ASYNC220 - setup, before anything is measured
-            [py, "-m", "tollway_testing.fake_provider", "--port", str(fake_port), "--no-access-log"]
-        )
-        procs.append(fake)
-        wait_http(f"http://127.0.0.1:{fake_port}/healthz")
-        env = {
-            **os.environ,
-            "TOLLWAY_POSTGRES_DSN": dsn,
-            "TOLLWAY_KAFKA_BOOTSTRAP_SERVERS": KAFKA,
-            "TOLLWAY_VALKEY_URL": f"{VALKEY}/14",
-            "TOLLWAY_KEY_PEPPER": "bench-pepper",
-            "TOLLWAY_CATALOGUE_PATH": str(tmp / "cat.yaml"),
-            "TOLLWAY_EDGE_PORT": str(edge_port),
-            "TOLLWAY_EDGE_USAGE_TOPIC": topic,
-            "TOLLWAY_EDGE_JOURNAL_DIR": str(tmp / "journal"),
-            "TOLLWAY_LOG_LEVEL": "WARNING",
-            "TOLLWAY_LOG_FORMAT": "json",
-            "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench",
-        }
+        stack.write_catalogue(cat)
+        stack.start_fake(fake_port)
+        env = {**stack.edge_env(edge_port, f"{VALKEY}/14"), "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench"}
         if args.src:
             env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
-        edge = subprocess.Popen([py, *profile, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup
-        procs.append(edge)
+        edge = subprocess.Popen([sys.executable, *profile, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup
+        stack.procs.append(edge)
         wait_http(f"http://127.0.0.1:{edge_port}/readyz")
         url = f"http://127.0.0.1:{edge_port}/v1/chat/completions"
         results: dict[str, float] = {}
@@ -214,18 +169,7 @@ async def main() -> None:
                 f"translated relay CPU per streamed chunk (Anthropic events -> chat chunks): {translated:.1f} µs"
             )
     finally:
-        for p in reversed(procs):
-            p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        await admin.delete_topics([topic])
-        await admin.close()
-        conn = await asyncpg.connect(DSN)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        await conn.close()
+        await close_stack(stack)
 
 
 if __name__ == "__main__":
