@@ -13,7 +13,8 @@ skips a change committed later with a smaller version.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,7 @@ _TENANT_COLUMNS = "id, name, time_zone, alert_webhook_url, created_at, allowed_r
 _TEAM_COLUMNS = (
     "id, tenant_id, name, redaction_policy, created_at, allowed_regions, response_cache_ttl_seconds"
 )
+_USER_COLUMNS = "id, tenant_id, team_id, name, email, created_at"
 _LIMIT_COLUMNS = (
     "id, tenant_id, scope, scope_id, model, requests_per_minute, tokens_per_minute, max_concurrent, "
     "budget_micro_usd, budget_period, thresholds_percent, shadow, created_at, updated_at"
@@ -61,6 +63,13 @@ _KEY_COLUMNS = (
     "key_id, tenant_id, team_id, user_id, name, allowed_models, redaction_policy, "
     "created_at, expires_at, revoked_at, version, response_cache_ttl_seconds"
 )
+# What a change locks before it bumps the version: (table, id column, the API's parameter).
+_LOCKED = {
+    "key": ("catalog.api_keys", "key_id", "key_id"),
+    "team": ("catalog.teams", "id", "team_id"),
+    "tenant": ("catalog.tenants", "id", "tenant_id"),
+    "limit": ("catalog.limits", "id", "limit_id"),
+}
 # Scopes that carry policies of their own: (table, the columns a read returns, id column).
 _POLICY_TABLES = {
     "key": ("catalog.api_keys", _KEY_COLUMNS, "key_id"),
@@ -117,6 +126,75 @@ class CatalogStore:
             raise NotFound(message, param)
         return row
 
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[Cursor]:
+        """A cursor outside any explicit transaction (reads)."""
+        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            yield cur
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[Cursor]:
+        """A cursor in one transaction: committed when the block ends, rolled
+        back when it raises (the exception goes on)."""
+        async with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
+            yield cur
+
+    @classmethod
+    async def _lock_and_bump(cls, cur: Cursor, kind: str, row_id: str) -> int:
+        """Lock the ``kind`` row ``row_id`` (a key, team, tenant or limit) and bump
+        the principals version; returns the new version. Raises NotFound."""
+        table, column, param = _LOCKED[kind]  # from a fixed mapping, never from input
+        await cls._require(
+            cur,
+            f"SELECT 1 FROM {table} WHERE {column} = %s FOR UPDATE",
+            (row_id,),
+            f"no {kind} {row_id!r}",
+            param,
+        )
+        return await cls._bump(cur)
+
+    @staticmethod
+    async def _insert(cur: Cursor, sql: str, args: tuple[Any, ...], conflict: str) -> dict[str, Any]:
+        """Run an ``INSERT ... RETURNING``; the row it returns.
+
+        Raises:
+            Conflict: (``conflict``, param ``name``) the row breaks a unique constraint
+                (the transaction then rolls back).
+        """
+        try:
+            await cur.execute(sql, args)
+        except psycopg.errors.UniqueViolation as exc:
+            raise Conflict(conflict, "name") from exc
+        return await _one(cur)
+
+    @classmethod
+    async def _require_tenant(cls, cur: Cursor, tenant_id: str) -> None:
+        """Raises NotFound (``tenant_id``) for an unknown tenant."""
+        await cls._require(
+            cur,
+            "SELECT 1 FROM catalog.tenants WHERE id = %s",
+            (tenant_id,),
+            f"no tenant {tenant_id!r}",
+            "tenant_id",
+        )
+
+    @classmethod
+    async def _require_in_tenant(cls, cur: Cursor, kind: str, row_id: str, tenant_id: str) -> dict[str, Any]:
+        """The ``team`` or ``user`` row ``row_id`` of tenant ``tenant_id`` (``team_id``
+        of a user). Raises NotFound (``team_id``/``user_id``) when the tenant has none."""
+        table, column = ("catalog.teams", "1") if kind == "team" else ("catalog.users", "team_id")
+        return await cls._require(
+            cur,
+            f"SELECT {column} FROM {table} WHERE id = %s AND tenant_id = %s",
+            (row_id, tenant_id),
+            f"no {kind} {row_id!r} in tenant {tenant_id!r}",
+            f"{kind}_id",
+        )
+
     async def ping(self) -> bool:
         """True when Postgres answers ``SELECT 1``."""
         async with self._pool.connection() as conn:
@@ -125,7 +203,7 @@ class CatalogStore:
 
     async def version(self) -> int:
         """The current principals version (``catalog.principals_version``)."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute("SELECT version FROM catalog.principals_version")
             return int((await _one(cur))["version"])
 
@@ -133,26 +211,19 @@ class CatalogStore:
 
     async def create_tenant(self, body: TenantCreate) -> tuple[Tenant, Change]:
         """Insert a tenant. Raises Conflict when the name is taken."""
-        try:
-            async with (
-                self._pool.connection() as conn,
-                conn.transaction(),
-                conn.cursor(row_factory=dict_row) as cur,
-            ):
-                version = await self._bump(cur)
-                await cur.execute(
-                    "INSERT INTO catalog.tenants (id, name, time_zone) VALUES (%s, %s, %s) "
-                    f"RETURNING {_TENANT_COLUMNS}",
-                    (new_tenant_id(), body.name, body.time_zone),
-                )
-                row = await cur.fetchone()
-        except psycopg.errors.UniqueViolation as exc:
-            raise Conflict(f"a tenant named {body.name!r} exists", "name") from exc
+        async with self._write() as cur:
+            version = await self._bump(cur)
+            row = await self._insert(
+                cur,
+                f"INSERT INTO catalog.tenants (id, name, time_zone) VALUES (%s, %s, %s) RETURNING {_TENANT_COLUMNS}",
+                (new_tenant_id(), body.name, body.time_zone),
+                f"a tenant named {body.name!r} exists",
+            )
         return Tenant.model_validate(row), Change(version, [])
 
     async def list_tenants(self) -> list[Tenant]:
         """Every tenant, by name."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants ORDER BY name")
             return [Tenant.model_validate(r) for r in await cur.fetchall()]
 
@@ -164,11 +235,7 @@ class CatalogStore:
         Raises NotFound.
         """
         fields = body.model_dump(mode="json", exclude_unset=True)
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
+        async with self._write() as cur:
             current = await self._require(
                 cur,
                 f"SELECT {_TENANT_COLUMNS} FROM catalog.tenants WHERE id = %s FOR UPDATE",
@@ -189,16 +256,12 @@ class CatalogStore:
             row = await cur.fetchone()
             key_ids: list[str] = []
             if time_zone != current["time_zone"]:
-                await cur.execute(
-                    "UPDATE catalog.api_keys SET version = %s WHERE tenant_id = %s RETURNING key_id",
-                    (version, tenant_id),
-                )
-                key_ids = [r["key_id"] for r in await cur.fetchall()]
-        return Tenant.model_validate(row), Change(version, sorted(key_ids))
+                key_ids = await self._stamp_scope(cur, version, "tenant", tenant_id)
+        return Tenant.model_validate(row), Change(version, key_ids)
 
     async def tenant_webhook(self, tenant_id: str) -> str | None:
         """The tenant's alert webhook URL, or None (also for an unknown tenant)."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute("SELECT alert_webhook_url FROM catalog.tenants WHERE id = %s", (tenant_id,))
             row = await cur.fetchone()
         return None if row is None else row["alert_webhook_url"]
@@ -207,33 +270,20 @@ class CatalogStore:
 
     async def create_team(self, body: TeamCreate) -> tuple[Team, Change]:
         """Insert a team. Raises NotFound (tenant), Conflict (name in tenant)."""
-        try:
-            async with (
-                self._pool.connection() as conn,
-                conn.transaction(),
-                conn.cursor(row_factory=dict_row) as cur,
-            ):
-                await self._require(
-                    cur,
-                    "SELECT 1 FROM catalog.tenants WHERE id = %s",
-                    (body.tenant_id,),
-                    f"no tenant {body.tenant_id!r}",
-                    "tenant_id",
-                )
-                version = await self._bump(cur)
-                await cur.execute(
-                    "INSERT INTO catalog.teams (id, tenant_id, name) VALUES (%s, %s, %s) "
-                    f"RETURNING {_TEAM_COLUMNS}",
-                    (new_team_id(), body.tenant_id, body.name),
-                )
-                row = await cur.fetchone()
-        except psycopg.errors.UniqueViolation as exc:
-            raise Conflict(f"a team named {body.name!r} exists in this tenant", "name") from exc
+        async with self._write() as cur:
+            await self._require_tenant(cur, body.tenant_id)
+            version = await self._bump(cur)
+            row = await self._insert(
+                cur,
+                f"INSERT INTO catalog.teams (id, tenant_id, name) VALUES (%s, %s, %s) RETURNING {_TEAM_COLUMNS}",
+                (new_team_id(), body.tenant_id, body.name),
+                f"a team named {body.name!r} exists in this tenant",
+            )
         return Team.model_validate(row), Change(version, [])
 
     async def list_teams(self, tenant_id: str) -> list[Team]:
         """The tenant's teams, by name (empty for an unknown tenant)."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
                 f"SELECT {_TEAM_COLUMNS} FROM catalog.teams WHERE tenant_id = %s ORDER BY name",
                 (tenant_id,),
@@ -243,30 +293,9 @@ class CatalogStore:
     async def set_team_policy(self, team_id: str, policy: RedactionPolicy) -> tuple[Team, Change]:
         """Set a team's redaction policy and re-stamp every key of the team (their
         effective policy may change). Raises NotFound."""
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                "SELECT 1 FROM catalog.teams WHERE id = %s FOR UPDATE",
-                (team_id,),
-                f"no team {team_id!r}",
-                "team_id",
-            )
-            version = await self._bump(cur)
-            await cur.execute(
-                f"UPDATE catalog.teams SET redaction_policy = %s WHERE id = %s RETURNING {_TEAM_COLUMNS}",
-                (Jsonb(policy.model_dump(mode="json")), team_id),
-            )
-            row = await cur.fetchone()
-            await cur.execute(
-                "UPDATE catalog.api_keys SET version = %s WHERE team_id = %s RETURNING key_id",
-                (version, team_id),
-            )
-            key_ids = [r["key_id"] for r in await cur.fetchall()]
-        return Team.model_validate(row), Change(version, sorted(key_ids))
+        value = Jsonb(policy.model_dump(mode="json"))
+        row, change = await self._set_policy_column("team", team_id, "redaction_policy", value)
+        return Team.model_validate(row), change
 
     async def set_residency(
         self, scope: str, scope_id: str, allowed_regions: Sequence[str] | None
@@ -292,19 +321,8 @@ class CatalogStore:
             NotFound: no such key, team or tenant.
         """
         table, columns, id_column = _POLICY_TABLES[scope]
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                f"SELECT 1 FROM {table} WHERE {id_column} = %s FOR UPDATE",
-                (scope_id,),
-                f"no {scope} {scope_id!r}",
-                _SCOPE_COLUMN[scope],
-            )
-            version = await self._bump(cur)
+        async with self._write() as cur:
+            version = await self._lock_and_bump(cur, scope, scope_id)
             key_ids = await self._stamp_scope(cur, version, scope, scope_id)  # first: a key's row shows it
             await cur.execute(
                 f"UPDATE {table} SET {column} = %s WHERE {id_column} = %s RETURNING {columns}",
@@ -312,51 +330,31 @@ class CatalogStore:
             )
             row = await cur.fetchone()
         assert row is not None  # locked above
-        return row, Change(version, sorted(key_ids))
+        return row, Change(version, key_ids)
 
     # --- users -------------------------------------------------------------------
 
     async def create_user(self, body: UserCreate) -> tuple[User, Change]:
         """Insert a user. Raises NotFound (tenant, team), Conflict (name or email)."""
-        try:
-            async with (
-                self._pool.connection() as conn,
-                conn.transaction(),
-                conn.cursor(row_factory=dict_row) as cur,
-            ):
-                await self._require(
-                    cur,
-                    "SELECT 1 FROM catalog.tenants WHERE id = %s",
-                    (body.tenant_id,),
-                    f"no tenant {body.tenant_id!r}",
-                    "tenant_id",
-                )
-                if body.team_id is not None:
-                    await self._require(
-                        cur,
-                        "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
-                        (body.team_id, body.tenant_id),
-                        f"no team {body.team_id!r} in tenant {body.tenant_id!r}",
-                        "team_id",
-                    )
-                version = await self._bump(cur)
-                await cur.execute(
-                    "INSERT INTO catalog.users (id, tenant_id, team_id, name, email) "
-                    "VALUES (%s, %s, %s, %s, %s) "
-                    "RETURNING id, tenant_id, team_id, name, email, created_at",
-                    (new_user_id(), body.tenant_id, body.team_id, body.name, body.email),
-                )
-                row = await cur.fetchone()
-        except psycopg.errors.UniqueViolation as exc:
-            raise Conflict("a user with this name or email exists in this tenant", "name") from exc
+        async with self._write() as cur:
+            await self._require_tenant(cur, body.tenant_id)
+            if body.team_id is not None:
+                await self._require_in_tenant(cur, "team", body.team_id, body.tenant_id)
+            version = await self._bump(cur)
+            row = await self._insert(
+                cur,
+                "INSERT INTO catalog.users (id, tenant_id, team_id, name, email) VALUES (%s, %s, %s, %s, %s) "
+                f"RETURNING {_USER_COLUMNS}",
+                (new_user_id(), body.tenant_id, body.team_id, body.name, body.email),
+                "a user with this name or email exists in this tenant",
+            )
         return User.model_validate(row), Change(version, [])
 
     async def list_users(self, tenant_id: str) -> list[User]:
         """The tenant's users, by name (empty for an unknown tenant)."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
-                "SELECT id, tenant_id, team_id, name, email, created_at FROM catalog.users "
-                "WHERE tenant_id = %s ORDER BY name",
+                f"SELECT {_USER_COLUMNS} FROM catalog.users WHERE tenant_id = %s ORDER BY name",
                 (tenant_id,),
             )
             return [User.model_validate(r) for r in await cur.fetchall()]
@@ -367,35 +365,13 @@ class CatalogStore:
         """Insert a key row holding only ``secret_hash``. The team defaults to the
         user's team. Raises NotFound (tenant, team, user), BadRequest (the user
         is in another team than ``team_id``)."""
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                "SELECT 1 FROM catalog.tenants WHERE id = %s",
-                (body.tenant_id,),
-                f"no tenant {body.tenant_id!r}",
-                "tenant_id",
-            )
+        async with self._write() as cur:
+            await self._require_tenant(cur, body.tenant_id)
             team_id = body.team_id
             if team_id is not None:
-                await self._require(
-                    cur,
-                    "SELECT 1 FROM catalog.teams WHERE id = %s AND tenant_id = %s",
-                    (team_id, body.tenant_id),
-                    f"no team {team_id!r} in tenant {body.tenant_id!r}",
-                    "team_id",
-                )
+                await self._require_in_tenant(cur, "team", team_id, body.tenant_id)
             if body.user_id is not None:
-                user = await self._require(
-                    cur,
-                    "SELECT team_id FROM catalog.users WHERE id = %s AND tenant_id = %s",
-                    (body.user_id, body.tenant_id),
-                    f"no user {body.user_id!r} in tenant {body.tenant_id!r}",
-                    "user_id",
-                )
+                user = await self._require_in_tenant(cur, "user", body.user_id, body.tenant_id)
                 if team_id is None:
                     team_id = user["team_id"]
                 elif user["team_id"] is not None and user["team_id"] != team_id:
@@ -423,7 +399,7 @@ class CatalogStore:
     async def list_keys(self, tenant_id: str | None = None) -> list[ApiKey]:
         """Keys (of one tenant, or all), newest first; never hashes or secrets."""
         where, args = ("WHERE tenant_id = %s", (tenant_id,)) if tenant_id else ("", ())
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
                 f"SELECT {_KEY_COLUMNS} FROM catalog.api_keys {where} ORDER BY created_at DESC, key_id", args
             )
@@ -432,19 +408,8 @@ class CatalogStore:
     async def revoke_key(self, key_id: str) -> tuple[ApiKey, Change]:
         """Revoke a key (idempotent: the first ``revoked_at`` stays, but the
         version is bumped again so edges re-check). Raises NotFound."""
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE",
-                (key_id,),
-                f"no key {key_id!r}",
-                "key_id",
-            )
-            version = await self._bump(cur)
+        async with self._write() as cur:
+            version = await self._lock_and_bump(cur, "key", key_id)
             await cur.execute(
                 "UPDATE catalog.api_keys SET revoked_at = COALESCE(revoked_at, now()), version = %s "
                 f"WHERE key_id = %s RETURNING {_KEY_COLUMNS}",
@@ -457,26 +422,8 @@ class CatalogStore:
         """Set (or, with None, clear to inherit the team's) a key's redaction
         policy. Raises NotFound."""
         value: Any = None if policy is None else Jsonb(policy.model_dump(mode="json"))
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                "SELECT 1 FROM catalog.api_keys WHERE key_id = %s FOR UPDATE",
-                (key_id,),
-                f"no key {key_id!r}",
-                "key_id",
-            )
-            version = await self._bump(cur)
-            await cur.execute(
-                "UPDATE catalog.api_keys SET redaction_policy = %s, version = %s "
-                f"WHERE key_id = %s RETURNING {_KEY_COLUMNS}",
-                (value, version, key_id),
-            )
-            row = await cur.fetchone()
-        return ApiKey.model_validate(row), Change(version, [key_id])
+        row, change = await self._set_policy_column("key", key_id, "redaction_policy", value)
+        return ApiKey.model_validate(row), change
 
     async def set_cache_policy(
         self, scope: str, scope_id: str, ttl_seconds: int | None
@@ -510,11 +457,7 @@ class CatalogStore:
         Raises:
             NotFound: ``scope_id`` names no key/user/team/tenant of that kind.
         """
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
+        async with self._write() as cur:
             owner = await self._require(
                 cur,
                 _SCOPE_OWNER[body.scope],
@@ -555,7 +498,7 @@ class CatalogStore:
 
     async def list_limits(self, tenant_id: str) -> list[LimitRecord]:
         """The tenant's limits by scope kind, scope id, model (all-model first)."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
                 f"SELECT {_LIMIT_COLUMNS} FROM catalog.limits WHERE tenant_id = %s "
                 "ORDER BY array_position(ARRAY['key', 'user', 'team', 'tenant'], scope), scope_id, "
@@ -566,19 +509,8 @@ class CatalogStore:
 
     async def delete_limit(self, limit_id: str) -> tuple[LimitRecord, Change]:
         """Delete a limit and re-stamp every key in its scope. Raises NotFound."""
-        async with (
-            self._pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            await self._require(
-                cur,
-                "SELECT 1 FROM catalog.limits WHERE id = %s FOR UPDATE",
-                (limit_id,),
-                f"no limit {limit_id!r}",
-                "limit_id",
-            )
-            version = await self._bump(cur)
+        async with self._write() as cur:
+            version = await self._lock_and_bump(cur, "limit", limit_id)
             await cur.execute(
                 f"DELETE FROM catalog.limits WHERE id = %s RETURNING {_LIMIT_COLUMNS}", (limit_id,)
             )
@@ -591,7 +523,7 @@ class CatalogStore:
         limits)``; unknown keys are absent. Used by batched settlement alerts."""
         if not key_ids:
             return {}
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
                 "SELECT key_id, tenant_id, limits FROM catalog.edge_principals WHERE key_id = ANY(%s)",
                 (list(key_ids),),
@@ -603,7 +535,7 @@ class CatalogStore:
         """``(tenant_id, limits)`` of a key as the edge sees them (the view's
         ``limits`` column, a list of ``Limit`` dicts; empty when none), or
         None for an unknown key. Used by settlement to evaluate alerts."""
-        async with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self._read() as cur:
             await cur.execute(
                 "SELECT tenant_id, limits FROM catalog.edge_principals WHERE key_id = %s", (key_id,)
             )
