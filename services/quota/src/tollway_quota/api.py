@@ -145,15 +145,26 @@ def _required_tenant(request: web.Request) -> str:
     return tenant_id
 
 
-async def _published(request: web.Request, change: Change) -> None:
+async def _published(
+    request: web.Request, result: tuple[BaseModel, Change], status: int = 200
+) -> web.Response:
+    """Publish a committed change (the invalidation, after commit: module
+    ``invalidations``) and answer the changed row as JSON with ``status``."""
+    row, change = result
     await request.app[PUBLISHER].publish(change.version, change.key_ids)
+    return _json(row, status)
+
+
+def _scope(request: web.Request, kind: str, other: str) -> tuple[str, str]:
+    """``(scope, scope_id)`` of a route served for two scope kinds (``/{kind}s/{kind_id}/...``)."""
+    scope = kind if f"{kind}_id" in request.match_info else other
+    return scope, request.match_info[f"{scope}_id"]
 
 
 async def create_tenant(request: web.Request) -> web.Response:
     """POST /admin/v1/tenants: TenantCreate -> 201 Tenant; 409 duplicate name."""
-    tenant, change = await request.app[STORE].create_tenant(await _body(request, TenantCreate))
-    await _published(request, change)
-    return _json(tenant, 201)
+    result = await request.app[STORE].create_tenant(await _body(request, TenantCreate))
+    return await _published(request, result, 201)
 
 
 async def list_tenants(request: web.Request) -> web.Response:
@@ -165,9 +176,8 @@ async def update_tenant(request: web.Request) -> web.Response:
     """PATCH /admin/v1/tenants/{tenant_id}: TenantUpdate -> Tenant; 404; 400
     unknown time zone. A time zone change re-stamps every key of the tenant."""
     body = await _body(request, TenantUpdate)
-    tenant, change = await request.app[STORE].update_tenant(request.match_info["tenant_id"], body)
-    await _published(request, change)
-    return _json(tenant)
+    result = await request.app[STORE].update_tenant(request.match_info["tenant_id"], body)
+    return await _published(request, result)
 
 
 async def set_limit(request: web.Request) -> web.Response:
@@ -175,8 +185,7 @@ async def set_limit(request: web.Request) -> web.Response:
     (replaced); 404 unknown scope id. Every key in the scope is re-stamped."""
     body = await _body(request, LimitSet)
     limit, change, created = await request.app[STORE].set_limit(body)
-    await _published(request, change)
-    return _json(limit, 201 if created else 200)
+    return await _published(request, (limit, change), 201 if created else 200)
 
 
 async def list_limits(request: web.Request) -> web.Response:
@@ -186,16 +195,14 @@ async def list_limits(request: web.Request) -> web.Response:
 
 async def delete_limit(request: web.Request) -> web.Response:
     """DELETE /admin/v1/limits/{limit_id} -> the deleted LimitRecord; 404."""
-    limit, change = await request.app[STORE].delete_limit(request.match_info["limit_id"])
-    await _published(request, change)
-    return _json(limit)
+    result = await request.app[STORE].delete_limit(request.match_info["limit_id"])
+    return await _published(request, result)
 
 
 async def create_team(request: web.Request) -> web.Response:
     """POST /admin/v1/teams: TeamCreate -> 201 Team; 404 tenant; 409 name."""
-    team, change = await request.app[STORE].create_team(await _body(request, TeamCreate))
-    await _published(request, change)
-    return _json(team, 201)
+    result = await request.app[STORE].create_team(await _body(request, TeamCreate))
+    return await _published(request, result, 201)
 
 
 async def list_teams(request: web.Request) -> web.Response:
@@ -206,42 +213,36 @@ async def list_teams(request: web.Request) -> web.Response:
 async def set_team_policy(request: web.Request) -> web.Response:
     """PUT /admin/v1/teams/{team_id}/redaction-policy: RedactionPolicy -> Team."""
     policy = await _body(request, RedactionPolicy)
-    team, change = await request.app[STORE].set_team_policy(request.match_info["team_id"], policy)
-    await _published(request, change)
-    return _json(team)
+    result = await request.app[STORE].set_team_policy(request.match_info["team_id"], policy)
+    return await _published(request, result)
 
 
 async def set_residency(request: web.Request) -> web.Response:
     """PUT /admin/v1/{tenants,teams}/{id}/residency-policy: ResidencyPolicy -> Tenant | Team;
     DELETE removes the policy. Edges apply it within a principals reload."""
-    scope = "tenant" if "tenant_id" in request.match_info else "team"
-    scope_id = request.match_info[f"{scope}_id"]
+    scope, scope_id = _scope(request, "tenant", "team")
     regions = None
     if request.method == "PUT":
         regions = (await _body(request, ResidencyPolicy)).allowed_regions
-    row, change = await request.app[STORE].set_residency(scope, scope_id, regions)
-    await _published(request, change)
-    return _json(row)
+    result = await request.app[STORE].set_residency(scope, scope_id, regions)
+    return await _published(request, result)
 
 
 async def set_cache_policy(request: web.Request) -> web.Response:
     """PUT /admin/v1/{keys,teams}/{id}/cache-policy: CachePolicy -> ApiKey | Team;
     DELETE removes it. Edges apply it within a principals reload."""
-    scope = "key" if "key_id" in request.match_info else "team"
-    scope_id = request.match_info[f"{scope}_id"]
+    scope, scope_id = _scope(request, "key", "team")
     ttl = None
     if request.method == "PUT":
         ttl = (await _body(request, CachePolicy)).ttl_seconds
-    row, change = await request.app[STORE].set_cache_policy(scope, scope_id, ttl)
-    await _published(request, change)
-    return _json(row)
+    result = await request.app[STORE].set_cache_policy(scope, scope_id, ttl)
+    return await _published(request, result)
 
 
 async def create_user(request: web.Request) -> web.Response:
     """POST /admin/v1/users: UserCreate -> 201 User; 404 tenant/team; 409."""
-    user, change = await request.app[STORE].create_user(await _body(request, UserCreate))
-    await _published(request, change)
-    return _json(user, 201)
+    result = await request.app[STORE].create_user(await _body(request, UserCreate))
+    return await _published(request, result, 201)
 
 
 async def list_users(request: web.Request) -> web.Response:
@@ -260,8 +261,7 @@ async def create_key(request: web.Request) -> web.Response:
     full_key, parsed = new_key()
     secret_hash = hash_secret(request.app[PEPPER], parsed.key_id, parsed.secret)
     key, change = await request.app[STORE].create_key(body, parsed.key_id, secret_hash)
-    await _published(request, change)
-    return _json(KeyCreated(key=full_key, **key.model_dump()), 201)
+    return await _published(request, (KeyCreated(key=full_key, **key.model_dump()), change), 201)
 
 
 async def list_keys(request: web.Request) -> web.Response:
@@ -271,25 +271,22 @@ async def list_keys(request: web.Request) -> web.Response:
 
 async def revoke_key(request: web.Request) -> web.Response:
     """POST /admin/v1/keys/{key_id}/revoke -> ApiKey; 404 unknown key."""
-    key, change = await request.app[STORE].revoke_key(request.match_info["key_id"])
-    await _published(request, change)
-    return _json(key)
+    result = await request.app[STORE].revoke_key(request.match_info["key_id"])
+    return await _published(request, result)
 
 
 async def set_key_policy(request: web.Request) -> web.Response:
     """PUT /admin/v1/keys/{key_id}/redaction-policy: RedactionPolicy -> ApiKey."""
     policy = await _body(request, RedactionPolicy)
-    key, change = await request.app[STORE].set_key_policy(request.match_info["key_id"], policy)
-    await _published(request, change)
-    return _json(key)
+    result = await request.app[STORE].set_key_policy(request.match_info["key_id"], policy)
+    return await _published(request, result)
 
 
 async def clear_key_policy(request: web.Request) -> web.Response:
     """DELETE /admin/v1/keys/{key_id}/redaction-policy -> ApiKey: the key
     inherits its team's policy again."""
-    key, change = await request.app[STORE].set_key_policy(request.match_info["key_id"], None)
-    await _published(request, change)
-    return _json(key)
+    result = await request.app[STORE].set_key_policy(request.match_info["key_id"], None)
+    return await _published(request, result)
 
 
 def add_admin_routes(app: web.Application) -> None:
