@@ -101,32 +101,40 @@ def _invalid(exc: ValidationError) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _body(contract: Callable[..., _T], /, **fields: Any) -> _T:
+    """``contract(**fields)``, a request body (positional-only ``contract``: a body
+    may have a field named ``model``); invalid arguments exit 2 naming the field."""
+    try:
+        return contract(**fields)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+
+
+def _call(op: Callable[[AdminClient], _T]) -> _T:
+    """``op`` on a client of the admin API; an API error or an unreachable API
+    exits 1 with the reason (``_fail``)."""
+    try:
+        with _client() as c:
+            return op(c)
+    except (AdminApiError, httpx.HTTPError) as exc:
+        raise _fail(exc) from None
+
+
 # --- tenant ------------------------------------------------------------------------
 
 
 @tenant_app.command("create")
 def tenant_create(name: str, time_zone: Annotated[str, typer.Option(help="IANA time zone")] = "UTC") -> None:
     """Create a tenant; prints its id."""
-    try:
-        body = TenantCreate(name=name, time_zone=time_zone)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    try:
-        with _client() as c:
-            t = c.create_tenant(body)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(TenantCreate, name=name, time_zone=time_zone)
+    t = _call(lambda c: c.create_tenant(body))
     out.print(f"tenant {t.name} [bold]{t.id}[/bold]")
 
 
 @tenant_app.command("list")
 def tenant_list() -> None:
     """List tenants."""
-    try:
-        with _client() as c:
-            tenants = c.list_tenants()
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    tenants = _call(lambda c: c.list_tenants())
     table = Table("id", "name", "time zone", "alert webhook", "created")
     for t in tenants:
         table.add_row(t.id, t.name, t.time_zone, t.alert_webhook_url or "", t.created_at.isoformat())
@@ -134,15 +142,8 @@ def tenant_list() -> None:
 
 
 def _update_tenant(tenant_id: str, **fields: Any) -> None:
-    try:
-        body = TenantUpdate(**fields)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    try:
-        with _client() as c:
-            t = c.update_tenant(tenant_id, body)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(TenantUpdate, **fields)
+    t = _call(lambda c: c.update_tenant(tenant_id, body))
     out.print(f"tenant {t.id} time zone {t.time_zone} alert webhook {t.alert_webhook_url or '(none)'}")
 
 
@@ -199,15 +200,8 @@ def limit_set(
     )
     if threshold:
         fields["thresholds_percent"] = threshold
-    try:
-        body = LimitSet(**fields)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    try:
-        with _client() as c:
-            lim = c.set_limit(body)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(LimitSet, **fields)
+    lim = _call(lambda c: c.set_limit(body))
     out.print(
         f"limit [bold]{lim.id}[/bold] on {lim.scope} {lim.scope_id}"
         + (f" model {lim.model}" if lim.model else "")
@@ -220,11 +214,7 @@ def limit_list(
     as_json: Annotated[bool, typer.Option("--json", help="print the API's JSON (LimitList)")] = False,
 ) -> None:
     """List a tenant's limits."""
-    try:
-        with _client() as c:
-            limits = c.list_limits(tenant_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    limits = _call(lambda c: c.list_limits(tenant_id))
     if as_json:
         print(LimitList(data=limits).model_dump_json())
         return
@@ -267,11 +257,7 @@ def limit_list(
 @limit_app.command("delete")
 def limit_delete(limit_id: str) -> None:
     """Delete a limit."""
-    try:
-        with _client() as c:
-            lim = c.delete_limit(limit_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    lim = _call(lambda c: c.delete_limit(limit_id))
     out.print(f"limit {lim.id} deleted")
 
 
@@ -281,11 +267,8 @@ def limit_delete(limit_id: str) -> None:
 @team_app.command("create")
 def team_create(tenant_id: str, name: str) -> None:
     """Create a team in a tenant; prints its id."""
-    try:
-        with _client() as c:
-            t = c.create_team(TeamCreate(tenant_id=tenant_id, name=name))
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(TeamCreate, tenant_id=tenant_id, name=name)
+    t = _call(lambda c: c.create_team(body))
     out.print(f"team {t.name} [bold]{t.id}[/bold]")
 
 
@@ -295,11 +278,7 @@ def team_set_policy(
 ) -> None:
     """Set a team's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
-    try:
-        with _client() as c:
-            t = c.set_team_policy(team_id, policy)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    t = _call(lambda c: c.set_team_policy(team_id, policy))
     out.print(f"team {t.id} policy {t.redaction_policy.model_dump_json() if t.redaction_policy else 'off'}")
 
 
@@ -311,11 +290,8 @@ def user_create(
     email: Annotated[str | None, typer.Option()] = None,  # noqa: UP007
 ) -> None:
     """Create a user; prints its id."""
-    try:
-        with _client() as c:
-            u = c.create_user(UserCreate(tenant_id=tenant_id, team_id=team_id, name=name, email=email))
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(UserCreate, tenant_id=tenant_id, team_id=team_id, name=name, email=email)
+    u = _call(lambda c: c.create_user(body))
     out.print(f"user {u.name} [bold]{u.id}[/bold]")
 
 
@@ -336,20 +312,16 @@ def key_create(
     """Mint an API key and print it ONCE."""
     if expires_at is not None and expires_at.tzinfo is None:
         expires_at = expires_at.replace(tzinfo=UTC)
-    try:
-        with _client() as c:
-            k = c.create_key(
-                KeyCreate(
-                    tenant_id=tenant_id,
-                    team_id=team_id,
-                    user_id=user_id,
-                    name=name,
-                    allowed_models=model or None,
-                    expires_at=expires_at,
-                )
-            )
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(
+        KeyCreate,
+        tenant_id=tenant_id,
+        team_id=team_id,
+        user_id=user_id,
+        name=name,
+        allowed_models=model or None,
+        expires_at=expires_at,
+    )
+    k = _call(lambda c: c.create_key(body))
     out.print(f"key id [bold]{k.key_id}[/bold]")
     out.print(k.key, highlight=False, soft_wrap=True)
     err.print("[yellow]Store this key now: it will not be shown again.[/yellow]")
@@ -358,11 +330,7 @@ def key_create(
 @key_app.command("list")
 def key_list(tenant_id: Annotated[str | None, typer.Option()] = None) -> None:  # noqa: UP007
     """List keys (never secrets)."""
-    try:
-        with _client() as c:
-            keys = c.list_keys(tenant_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    keys = _call(lambda c: c.list_keys(tenant_id))
     table = Table("key id", "tenant", "team", "user", "name", "models", "policy", "expires", "revoked")
     for k in keys:
         table.add_row(
@@ -382,11 +350,7 @@ def key_list(tenant_id: Annotated[str | None, typer.Option()] = None) -> None:  
 @key_app.command("revoke")
 def key_revoke(key_id: str) -> None:
     """Revoke a key (in force on every edge within a second)."""
-    try:
-        with _client() as c:
-            k = c.revoke_key(key_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    k = _call(lambda c: c.revoke_key(key_id))
     out.print(f"key {k.key_id} revoked at {k.revoked_at.isoformat() if k.revoked_at else '?'}")
 
 
@@ -396,15 +360,8 @@ def key_revoke(key_id: str) -> None:
 @reporting_token_app.command("create")
 def reporting_token_create(tenant_id: str, name: str) -> None:
     """Mint a reporting token for a tenant; the full token is printed this once."""
-    try:
-        body = ReportingTokenCreate(tenant_id=tenant_id, name=name)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
-    try:
-        with _client() as c:
-            t = c.create_reporting_token(body)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    body = _body(ReportingTokenCreate, tenant_id=tenant_id, name=name)
+    t = _call(lambda c: c.create_reporting_token(body))
     out.print(f"reporting token {t.id} for tenant {t.tenant_id} ({t.name})")
     out.print("token (shown once, store it now):")
     print(t.token)
@@ -413,11 +370,7 @@ def reporting_token_create(tenant_id: str, name: str) -> None:
 @reporting_token_app.command("list")
 def reporting_token_list(tenant_id: Annotated[str | None, typer.Option()] = None) -> None:  # noqa: UP007
     """List reporting tokens (never secrets or hashes)."""
-    try:
-        with _client() as c:
-            tokens = c.list_reporting_tokens(tenant_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    tokens = _call(lambda c: c.list_reporting_tokens(tenant_id))
     table = Table("token id", "tenant", "name", "created", "revoked")
     for t in tokens:
         table.add_row(
@@ -433,11 +386,7 @@ def reporting_token_list(tenant_id: Annotated[str | None, typer.Option()] = None
 @reporting_token_app.command("revoke")
 def reporting_token_revoke(token_id: str) -> None:
     """Revoke a reporting token (the reporting API refuses it within its cache TTL)."""
-    try:
-        with _client() as c:
-            t = c.revoke_reporting_token(token_id)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    t = _call(lambda c: c.revoke_reporting_token(token_id))
     out.print(f"reporting token {t.id} revoked at {t.revoked_at.isoformat() if t.revoked_at else '?'}")
 
 
@@ -455,11 +404,7 @@ def key_set_policy(
 ) -> None:
     """Set a key's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
-    try:
-        with _client() as c:
-            k = c.set_key_policy(key_id, policy)
-    except (AdminApiError, httpx.HTTPError) as exc:
-        raise _fail(exc) from None
+    k = _call(lambda c: c.set_key_policy(key_id, policy))
     out.print(
         f"key {k.key_id} policy {k.redaction_policy.model_dump_json() if k.redaction_policy else 'off'}"
     )

@@ -136,3 +136,16 @@ async def test_reporting_token_create_list_revoke(quota_server) -> None:  # noqa
     result = await _invoke(quota_server, "reporting-token", "revoke", "missing")
     assert result.exit_code == 1
     assert (await _invoke(quota_server, "reporting-token", "create", "no-such-tenant", "x")).exit_code == 1
+
+
+async def test_invalid_arguments_exit_2_and_api_errors_exit_1(quota_server) -> None:  # noqa: ANN001
+    """A body the contract refuses never reaches the API (exit 2, naming the
+    field); an API refusal exits 1 with its status and code."""
+    r = await _invoke(quota_server, "limit", "set", "galaxy", "x", "--rpm", "5")
+    assert r.exit_code == 2 and "invalid scope" in r.output, r.output
+    r = await _invoke(quota_server, "team", "create", "tn_whatever", "")
+    assert r.exit_code == 2 and "invalid name" in r.output, r.output
+    r = await _invoke(quota_server, "limit", "delete", "no-such-limit")
+    assert r.exit_code == 1 and "error 404" in r.output, r.output
+    r = await _invoke(quota_server, "key", "revoke", "nosuchkey000")
+    assert r.exit_code == 1 and "error 404 (not_found)" in r.output, r.output
