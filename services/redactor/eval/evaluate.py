@@ -16,11 +16,13 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen           # eval/frozen/*.jsonl (report only)
+    python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (held-out v2, report only)
+    python services/redactor/eval/evaluate.py --frozen-v1        # eval/frozen/*.jsonl (v1, spent: now tuning material)
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the frozen
-held-out files: nobody tunes on them.
+held-out v2 files: nobody tunes on them. The v1 frozen files were looked at
+while tuning round 2, so they are spent and may be read like tuning files.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument("--frozen", action="store_true", help="the frozen held-out set (eval/frozen)")
+    parser.add_argument("--frozen", action="store_true", help="the frozen held-out set v2 (eval/frozen_v2)")
+    parser.add_argument("--frozen-v1", action="store_true", help="the spent v1 frozen set (eval/frozen)")
     parser.add_argument("--tuning", action="store_true", help="the issue-11 tuning set (eval/tuning)")
     parser.add_argument("--threshold", type=float, default=None)
     parser.add_argument("--policy", choices=["block", "patterns_only", "pass"], default=None)
@@ -52,12 +55,14 @@ def main() -> None:
     args = parser.parse_args()
     paths: list[Path] = list(args.samples or [])
     if args.frozen:
+        paths += sorted((HERE / "frozen_v2").glob("*.jsonl"))
+    if args.frozen_v1:
         paths += sorted((HERE / "frozen").glob("*.jsonl"))
     if args.tuning:
         paths += sorted((HERE / "tuning").glob("*.jsonl"))
     if not paths:
         paths = [HERE / "samples.jsonl"]
-    frozen_dir = (HERE / "frozen").resolve()
+    frozen_dir = (HERE / "frozen_v2").resolve()
     if args.misses and any(p.resolve().parent == frozen_dir for p in paths):
         sys.exit("--misses is refused on the frozen held-out set: nobody tunes on it")
 
@@ -69,7 +74,7 @@ def main() -> None:
             if line.strip():
                 record = json.loads(line)
                 record.setdefault("lang", "en")
-                record["file"] = path.name
+                record["file"] = f"{path.parent.name}/{path.name}"
                 samples.append(record)
     detector = Detector(settings.engine_config())
 
