@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see module doc
 
+import phonenumbers  # noqa: E402
 import spacy  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
     AnalyzerEngine,
@@ -61,7 +62,12 @@ from tollway_redactor.names import (  # noqa: E402
     plausible_person,
     trim_labels,
 )
-from tollway_redactor.number_rules import find_cards, phone_candidate_ok  # noqa: E402
+from tollway_redactor.number_rules import (  # noqa: E402
+    bare_run_ok,
+    find_cards,
+    phone_candidate_ok,
+    possible_phone_ok,
+)
 from tollway_redactor.windows import plan_windows  # noqa: E402
 
 LANGUAGE = "en"
@@ -76,7 +82,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-01.issue11"
+DETECTOR_REVISION = "2026-12-02.issue11-r3"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -290,6 +296,7 @@ class LeanSpacyNlpEngine(SpacyNlpEngine):
 
 # A run of digits and the separators phone numbers use, with >= 7 digits.
 _PHONE_CANDIDATE = re.compile(r"[+(]?\d[\d \t().\-/~–—‐]*\d")
+_COUNTRY_CODE = re.compile(r"\+\d{1,3}[ \t.\-]?\(?$")
 _PHONE_MARGIN = 2  # characters kept on each side so the matcher sees the same boundaries
 
 
@@ -338,13 +345,32 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
                 continue  # an order id, date, version or GUID part (issue 11)
             start = max(0, m.start() - _PHONE_MARGIN)
             end = min(len(text), m.end() + _PHONE_MARGIN)
-            for r in super().analyze(text[start:end], entities, None):  # type: ignore[arg-type]  # Presidio's phone recognizer never reads nlp_artifacts
+            found = super().analyze(text[start:end], entities, None)  # type: ignore[arg-type]  # Presidio's phone recognizer never reads nlp_artifacts
+            if not found and possible_phone_ok(text, m.start(), m.end()):
+                found = self._possible(text[start:end])
+            for r in found:
                 r.start += start
                 r.end += start
                 # the matcher may take a part of the run ("041710" of "18.041710")
-                if (r.start, r.end) == (m.start(), m.end()) or phone_candidate_ok(text, r.start, r.end):
+                whole = (r.start, r.end) == (m.start(), m.end())
+                if (whole or phone_candidate_ok(text, r.start, r.end)) and bare_run_ok(text, r.start, r.end):
+                    # the matcher may leave the country code out ("+1 (671) 873-3149")
+                    code = _COUNTRY_CODE.search(text, m.start(), r.start)
+                    if code is not None:
+                        r.start = code.start()
                     results.append(r)
         return results
+
+    def _possible(self, window: str) -> list[RecognizerResult]:
+        """Phone-shaped numbers in ``window`` that no numbering plan validates
+        (``+1 (536) 794-8329``), by libphonenumber's POSSIBLE leniency (length only)."""
+        results = []
+        for region in self.REGIONS:
+            for match in phonenumbers.PhoneNumberMatcher(
+                window, region, leniency=phonenumbers.Leniency.POSSIBLE
+            ):
+                results.append(self._get_recognizer_result(match, window, region, None))
+        return EntityRecognizer.remove_duplicates(results)
 
 
 class AnyDomainEmailRecognizer(EmailRecognizer):

@@ -17,7 +17,14 @@ happily reads an order id's tail (``ORD-2024-000123``), a date, a version or
 a GUID's last group as a national number. A digit run is offered to it only
 when it stands on its own: not glued to a word or identifier on either side,
 not after ``#`` or ``key=``, and not shaped like a date, a dotted version or
-an IPv4 address.
+an IPv4 address. A bare digit run with neither a trunk prefix (``0``) nor an
+international one (``+``, ``00``) nor a separator (``4155550134``) is as
+likely a seed, checksum or count: it needs a phone word before it
+(:func:`phone_context`, :func:`bare_run_ok`). A phone-shaped run that no
+numbering plan validates (``+1 (536) 794-8329``: area code unassigned) is
+still a phone number when a phone word stands before it or it starts with an
+international prefix (:func:`possible_phone_ok`; people mistype, invent and
+quote such numbers, and they identify them all the same).
 """
 
 from __future__ import annotations
@@ -233,3 +240,36 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
         if len(groups) == 2:
             return False  # a decimal number such as 169.831173
     return True
+
+
+# Words that announce a phone number (en, fr, es, de, it, nl), looked for in
+# the 40 characters before a digit run.
+_PHONE_WORD = re.compile(
+    r"(?i)\b(?:phone|tel|tél|telephone|téléphone|teléfono|telefono|telefon|mobile|mobil|móvil|cell|"
+    r"cellphone|celular|portable|fax|whatsapp|sms|text\s+me|call|ring|dial|reach|reachable|contact\w*|"
+    r"joindre|appel\w*|rappel\w*|llam\w*|number|numéro|número|nummer|coordonnées|cellulare|bellen|"
+    r"anrufen|mob|tlf|tfno)\b"
+)
+
+
+def phone_context(text: str, start: int) -> bool:
+    """True when a phone word (``phone``, ``mobile``, ``call``, ``tél``, ``llámame``...)
+    stands in the 40 characters before ``start``."""
+    return _PHONE_WORD.search(text[max(0, start - 40) : start]) is not None
+
+
+def bare_run_ok(text: str, start: int, end: int) -> bool:
+    """False for an undelimited run of digits (``4155550134``) without a trunk
+    prefix ``0`` and without a phone word before it: such a run is as likely a
+    seed, checksum, count or id as a phone number."""
+    run = text[start:end]
+    if not run.isdigit() or run.startswith("0"):
+        return True
+    return phone_context(text, start)
+
+
+def possible_phone_ok(text: str, start: int, end: int) -> bool:
+    """Whether a run no numbering plan validates may still be taken as a phone number
+    by its shape: an international prefix (``+``, ``00``) or a phone word before it."""
+    run = text[start:end].lstrip("(")
+    return run.startswith(("+", "00")) or phone_context(text, start)

@@ -110,3 +110,30 @@ def test_deeply_nested_json_text_is_analysed_in_linear_time(default_detector):
     assert time.perf_counter() - started < 4.0  # ~0.8 s here; 8.8 s before (quadratic)
     assert ("EMAIL_ADDRESS", "maria.garcia@example.com") in spans
     assert ("PERSON", "Maria Garcia") in spans
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("her mobile is 1-449-724-3010, call after six", "1-449-724-3010"),  # unassigned area code
+        ("ring +1 (536) 794-8329 on arrival", "+1 (536) 794-8329"),  # whole, with the country code
+        ("reachable at +44 7674 926734 all week", "+44 7674 926734"),
+        ("text me at 4155550134 when you land", "4155550134"),
+        ("Mon portable : 0612345678", "0612345678"),
+    ],
+)
+def test_phone_numbers_no_numbering_plan_validates_are_found_by_context(detector, text, phone):
+    assert ("PHONE_NUMBER", phone) in found(detector, text)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "flaky test fails on seed 3674819907",
+        "The checksum of block 4804216 is 1256754860 (crc32c)",
+        "p99 6280.21 ms over 16906793 requests",
+        "bitrate 81406 kbps, 4930598 frames",
+    ],
+)
+def test_bare_digit_runs_without_a_phone_word_are_no_phones(detector, text):
+    assert found(detector, text)[0] == []

@@ -117,3 +117,19 @@ def test_phone_candidates_that_are_ids(text, run):
 )
 def test_phone_candidates_that_stand_alone(text, run):
     assert _ok(text, run)
+
+
+def test_bare_runs_need_a_phone_word_unless_prefixed():
+    from tollway_redactor.number_rules import bare_run_ok, possible_phone_ok
+
+    seed = "fails on seed 3674819907"
+    assert not bare_run_ok(seed, seed.index("3"), len(seed))
+    call = "call me on 3674819907"
+    assert bare_run_ok(call, call.index("3"), len(call))
+    trunk = "see 0612345678"
+    assert bare_run_ok(trunk, trunk.index("0"), len(trunk))
+    grouped = "see 415 555 0134"
+    assert bare_run_ok(grouped, 4, len(grouped))
+    assert possible_phone_ok("x +1 (536) 794-8329", 2, 19)
+    assert not possible_phone_ok("over 1-449-724-3010 rows", 5, 19)
+    assert possible_phone_ok("mobile: 1-449-724-3010", 8, 22)
