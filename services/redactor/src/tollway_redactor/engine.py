@@ -369,7 +369,7 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
             for match in phonenumbers.PhoneNumberMatcher(
                 window, region, leniency=phonenumbers.Leniency.POSSIBLE
             ):
-                results.append(self._get_recognizer_result(match, window, region, None))
+                results.append(self._get_recognizer_result(match, window, region, None))  # type: ignore[no-untyped-call]  # Presidio helper, untyped
         return EntityRecognizer.remove_duplicates(results)
 
 
