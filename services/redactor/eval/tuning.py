@@ -26,7 +26,7 @@ OUT = Path(__file__).with_name("tuning")
 SEED = 1111
 
 # Hand-written cases: (text, [(type, value), ...]); values are located by search.
-CASES: list[tuple[str, list[tuple[str, str]]]] = [
+CASES: list[tuple[str, list[tuple[str, str]]] | tuple[str, list[tuple[str, str]], str]] = [
     ("New card: 2221 0000 0000 0009, please update billing.", [("CREDIT_CARD", "2221 0000 0000 0009")]),
     ("card 2221000000000009 exp 11/29", [("CREDIT_CARD", "2221000000000009")]),
     ("Visa 19 digits: 4000000000000000006 was declined", [("CREDIT_CARD", "4000000000000000006")]),
@@ -88,6 +88,25 @@ CASES: list[tuple[str, list[tuple[str, str]]]] = [
     ("reachable at +44 7674 926734 all week", [("PHONE_NUMBER", "+44 7674 926734")]),
     ("text me at 4155550134 when you land", [("PHONE_NUMBER", "4155550134")]),
     ("Mon portable : 0612345678", [("PHONE_NUMBER", "0612345678")]),
+    # round 3, names: first names from the name lists, alone and with unfamiliar surnames
+    (
+        "Please cc Imogen Farrow and Keisha Mbeki on the reply.",
+        [("PERSON", "Imogen Farrow"), ("PERSON", "Keisha Mbeki")],
+    ),
+    ("Ask for Jasper at the front desk.", [("PERSON", "Jasper")]),
+    ("Grace Kelly starred in that film.", [("PERSON", "Grace Kelly")]),
+    ("Translate to German: the parcel is late.", []),
+    ("Will you check the May invoice before Friday?", []),
+    ("Our Paris and Austin offices close early in August.", []),
+    ("Restart Cassandra and Jenkins after the Django upgrade.", []),
+    ("Grace period ends on Monday; Summer Sale starts in June.", []),
+    ("Mark the ticket as done and ping the Release channel.", []),
+    ("Quels sont les horaires du Louvre en juillet ?", [], "fr"),
+    ("Peux-tu comparer Lyon et Nancy pour un week-end ?", [], "fr"),
+    ("Envoie le dossier à Clotilde Lemoine avant midi.", [("PERSON", "Clotilde Lemoine")], "fr"),
+    ("¿Qué tiempo hace en Valencia en marzo?", [], "es"),
+    ("Recomiéndame libros sobre la historia de Sevilla y Granada.", [], "es"),
+    ("Reenvía la factura a Maite Iturbe, por favor.", [("PERSON", "Maite Iturbe")], "es"),
 ]
 
 FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]
@@ -271,13 +290,14 @@ def _pii_free(rng: random.Random, n: int) -> list[dict]:
 
 def _cases() -> list[dict]:
     out = []
-    for i, (text, gold) in enumerate(CASES):
+    for i, case in enumerate(CASES):
+        text, gold, lang = case if len(case) == 3 else (*case, "en")
         entities, cursor = [], 0
         for etype, value in gold:
             start = text.index(value, cursor)
             entities.append({"type": etype, "start": start, "end": start + len(value), "value": value})
             cursor = start + len(value)
-        out.append({"id": f"tc{i + 1:04d}", "lang": "en", "text": text, "entities": entities})
+        out.append({"id": f"tc{i + 1:04d}", "lang": lang, "text": text, "entities": entities})
     return out
 
 

@@ -54,10 +54,13 @@ from spacy.tokens import Span as Span_  # noqa: E402
 
 from tollway_redactor.detection import Span, TextAnalysis, resolve_overlaps  # noqa: E402
 from tollway_redactor.languages import LanguageDetector, foreign_script_runs  # noqa: E402
+from tollway_redactor.name_lists import ambiguous_first_names  # noqa: E402
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
+    GAZETTEER_SCORE,
     cue_names,
     extend_person,
+    gazetteer_names,
     ner_segments,
     plausible_person,
     trim_labels,
@@ -462,13 +465,19 @@ class Detector:
                         deny_list=list(words),
                     )
                 )
+        ambiguous_first_names()  # load the name lists now, not on the first request
         self.analyzer = AnalyzerEngine(
             registry=registry, nlp_engine=self.nlp_engine, supported_languages=[LANGUAGE]
         )
         nlp = self.nlp_engine.pipelines[LANGUAGE]
         fingerprint = hashlib.sha256(
             repr(
-                (sorted(config.items(), key=lambda kv: kv[0]), BUILTIN_RECOGNIZERS, DETECTOR_REVISION)
+                (
+                    sorted(config.items(), key=lambda kv: kv[0]),
+                    BUILTIN_RECOGNIZERS,
+                    DETECTOR_REVISION,
+                    importlib.metadata.version("faker"),  # the name lists (name_lists.py)
+                )
             ).encode()
         ).hexdigest()[:12]
         langs = "+".join(
@@ -612,7 +621,10 @@ class Detector:
             if r.entity_type in wanted
         ]
         if "PERSON" in wanted:
-            spans = _person_rules(text, spans, score_threshold)
+            not_person = [
+                (e.start_char, e.end_char) for e in art.tokens.ents if e.label_ in ("GPE", "LOC", "FAC")
+            ]
+            spans = _person_rules(text, spans, score_threshold, not_person)
         return resolve_overlaps(spans)
 
 
@@ -633,8 +645,11 @@ class _Unit:
     spans: list[Span] = field(default_factory=list)
 
 
-def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[Span]:
-    """Apply the PERSON heuristics of ``names.py`` (see there for why)."""
+def _person_rules(
+    text: str, spans: list[Span], score_threshold: float, not_person: list[tuple[int, int]]
+) -> list[Span]:
+    """Apply the PERSON heuristics of ``names.py`` (see there for why); ``not_person``:
+    spans the NER model tagged as a place."""
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
@@ -645,4 +660,6 @@ def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[
         out.append(s)
     if score_threshold <= CUE_SCORE:
         out.extend(cue_names(text))
+    if score_threshold <= GAZETTEER_SCORE:
+        out.extend(gazetteer_names(text, not_person))
     return out

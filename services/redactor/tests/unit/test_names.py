@@ -50,3 +50,34 @@ def test_ner_segments_select_sentences_that_may_hold_a_name():
     assert picked == ["Hi, I'm Priya Sharma and I need help.", "My manager Sean Murphy asked."]
     assert ner_segments("what is the capital of france?") == []
     assert ner_segments("") == []
+
+
+def test_listed_first_names_start_a_name_with_the_words_after_them():
+    from tollway_redactor.names import gazetteer_names
+
+    def names(text: str, not_person=()) -> list[str]:
+        return [text[s.start : s.end] for s in gazetteer_names(text, not_person)]
+
+    assert names("Please cc Imogen Farrow and Keisha Mbeki on the reply.") == [
+        "Imogen Farrow",
+        "Keisha Mbeki",
+    ]
+    assert names("Ask for Jasper at the front desk.") == ["Jasper"]
+    assert names("from Tamsin Vance today") == ["Tamsin Vance"]  # an unlisted first name before a listed one
+    assert names("Grace Kelly starred in the film.") == ["Grace Kelly"]  # ambiguous + listed surname
+    # everyday words, places, software, nationalities alone are no names
+    assert names("Will you check the May invoice before Friday?") == []
+    assert names("Our Paris and Austin offices close early in August.") == []
+    assert names("Grace period ends on Monday; Summer Sale starts in June.") == []
+    assert names("Translate to German: the parcel is late.") == []
+    # not inside e-mails, identifiers, CamelCase or paths
+    assert names("mail imogen.Farrow@x.org, class JasperHandler, /home/Jasper/x") == []
+    # one word the NER model tagged as a place is dropped; two words are kept
+    assert names("visit Jasper soon", [(6, 12)]) == []
+    assert names("visit Keisha Mbeki soon", [(6, 18)]) == ["Keisha Mbeki"]
+
+
+def test_a_lone_place_that_is_also_a_given_name_is_no_person():
+    text = "our Austin office"
+    assert not plausible_person(text, Span("PERSON", 4, 10, 0.85))
+    assert plausible_person("ask Grace", Span("PERSON", 4, 9, 0.85))

@@ -1,0 +1,117 @@
+"""Name lists for the PERSON rules: first names and surnames of many countries.
+
+The small spaCy models miss unfamiliar names in plain chat ("cc Imogen
+Farrow", "ask for Keisha"). Rather than keep our own lists, Tollway reads the
+person-name data that Faker (MIT licence) ships for its locales: census and
+registry based first-name and surname lists of ~80 locales (only the
+Latin-script entries are kept: the other scripts are the unsupported-language
+policy's business). About 28,000 first names and 26,000 surnames; loaded
+once per worker (~2 s, ~10 MB), on first use.
+
+A first name that is also an everyday word or a place (``Will``, ``May``,
+``Grace``, ``Paris``, ``Austin``) or a stop word of a supported or nearby
+language (``Can``, ``Per``, ``Esta``) is *ambiguous*: it counts as a name
+only beside a listed surname (``Grace Hopper``). See
+:func:`tollway_redactor.names.gazetteer_names` for how the lists are used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterable
+from functools import cache
+
+_LATIN_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+(?:[-'’][A-ZÀ-ÖØ-Þ]?[a-zà-öø-ÿ]+)*$")
+
+# Everyday English words and places that are also given names; as a single
+# capitalised word they are far more often the word ("Summer sale", "May I",
+# "Paris office").
+_AMBIGUOUS_EXTRA = frozenset(
+    """
+    Will May June Mark Grace Rose Bill Art Page Chase Summer Autumn Dawn Joy Ray Hope Faith Charity
+    Destiny Honor Honour Trinity Harmony Melody Crystal Amber Ruby Pearl Jade Jewel Ivy Holly Hazel
+    Daisy Lily Iris Violet Poppy Heather Sky Skye Rain Storm River Brook Forest Stone Hunter Archer
+    Cash Price Rich Sterling Major Prince King Queen Duke Earl Baron Royal Angel Genesis Eden Haven
+    Miles Max Bob Pat Sue Frank Drew Lane Dean Glen Grant Gene Jack Jay Jo Kay Lou Mac Van Ken Ben
+    Don Dale Bud Buck Chip Rusty Sandy Misty Wade Wes Cole Reed Reid Ward Penny Peggy Polly Candy
+    Ginger Cherry Olive Sage Basil Clay Flint Gray Grey Sunny Star Blue Echo Nova Luna Sol Dusty
+    Will Billy Lee Long Young Little Small Love Happy Merry Noble Gay Bliss Sunday Tuesday Christmas
+    Easter April August Mercedes Porsche Tesla Apple Amazon Oracle Java Ruby Perl Rust Swift Julia
+    Django Flask Celery Ansible Jenkins Cassandra Neo Atlas Nimbus Apollo Hermes Mercury Juno Vesta
+    English French German Spanish Italian Dutch Polish Russian Chinese Japanese Korean Arabic Greek
+    Turkish Swedish Danish Norwegian Finnish Irish Scottish Welsh British American Canadian Indian
+    Chrome Edge Opera Safari Cobalt Argon Kernel Docker Helm Pod Node Spark Storm Kafka
+    """.split()
+)
+
+
+# Places (cities, states, countries) that are also given names: one such word
+# alone is the place ("our Austin office"), whoever tagged it PERSON.
+PLACE_NAMES = frozenset(
+    """
+    Paris Austin Sydney Dallas Houston Phoenix Denver Florence Georgia Virginia Carolina Victoria
+    Chelsea Brooklyn Madison Israel India China Kenya Nancy Lourdes Valence Valencia Savannah
+    Adelaide Orlando Lorraine Alexandria Columbia Santiago Lima Elche Soria Teruel Vienna Geneva
+    Sofia Regina Helena Augusta Marion Tyler Shelby Beverly Charlotte Lincoln Washington Jordan
+    """.split()
+)
+
+
+def _names(value: object) -> Iterable[str]:
+    if isinstance(value, dict):
+        return [k for k in value if isinstance(k, str)]
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+@cache
+def person_names() -> tuple[frozenset[str], frozenset[str]]:
+    """``(first_names, surnames)``: Latin-script names from Faker's person providers.
+
+    Raises:
+        ImportError: Faker is not installed (a dependency of the redactor).
+    """
+    import faker.providers.person as person
+
+    first: set[str] = set()
+    last: set[str] = set()
+    for mod_info in pkgutil.iter_modules(person.__path__):
+        provider = importlib.import_module(f"faker.providers.person.{mod_info.name}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            first.update(n for n in _names(getattr(provider, attr, None)) if _LATIN_NAME.match(n))
+        last.update(n for n in _names(getattr(provider, "last_names", None)) if _LATIN_NAME.match(n))
+    return frozenset(first), frozenset(last)
+
+
+@cache
+def common_words() -> frozenset[str]:
+    """Lower-cased everyday words and stop words (en, fr, es, de, it, nl, pt) that a
+    capitalised first name may also be: Faker's word lists and spaCy's stop words."""
+    import faker.providers.lorem as lorem
+    from spacy.lang.de.stop_words import STOP_WORDS as DE
+    from spacy.lang.en.stop_words import STOP_WORDS as EN
+    from spacy.lang.es.stop_words import STOP_WORDS as ES
+    from spacy.lang.fr.stop_words import STOP_WORDS as FR
+    from spacy.lang.it.stop_words import STOP_WORDS as IT
+    from spacy.lang.nl.stop_words import STOP_WORDS as NL
+    from spacy.lang.pt.stop_words import STOP_WORDS as PT
+
+    words: set[str] = set()
+    for stop in (EN, FR, ES, DE, IT, NL, PT):
+        words.update(w.lower() for w in stop)
+    for loc in ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL"):
+        if any(m.name == loc for m in pkgutil.iter_modules(lorem.__path__)):
+            provider = importlib.import_module(f"faker.providers.lorem.{loc}").Provider
+            words.update(w.lower() for w in _names(getattr(provider, "word_list", None)))
+    return frozenset(words)
+
+
+@cache
+def ambiguous_first_names() -> frozenset[str]:
+    """First names that are also everyday words, places, software or stop words."""
+    first, _ = person_names()
+    common = common_words()
+    return frozenset(n for n in first if n.lower() in common or len(n) < 3) | _AMBIGUOUS_EXTRA | PLACE_NAMES
