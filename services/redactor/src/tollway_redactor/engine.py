@@ -621,10 +621,7 @@ class Detector:
             if r.entity_type in wanted
         ]
         if "PERSON" in wanted:
-            not_person = [
-                (e.start_char, e.end_char) for e in art.tokens.ents if e.label_ in ("GPE", "LOC", "FAC")
-            ]
-            spans = _person_rules(text, spans, score_threshold, not_person)
+            spans = _person_rules(text, spans, score_threshold)
         return resolve_overlaps(spans)
 
 
@@ -645,11 +642,8 @@ class _Unit:
     spans: list[Span] = field(default_factory=list)
 
 
-def _person_rules(
-    text: str, spans: list[Span], score_threshold: float, not_person: list[tuple[int, int]]
-) -> list[Span]:
-    """Apply the PERSON heuristics of ``names.py`` (see there for why); ``not_person``:
-    spans the NER model tagged as a place."""
+def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[Span]:
+    """Apply the PERSON heuristics of ``names.py`` (see there for why)."""
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
@@ -661,5 +655,5 @@ def _person_rules(
     if score_threshold <= CUE_SCORE:
         out.extend(cue_names(text))
     if score_threshold <= GAZETTEER_SCORE:
-        out.extend(gazetteer_names(text, not_person))
+        out.extend(gazetteer_names(text))
     return out

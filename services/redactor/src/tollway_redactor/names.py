@@ -24,7 +24,6 @@ held-out set (different templates) measures how far they generalise
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from tollway_redactor.detection import Span
 from tollway_redactor.name_lists import PLACE_NAMES, ambiguous_first_names, person_names
@@ -198,7 +197,7 @@ def ner_segments(text: str) -> list[tuple[int, int]]:
 _CAP_TOKEN = re.compile(rf"(?<![\w@./\\#$%&=:_-]){_NAME_WORD}(?![\w@/\\_=(]|[.:-]\w)")
 
 
-def gazetteer_names(text: str, not_person: Sequence[tuple[int, int]] = ()) -> list[Span]:
+def gazetteer_names(text: str) -> list[Span]:
     """PERSON spans for listed first names, with up to two capitalised words after them.
 
     A capitalised word that is a listed first name starts a name; the next
@@ -208,10 +207,10 @@ def gazetteer_names(text: str, not_person: Sequence[tuple[int, int]] = ()) -> li
     (:func:`tollway_redactor.name_lists.ambiguous_first_names`: ``Will``,
     ``Grace``, ``Paris``) counts only when a listed surname follows it.
     Label, command, stop and software words (:data:`NOT_NAME_WORDS`,
-    :data:`STOP_WORDS`, :data:`OPENERS`) never start or join a name. A
-    one-word name inside ``not_person`` (spans the NER model tagged as a
-    place) is dropped; a longer one is kept (the small English model tags
-    "Keisha Mbeki" GPE and "Imogen Farrow" ORG). Score :data:`GAZETTEER_SCORE`.
+    :data:`STOP_WORDS`, :data:`OPENERS`) never start or join a name. The
+    NER model's label does not veto a name: the small English model tags
+    "Keisha Mbeki" GPE, "Imogen Farrow" ORG and "Jasper" alone GPE; places
+    that are given names are in the ambiguous list instead. Score :data:`GAZETTEER_SCORE`.
     """
     first, last = person_names()
     ambiguous = ambiguous_first_names()
@@ -236,8 +235,7 @@ def gazetteer_names(text: str, not_person: Sequence[tuple[int, int]] = ()) -> li
             i += 1
             continue
         start, end = words[i].start(), words[j].end()
-        if j > i or not any(a < end and start < b for a, b in not_person):
-            # a first name we do not list before it ("Tamsin" of "Tamsin Vance")
-            out.append(extend_person(text, Span("PERSON", start, end, GAZETTEER_SCORE)))
+        # a first name we do not list before it ("Tamsin" of "Tamsin Vance")
+        out.append(extend_person(text, Span("PERSON", start, end, GAZETTEER_SCORE)))
         i = j + 1
     return out

@@ -55,8 +55,8 @@ def test_ner_segments_select_sentences_that_may_hold_a_name():
 def test_listed_first_names_start_a_name_with_the_words_after_them():
     from tollway_redactor.names import gazetteer_names
 
-    def names(text: str, not_person=()) -> list[str]:
-        return [text[s.start : s.end] for s in gazetteer_names(text, not_person)]
+    def names(text: str) -> list[str]:
+        return [text[s.start : s.end] for s in gazetteer_names(text)]
 
     assert names("Please cc Imogen Farrow and Keisha Mbeki on the reply.") == [
         "Imogen Farrow",
@@ -72,9 +72,6 @@ def test_listed_first_names_start_a_name_with_the_words_after_them():
     assert names("Translate to German: the parcel is late.") == []
     # not inside e-mails, identifiers, CamelCase or paths
     assert names("mail imogen.Farrow@x.org, class JasperHandler, /home/Jasper/x") == []
-    # one word the NER model tagged as a place is dropped; two words are kept
-    assert names("visit Jasper soon", [(6, 12)]) == []
-    assert names("visit Keisha Mbeki soon", [(6, 18)]) == ["Keisha Mbeki"]
 
 
 def test_a_lone_place_that_is_also_a_given_name_is_no_person():
