@@ -107,6 +107,13 @@ CASES: list[tuple[str, list[tuple[str, str]]] | tuple[str, list[tuple[str, str]]
     ("¿Qué tiempo hace en Valencia en marzo?", [], "es"),
     ("Recomiéndame libros sobre la historia de Sevilla y Granada.", [], "es"),
     ("Reenvía la factura a Maite Iturbe, por favor.", [("PERSON", "Maite Iturbe")], "es"),
+    # round 4 (after the v2 measurement: contaminated, see docs/redaction-eval.md)
+    ("Diners card 3852 000002 3237 on file", [("CREDIT_CARD", "3852 000002 3237")]),
+    ("Propose un itinéraire de trois jours en Provence.", [], "fr"),
+    ("Donne-moi une recette de crêpes sans lait.", [], "fr"),
+    ("Propón tres ideas para un cumpleaños infantil.", [], "es"),
+    ("Restart Maven after upgrading Kibana; see the runbook.", []),
+    ("Vault on node-7 reports 3 sealed shards.", []),
 ]
 
 FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]

@@ -63,6 +63,13 @@ COMMAND_WORDS = frozenset(
     Llámeme Peux Pouvez Puedes Restart Deploy Install Upgrade Run Build Update Enable Disable Configure
     Reset Rollback Revert Merge Rebase Ping Schedule Cancel Compare Review Proofread Format Convert Refactor
     Debug Reenvía Reenvoie Transmets Transmettez Envíame Reserva Réserve
+    Propose Suggest Give List Calculate Create Generate Find Recommend Prepare Plan Describe Imagine
+    Outline Brainstorm Compose Proposez Donne Donnez Fais Faites Dis Dites Montre Montrez Liste Listez
+    Calcule Calculez Comparez Crée Créez Génère Générez Trouve Trouvez Aide Aidez Conseille Conseillez
+    Recommande Recommandez Prépare Préparez Organise Organisez Vérifie Vérifiez Reformule Reformulez
+    Simplifie Simplifiez Décris Décrivez Imagine Imaginez Cite Citez Planifie Planifiez Propón Dame Dime
+    Haz Muestra Enumera Calcula Compara Crea Genera Busca Ayúdame Recomienda Prepara Organiza Revisa
+    Reformula Simplifica Describe Imagina Sugiere Explícame Resúmeme
     """.split()
 )
 # Software a technical text names at a sentence start ("Kafka offset ..."):
@@ -75,6 +82,16 @@ TECH_WORDS = frozenset(
     Ubuntu Debian Windows GitHub GitLab Jira Slack Python Django Flask Spark Hadoop Airflow React
     Angular Vue Node Rust Java Kotlin Scala Ruby Rails Perl Tollway Presidio Lingua Celery Gunicorn
     Uvicorn Pandas Numpy NumPy Spacy Tiktoken OpenAI Anthropic Claude Gemini Llama Mistral Copilot
+    Gradle Maven Webpack Vite Babel Rollup Npm Yarn Pnpm Deno Bun Kibana Logstash Fluentd Loki Tempo
+    Jaeger Zipkin Consul Vault Nomad Packer Vagrant Pulumi Puppet Chef Salt Argo Flux Istio Envoy
+    Traefik Caddy HAProxy Varnish Memcached RabbitMQ ActiveMQ NATS Pulsar Flink Storm Hive Presto
+    Trino Druid Pinot ClickHouse Snowflake BigQuery Redshift Databricks Superset Metabase Tableau
+    Looker Sentry Datadog Splunk Nagios Zabbix Icinga Keycloak Okta Auth0 Bazel CMake Ninja Clang
+    Rustc Cargo Pip Conda Poetry Pytest Jest Mocha Cypress Playwright Selenium Kotlin Swift Dart
+    Flutter Laravel Symfony Spring Quarkus Micronaut Express Nest Nuxt Next Svelte Ember Backbone
+    Jupyter Matplotlib Scipy SciPy Sklearn Keras Tensorflow TensorFlow Pytorch PyTorch Horovod Ray
+    Dask Polars Arrow Parquet Avro Protobuf Thrift Grpc GraphQL Postman Insomnia Figma Notion Trello
+    Asana Confluence Bitbucket Gitea Heroku Netlify Vercel Cloudflare Fastly Akamai Nextcloud Plex
     """.split()
 )
 STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS

@@ -46,7 +46,7 @@ CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
     (37, 37, (15,)),  # American Express
     (3528, 3589, (16, 17, 18, 19)),  # JCB
     (36, 36, (14, 15, 16, 17, 18, 19)),  # Diners Club International
-    (38, 39, (16, 17, 18, 19)),  # Diners Club / Discover network
+    (38, 39, (14, 16, 17, 18, 19)),  # Diners Club International (14 digits) / Discover network
     (4, 4, (13, 16, 19)),  # Visa (the lengths Visa issues)
     (50, 50, tuple(range(12, 20))),  # Maestro
     (51, 55, (16,)),  # Mastercard

@@ -133,3 +133,10 @@ def test_bare_runs_need_a_phone_word_unless_prefixed():
     assert possible_phone_ok("x +1 (536) 794-8329", 2, 19)
     assert not possible_phone_ok("over 1-449-724-3010 rows", 5, 19)
     assert possible_phone_ok("mobile: 1-449-724-3010", 8, 22)
+
+
+def test_diners_club_international_14_digits_in_38_and_39():
+    from tollway_redactor.number_rules import find_cards
+
+    text = "Diners card 3852 000002 3237 on file"
+    assert [(m.start, m.end) for m in find_cards(text)] == [(12, 28)]
