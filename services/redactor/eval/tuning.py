@@ -114,6 +114,8 @@ CASES: list[tuple[str, list[tuple[str, str]]] | tuple[str, list[tuple[str, str]]
     ("Propón tres ideas para un cumpleaños infantil.", [], "es"),
     ("Restart Maven after upgrading Kibana; see the runbook.", []),
     ("Vault on node-7 reports 3 sealed shards.", []),
+    ("What is the capital of France?", []),  # France, Chad, Georgia: countries that are given names
+    ("Compare the weather in Georgia and Texas in May.", []),
 ]
 
 FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]

@@ -111,8 +111,21 @@ def common_words() -> frozenset[str]:
 
 
 @cache
+def place_names() -> frozenset[str]:
+    """:data:`PLACE_NAMES` plus the country names (en, fr, es, de, it) and US states
+    of Faker's address data: ``France``, ``Chad``, ``Georgia``, ``Texas`` are
+    also given names, and alone they are the place."""
+    out = set(PLACE_NAMES)
+    for loc in ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT"):
+        provider = importlib.import_module(f"faker.providers.address.{loc}").Provider
+        for attr in ("countries", "states"):
+            out.update(n for n in _names(getattr(provider, attr, None)) if _LATIN_NAME.match(n))
+    return frozenset(out)
+
+
+@cache
 def ambiguous_first_names() -> frozenset[str]:
     """First names that are also everyday words, places, software or stop words."""
     first, _ = person_names()
     common = common_words()
-    return frozenset(n for n in first if n.lower() in common or len(n) < 3) | _AMBIGUOUS_EXTRA | PLACE_NAMES
+    return frozenset(n for n in first if n.lower() in common or len(n) < 3) | _AMBIGUOUS_EXTRA | place_names()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from tollway_redactor.detection import Span
-from tollway_redactor.name_lists import PLACE_NAMES, ambiguous_first_names, person_names
+from tollway_redactor.name_lists import ambiguous_first_names, person_names, place_names
 
 CUE_SCORE = 0.6
 GAZETTEER_SCORE = 0.5
@@ -142,9 +142,9 @@ def extend_person(text: str, span: Span) -> Span:
 def plausible_person(text: str, span: Span) -> bool:
     """False for a PERSON span with a digit or '@' in it, or that is one word naming
     a place that is also a given name (``Austin``, ``Paris``:
-    :data:`tollway_redactor.name_lists.PLACE_NAMES`)."""
+    :func:`tollway_redactor.name_lists.place_names`: countries and US states too)."""
     value = text[span.start : span.end]
-    return not _NOT_NAME.search(value) and value not in PLACE_NAMES
+    return not _NOT_NAME.search(value) and value not in place_names()
 
 
 _WORD = re.compile(r"[^\s.,:;]+[.]?")

@@ -70,6 +70,7 @@ def test_listed_first_names_start_a_name_with_the_words_after_them():
     assert names("Our Paris and Austin offices close early in August.") == []
     assert names("Grace period ends on Monday; Summer Sale starts in June.") == []
     assert names("Translate to German: the parcel is late.") == []
+    assert names("What is the capital of France? And of Chad, or of Texas?") == []
     # not inside e-mails, identifiers, CamelCase or paths
     assert names("mail imogen.Farrow@x.org, class JasperHandler, /home/Jasper/x") == []
 
