@@ -382,10 +382,15 @@ def provision_redaction_key(token: str, wait_s: float = 2.0) -> tuple[str | None
 
 
 def provision_key(
-    token: str, policy: dict | None = None, wait_s: float = 2.0
+    token: str,
+    policy: dict | None = None,
+    wait_s: float = 2.0,
+    limits: dict | None = None,
+    name: str | None = None,
 ) -> tuple[str | None, str | None, str | None]:
-    """Mint a key for the demo tenant/team/user with :data:`BENCH_LIMITS` (and ``policy`` when
-    given); (key, key_id, error).
+    """Mint a key for the demo tenant/team/user with ``limits`` (default :data:`BENCH_LIMITS`; the
+    admin API's ``PUT /admin/v1/limits`` fields) and ``policy`` when given; (key, key_id, error).
+    ``name``: the key name's prefix (a UTC timestamp follows).
 
     Uses the quota admin API (`/admin/v1`, bearer TOLLWAY_ADMIN_TOKEN) as `tollway-admin` does; waits
     `wait_s` for the edges to load the new key (a principals change is in force within 1 s).
@@ -410,12 +415,15 @@ def provision_key(
                 "tenant_id": tenant["id"],
                 "team_id": team["id"],
                 "user_id": user["id"],
-                "name": ("bench-redaction-" if policy else "bench-")
+                "name": (name or ("bench-redaction-" if policy else "bench-"))
                 + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
             },
         )
         _admin(
-            "PUT", "/admin/v1/limits", token, {"scope": "key", "scope_id": created["key_id"], **BENCH_LIMITS}
+            "PUT",
+            "/admin/v1/limits",
+            token,
+            {"scope": "key", "scope_id": created["key_id"], **(limits or BENCH_LIMITS)},
         )
         if policy:
             _admin("PUT", f"/admin/v1/keys/{created['key_id']}/redaction-policy", token, policy)
@@ -430,11 +438,17 @@ def provision_key(
 
 def revoke_key(t: Target) -> None:
     """Revoke the key a target minted for this run (best effort)."""
-    if getattr(t, "revoke_key_id", None):
-        try:
-            _admin("POST", f"/admin/v1/keys/{t.revoke_key_id}/revoke", t.admin_token)
-        except (OSError, ValueError):
-            pass
+    if t.revoke_key_id and t.admin_token:
+        revoke_key_id(t.admin_token, t.revoke_key_id)
+
+
+def revoke_key_id(token: str, key_id: str) -> bool:
+    """Revoke a key through the admin API (best effort); True if the API said yes."""
+    try:
+        _admin("POST", f"/admin/v1/keys/{key_id}/revoke", token)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _git_describe(root: Path = REPO) -> str:
