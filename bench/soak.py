@@ -75,6 +75,13 @@ SERVICE_PORTS = {
     "fake provider": PROVIDER_PORT,
 }
 GROUPS = (LEDGER_CONSUMER_GROUP, QUOTA_CONSUMER_GROUP)
+# The edge journal's own gauges (tollway_edge.journal.metrics; summed over live workers).
+JOURNAL_METRICS = (
+    "tollway_journal_records",
+    "tollway_journal_oldest_unacked_age_seconds",
+    "tollway_journal_appended_total",
+    "tollway_journal_acked_total",
+)
 # Clients that leave SLOW_STREAM: early (55 chunks, 2.75 s still to come: longer than the edge reads
 # a gone client's provider tail, LiveStreams.tail_seconds = 2 s, so the row is estimated) and late
 # (5 chunks to come: the provider's usage arrives within the tail, billed exactly).
@@ -517,6 +524,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             "machine_busy_cores": cores,
         }
         s["journal_bytes"], s["journal_files"] = journal_size(jdir)
+        try:
+            async with http.get(f"http://127.0.0.1:{EDGE_PORT}/metrics") as resp:
+                s["journal_metrics"] = soak_report.parse_metrics(await resp.text(), JOURNAL_METRICS)
+        except (TimeoutError, aiohttp.ClientError):
+            s["journal_metrics"] = {}
         samples.append(s)
         await provider.harvest(http, run.request_ids, limit=3 * (calls - last_calls) + 500)
         last_calls = calls
@@ -601,6 +613,13 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "16 MiB by default); a segment is deleted once rolled and acknowledged by Kafka, so the journal's "
         "bound is about two segments per worker, not its slope"
     )
+    end_metrics = samples[-1].get("journal_metrics", {}) if samples else {}
+    if end_metrics:
+        notes.append(
+            "the edges' journals at the end (their /metrics, since the edges started): "
+            f"{end_metrics.get('tollway_journal_appended_total', 0):.0f} events appended, "
+            f"{end_metrics.get('tollway_journal_acked_total', 0):.0f} acknowledged by Kafka"
+        )
     if report.problems():
         notes.append(
             "calls the oracle did not find right (first ones): "
@@ -625,6 +644,14 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "lag": {g: _series(samples, lambda s, g=g: s["lag"].get(g), warmup_s) for g in GROUPS},
         "journal": _series(samples, lambda s: s["journal_bytes"], warmup_s),
         "journal_files": _series(samples, lambda s: s["journal_files"], warmup_s),
+        "journal_unacked": _series(
+            samples, lambda s: s.get("journal_metrics", {}).get("tollway_journal_records"), warmup_s
+        ),
+        "journal_oldest_s": _series(
+            samples,
+            lambda s: s.get("journal_metrics", {}).get("tollway_journal_oldest_unacked_age_seconds"),
+            warmup_s,
+        ),
         "journal_dir": str(jdir) if jdir else None,
         "notes": notes,
         "samples": samples,

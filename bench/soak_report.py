@@ -155,6 +155,22 @@ def process_growth(
     return out
 
 
+def parse_metrics(text: str, names: Sequence[str]) -> dict[str, float]:
+    """The values of unlabelled samples ``names`` in a Prometheus text exposition (absent: left out)."""
+    wanted = set(names)
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, _, value = line.partition(" ")
+        if name in wanted:
+            try:
+                out[name] = float(value.split()[0])
+            except (ValueError, IndexError):
+                continue
+    return out
+
+
 def _mib(v: float | None) -> str:
     return "–" if v is None else f"{v / MIB:.1f}"
 
@@ -265,6 +281,13 @@ def render(result: Mapping[str, Any], heading: str = "##") -> str:
         + (" | ".join(f"{j[k] / 1024:.1f}" for k in ("start", "end", "max")) if j else "– | – | –")
         + " |"
     )
+    for key, label in (
+        ("journal_unacked", "edge journal: records not yet acknowledged by Kafka"),
+        ("journal_oldest_s", "edge journal: oldest unacknowledged record's age (s)"),
+    ):
+        g = result.get(key)
+        if g:
+            lines.append(f"| {label} | " + " | ".join(f"{g[k]:.0f}" for k in ("start", "end", "max")) + " |")
     jf = result.get("journal_files")
     if jf:
         lines.append(

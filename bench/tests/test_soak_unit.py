@@ -184,3 +184,21 @@ def test_replace_section_appends_once_and_then_replaces_only_its_own() -> None:
     later = second + "\n## Later\n\nkept\n"
     third = replace_section(later, "## Soak\n\nrun 3\n")
     assert third == doc + "\n## Soak\n\nrun 3\n\n## Later\n\nkept\n"
+
+
+def test_parse_metrics_reads_unlabelled_samples_only() -> None:
+    text = (
+        "# HELP tollway_journal_records x\n# TYPE tollway_journal_records gauge\n"
+        "tollway_journal_records 3.0\n"
+        'tollway_consumer_lag_messages{partition="1"} 7.0\n'
+        "tollway_journal_acked_total 2616.0\n"
+        "tollway_journal_bytes 2.969826e+06\n"
+    )
+    got = soak_report.parse_metrics(
+        text, ["tollway_journal_records", "tollway_journal_acked_total", "tollway_journal_bytes", "absent"]
+    )
+    assert got == {
+        "tollway_journal_records": 3.0,
+        "tollway_journal_acked_total": 2616.0,
+        "tollway_journal_bytes": 2969826.0,
+    }
