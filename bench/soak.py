@@ -386,27 +386,70 @@ async def traffic(
 
 
 class ProviderLog:
-    """The fake provider's records of this run's request ids, harvested before its ring drops them."""
+    """The fake provider's records of this run's request ids, harvested before its ring drops them.
+
+    The ring (``--max-records``, 10,000 in the stack) is shared with everyone's traffic on the
+    provider, so a fixed window can miss records: each harvest fetches the newest ``limit`` records
+    and checks that the newest record of the previous harvest is among them (records are appended
+    when an answer ends, so identity, not ``received_at``, shows the overlap); if it is not, the
+    window grows (x4, up to the ring). ``gaps`` counts harvests that found no overlap even with
+    the whole ring (records lost to the harness: their calls show up as ``phantom``).
+    """
+
+    RING = 10_000
 
     def __init__(self, base: str) -> None:
         self.base = base
         self.records: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.fetched_max = 0
+        self.limit = 1000
+        self.gaps = 0
+        self.seen_total = 0  # records of everyone's traffic seen (overlaps counted once)
+        self._last: tuple[Any, ...] | None = None
 
-    async def harvest(self, http: aiohttp.ClientSession, ours: dict[str, str], limit: int) -> None:
+    @staticmethod
+    def _key(r: dict[str, Any]) -> tuple[Any, ...]:
+        return (
+            r.get("request_id"),
+            r.get("received_at"),
+            r.get("path"),
+            r.get("deployment"),
+            r.get("status"),
+        )
+
+    async def _fetch(self, http: aiohttp.ClientSession, limit: int) -> list[dict[str, Any]]:
         async with http.get(f"{self.base}/_fake/requests", params={"limit": str(limit)}) as resp:
             resp.raise_for_status()
-            body = await resp.json()
+            body: list[dict[str, Any]] = await resp.json()
         self.fetched_max = max(self.fetched_max, len(body))
-        for r in body:
-            if r.get("request_id") in ours:
-                k = (
-                    r["request_id"],
-                    r.get("received_at"),
-                    r.get("path"),
-                    r.get("deployment"),
-                    r.get("status"),
+        return body
+
+    async def harvest(self, http: aiohttp.ClientSession, ours: dict[str, str]) -> None:
+        limit = self.limit
+        while True:
+            body = await self._fetch(http, limit)
+            keys = [self._key(r) for r in body]
+            if self._last is None or len(body) < limit:
+                new = (
+                    len(body)
+                    if self._last is None or self._last not in keys
+                    else len(body) - 1 - keys.index(self._last)
                 )
+                break
+            if self._last in keys:
+                new = len(body) - 1 - keys.index(self._last)
+                break
+            if limit >= self.RING:
+                self.gaps += 1
+                new = len(body)
+                break
+            limit = min(self.RING, limit * 4)
+        self.seen_total += new
+        self.limit = min(self.RING, max(1000, 4 * new))
+        if body:
+            self._last = keys[-1]
+        for r, k in zip(body, keys, strict=True):
+            if r.get("request_id") in ours:
                 self.records[k] = r
 
 
@@ -500,12 +543,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     await lag.start()
     provider = ProviderLog(f"http://127.0.0.1:{PROVIDER_PORT}")
     http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60))
-    last_calls = 0
     busy0 = last_busy = machine_busy_ticks()
     wall0 = last_wall = time.monotonic()
 
     async def take_sample() -> None:
-        nonlocal last_calls, last_busy, last_wall
+        nonlocal last_busy, last_wall
         busy, now = machine_busy_ticks(), time.monotonic()
         cores = (busy[0] - last_busy[0]) / CLK_TCK / (now - last_wall) if now > last_wall else None
         last_busy, last_wall = busy, now
@@ -530,14 +572,17 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         except (TimeoutError, aiohttp.ClientError):
             s["journal_metrics"] = {}
         samples.append(s)
-        await provider.harvest(http, run.request_ids, limit=3 * (calls - last_calls) + 500)
-        last_calls = calls
         edge = procs.get("edge", {})
         print(
             f"[{s['t']:6.0f}s] calls {calls}  edge RSS {edge.get('rss', 0) / 2**20:.0f} MiB fds {edge.get('fds', 0)}"
             f"  lag {lags}  journal {s['journal_bytes']}",
             flush=True,
         )
+
+    async def harvester() -> None:
+        while time.monotonic() < stop_at:
+            await provider.harvest(http, run.request_ids)
+            await asyncio.sleep(args.harvest_every)
 
     async def sampler() -> None:
         while time.monotonic() < stop_at:
@@ -546,15 +591,17 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
 
     try:
         sampling = asyncio.create_task(sampler())
+        harvesting = asyncio.create_task(harvester())
         await traffic(f"http://127.0.0.1:{EDGE_PORT}", keys, args.clients, args.rate, stop_at, run)
         await sampling
+        await harvesting
         await take_sample()  # the end, right after the last call
 
         # Settle: every billable call of the run has a terminal ledger row (or --settle passes).
         ids = list(run.request_ids)
         settle_t0 = time.monotonic()
         while True:
-            await provider.harvest(http, run.request_ids, limit=10_000)
+            await provider.harvest(http, run.request_ids)
             rows = await ledger_rows(dsn, ids)
             report = check(provider.records.values(), rows, prices_of)
             if (report.lost == 0 and report.null_cost == 0) or time.monotonic() - settle_t0 > args.settle:
@@ -601,8 +648,15 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         f"the whole machine (2 cores, every user) was busy {busy_cores:.2f} cores on average during the run "
         f"(samples: {min(cs) if (cs := [x['machine_busy_cores'] for x in samples if x['machine_busy_cores']]) else 0:.2f}"
         f"–{max(cs) if cs else 0:.2f}); the soak's own client spent {own.user + own.system:.0f} CPU s",
-        f"the fake provider's log was harvested every sample (its ring holds 10,000 records; largest fetch "
-        f"{provider.fetched_max})",
+        f"the fake provider's log (a ring of 10,000 records shared with everyone's traffic on it) was "
+        f"harvested every {args.harvest_every:g} s with a window that grows until it overlaps the last "
+        f"harvest: {provider.seen_total} records seen (the run's and others'), largest fetch "
+        f"{provider.fetched_max}, harvests without overlap: {provider.gaps}"
+        + (
+            " (calls in those gaps count as phantom: the harness lost their provider records)"
+            if provider.gaps
+            else ""
+        ),
     ]
     notes.append(
         "Kafka is a JVM started with -Xms256m -Xmx512m: its RSS rises while the heap is committed up to "
@@ -639,6 +693,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "thresholds": asdict(th),
         "traffic": traffic_out,
         "oracle": oracle,
+        "provider_log": {
+            "seen": provider.seen_total,
+            "largest_fetch": provider.fetched_max,
+            "gaps": provider.gaps,
+        },
         "services": soak_report.service_growth(samples, warmup_s, th),
         "processes": soak_report.process_growth(samples, warmup_s, th),
         "lag": {g: _series(samples, lambda s, g=g: s["lag"].get(g), warmup_s) for g in GROUPS},
@@ -671,6 +730,9 @@ def main(argv: list[str] | None = None) -> None:
         help="seconds before the start figures (default min(120, 20%% of the run))",
     )
     p.add_argument("--limited-rpm", type=int, default=6, help="requests/min of the limited key (default 6)")
+    p.add_argument(
+        "--harvest-every", type=float, default=10.0, help="seconds between reads of the provider's log"
+    )
     p.add_argument("--settle", type=float, default=180.0, help="seconds to wait for the ledger at the end")
     p.add_argument(
         "--no-reliability",
