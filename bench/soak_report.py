@@ -171,6 +171,23 @@ def parse_metrics(text: str, names: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def journal_drops(
+    samples: Sequence[Mapping[str, Any]], fraction: float = 0.5
+) -> list[tuple[float, int, int]]:
+    """``(t, bytes before, bytes after)`` wherever the journal shrank by more than ``fraction`` between
+    two samples: a sealed segment deleted once Kafka acknowledged all it held."""
+    out: list[tuple[float, int, int]] = []
+    prev: int | None = None
+    for s in samples:
+        cur = s.get("journal_bytes")
+        if cur is None:
+            continue
+        if prev is not None and prev > 0 and cur < prev * (1 - fraction):
+            out.append((s["t"], prev, cur))
+        prev = cur
+    return out
+
+
 def _mib(v: float | None) -> str:
     return "–" if v is None else f"{v / MIB:.1f}"
 
@@ -308,6 +325,12 @@ def render(result: Mapping[str, Any], heading: str = "##") -> str:
         f"{th['rss_fraction_per_h']:.0%} of start per hour), or fds > {th['fds_per_h']:g}/h and end > start + "
         f"{th['fds_slack']})."
     )
+    drops = journal_drops(result.get("samples", []))
+    if drops:
+        lines.append(
+            "- the edge journal shrank during the run (sealed segments deleted once acknowledged): "
+            + ", ".join(f"at {t:.0f} s from {b / MIB:.1f} to {a / MIB:.1f} MiB" for t, b, a in drops)
+        )
     for note in result.get("notes", []):
         lines.append(f"- {note}")
     lines.append("")

@@ -202,3 +202,17 @@ def test_parse_metrics_reads_unlabelled_samples_only() -> None:
         "tollway_journal_acked_total": 2616.0,
         "tollway_journal_bytes": 2969826.0,
     }
+
+
+def test_journal_drops_are_the_segment_deletions_only() -> None:
+    samples: list[dict[str, Any]] = [
+        {"t": 0, "journal_bytes": 10 * MIB},
+        {"t": 30, "journal_bytes": None},  # a sample without the journal: skipped
+        {"t": 60, "journal_bytes": 20 * MIB},
+        {"t": 90, "journal_bytes": 19 * MIB},  # a small dip is not a deletion
+        {"t": 120, "journal_bytes": 2 * MIB},
+        {"t": 150, "journal_bytes": 3 * MIB},
+    ]
+    assert soak_report.journal_drops(samples) == [(120, 19 * MIB, 2 * MIB)]
+    md = soak_report.render({**_result([]), "samples": samples})
+    assert "- the edge journal shrank during the run" in md and "at 120 s from 19.0 to 2.0 MiB" in md
