@@ -333,6 +333,12 @@ def render(result: Mapping[str, Any], heading: str = "##") -> str:
         )
     for note in result.get("notes", []):
         lines.append(f"- {note}")
+    observations = result.get("observations", [])
+    if observations:
+        lines.append("")
+        lines.append("Observations written after the run (the JSON's `observations`):")
+        lines.append("")
+        lines.extend(f"- {o}" for o in observations)
     lines.append("")
     return "\n".join(lines)
 
