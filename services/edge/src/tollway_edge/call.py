@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import msgspec
 
+from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import (
     AttemptDetail,
     EventType,
@@ -24,7 +26,7 @@ from tollway_contracts.events import (
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
-from tollway_edge.journal import UsageJournal
+from tollway_edge.journal import UsageJournal, recovery
 from tollway_edge.metrics import USAGE_ESTIMATED
 from tollway_edge.usage import Tokens
 
@@ -88,6 +90,8 @@ class Call:
         "trace_context",
         "metered",
         "upstream_span",
+        "recovery",
+        "_progress_due",
     )
 
     def __init__(
@@ -132,6 +136,10 @@ class Call:
         self.trace_context = b""  # W3C context for the journal (Kafka record headers)
         self.metered = True  # False: no usage event at all (count_tokens: a metric only)
         self.upstream_span: Span | None = None  # a relayed stream's provider attempt span, until it ends
+        # (prompt estimate, prices): journaled with `started` so an adopter can bill the call if
+        # this process dies before its terminal event (``journal.recovery``); None: not recoverable
+        self.recovery: tuple[Callable[[], int], Prices] | None = None
+        self._progress_due = 0.0  # time.monotonic() from which the next progress checkpoint may go
 
     def elapsed_ms(self) -> float:
         """Wall time since the call arrived, ms."""
@@ -152,6 +160,22 @@ class Call:
         if not self.started_sent:
             self.started_sent = True
             self._emit("started")
+            if self.recovery is not None and self._journal is not None and self.principal is not None:
+                estimate, prices = self.recovery
+                key = self.request_id.encode()
+                self._journal.append(key, recovery.open_checkpoint(estimate(), prices), local=True)
+                self._progress_due = time.monotonic() + self._journal.settings.progress_interval_ms / 1000
+
+    def progress(self) -> None:
+        """Journal the completion tokens relayed so far (``sent_tokens``), at most once per
+        ``progress_interval_ms`` (a local record, never shipped): what an adopter bills
+        if this process dies mid-stream (``journal.recovery``). Cheap when not due."""
+        if self._progress_due and self._journal is not None:
+            now = time.monotonic()
+            if now >= self._progress_due:
+                self._progress_due = now + self._journal.settings.progress_interval_ms / 1000
+                value = recovery.progress_checkpoint(self.sent_tokens)
+                self._journal.append(self.request_id.encode(), value, local=True)
 
     def completed(self, status: int, tokens: Tokens | None = None, cost: int | None = None) -> None:
         """Emit the terminal ``completed`` event (once) with the provider's usage."""
@@ -202,6 +226,7 @@ class Call:
             if self.terminal_sent:
                 return
             self.terminal_sent = True
+            self._progress_due = 0.0
             if ticket is not None and self._admission is not None:
                 self._admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
             ttft = self.ttft_ms()

@@ -63,7 +63,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             what is not acknowledged by then stays on disk for the next life, s.
         journal_segment_bytes, journal_max_bytes, journal_reserve_bytes,
         journal_fsync_interval_ms, journal_full_policy, journal_max_record_bytes,
-        journal_adopt_interval_seconds: the journal's knobs, as
+        journal_adopt_interval_seconds, journal_progress_interval_ms: the journal's knobs, as
             :class:`tollway_edge.journal.JournalSettings` documents them
             (``TOLLWAY_EDGE_JOURNAL_MAX_BYTES`` etc.); :attr:`journal` builds it.
         workers: edge processes this command runs, all serving one port with
@@ -130,6 +130,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     journal_full_policy: FullPolicy = "refuse"
     journal_max_record_bytes: int = Field(default=256 * 1024, ge=64, le=500_000)
     journal_adopt_interval_seconds: float = Field(default=10.0, ge=0)
+    journal_progress_interval_ms: int = Field(default=1000, ge=1)
 
     @model_validator(mode="after")
     def _journal_bounds(self) -> EdgeSettings:
@@ -148,6 +149,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             full_policy=self.journal_full_policy,
             max_record_bytes=self.journal_max_record_bytes,
             adopt_interval_seconds=self.journal_adopt_interval_seconds,
+            progress_interval_ms=self.journal_progress_interval_ms,
         )
 
     @property

@@ -2,7 +2,7 @@
 
 A segment file ``seg-<20-digit number>.log`` is::
 
-    header   8 bytes   b"TWJRNL" 0x00 0x02   (magic, format version 2; 1 is read too)
+    header   8 bytes   b"TWJRNL" 0x00 0x03   (magic, format version 3; 1 and 2 are read too)
     record*
 
 and each record is::
@@ -10,7 +10,8 @@ and each record is::
     length   u32 big-endian   bytes of the payload (>= 12)
     crc32    u32 big-endian   zlib.crc32 of the payload
     payload  ts_us  u64 BE    when it was appended, µs since the Unix epoch
-             klen   u32 BE    bytes of the key; bit 31 set: a trace context follows the key
+             klen   u32 BE    bytes of the key; bit 31 set: a trace context follows the key;
+                              bit 30 set: a local record (never shipped, see below)
              key    klen bytes   (the Kafka key: the request id)
              [tlen  u16 BE    bytes of the trace context      (only when bit 31 is set)
               trace tlen bytes   W3C ``traceparent``, then ``\n`` + ``tracestate`` if any (ASCII)]
@@ -21,6 +22,12 @@ Version 2 only adds the optional trace context (issue 15: the call's
 has bit 31 set (keys are far shorter than 2 GiB), so segments written before
 are read unchanged; a version-1 reader refuses a version-2 segment by its
 magic rather than misreading it (drain the journal before a downgrade).
+
+Version 3 adds local records (bit 30 of ``klen``): a call's recovery
+checkpoints (``journal.recovery``), read back only when a dead worker's
+journal is adopted, never produced to Kafka (the shipper counts them
+acknowledged as it reads them). Earlier versions never set bit 30; a
+version-2 reader refuses a version-3 segment by its magic.
 
 A record is valid only if the whole frame is in the file, its length is in
 range and its CRC matches. A crash can leave a torn tail (a partial frame,
@@ -38,13 +45,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MAGIC = b"TWJRNL\x00\x02"
+MAGIC = b"TWJRNL\x00\x03"
 MAGIC_V1 = b"TWJRNL\x00\x01"
+MAGIC_V2 = b"TWJRNL\x00\x02"
+READABLE_MAGICS = (MAGIC, MAGIC_V2, MAGIC_V1)
 HEADER_BYTES = len(MAGIC)
 _FRAME = struct.Struct(">II")
 _PAYLOAD_HEAD = struct.Struct(">QI")
 _TLEN = struct.Struct(">H")
 _TRACED = 0x8000_0000
+_LOCAL = 0x4000_0000
 MAX_TRACE_BYTES = 1024
 """Longest trace context kept (``traceparent`` is 55 bytes; a longer ``tracestate`` is dropped)."""
 FRAME_OVERHEAD = _FRAME.size + _PAYLOAD_HEAD.size  # 20 bytes per record besides key and value
@@ -65,18 +75,20 @@ def segment_number(path: Path) -> int:
     return int(name[4:-4])
 
 
-def encode(key: bytes, value: bytes, ts_us: int, trace: bytes = b"") -> bytes:
+def encode(key: bytes, value: bytes, ts_us: int, trace: bytes = b"", *, local: bool = False) -> bytes:
     """One framed record (:func:`record_bytes` bytes).
 
     ``trace``: the call's W3C trace context (``traceparent`` [``\n``
-    ``tracestate``], ASCII; empty: none, the version-1 layout). One
+    ``tracestate``], ASCII; empty: none, the version-1 layout). ``local``:
+    a record kept on this machine only (never shipped to Kafka). One
     concatenation and one CRC pass: measured faster than an incremental CRC
     over the parts that avoids copying the value (1 KB values).
     """
+    klen = len(key) | _LOCAL if local else len(key)
     if trace:
-        payload = _PAYLOAD_HEAD.pack(ts_us, len(key) | _TRACED) + key + _TLEN.pack(len(trace)) + trace + value
+        payload = _PAYLOAD_HEAD.pack(ts_us, klen | _TRACED) + key + _TLEN.pack(len(trace)) + trace + value
     else:
-        payload = _PAYLOAD_HEAD.pack(ts_us, len(key)) + key + value
+        payload = _PAYLOAD_HEAD.pack(ts_us, klen) + key + value
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
@@ -114,6 +126,7 @@ class Record:
         ts_us: append time, µs since the epoch.
         key, value: the Kafka key and value, as appended.
         trace: the trace context appended with it (empty: none).
+        local: a local record (never shipped to Kafka).
     """
 
     end: int
@@ -122,6 +135,7 @@ class Record:
     key: bytes
     value: bytes
     trace: bytes = b""
+    local: bool = False
 
 
 def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) -> Iterator[Record]:
@@ -146,6 +160,10 @@ def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) 
             return
         ts_us, klen = head(buf, body)
         kstart = body + _PAYLOAD_HEAD.size
+        local = False
+        if klen & _LOCAL:
+            klen &= ~_LOCAL
+            local = True
         if klen & _TRACED:
             klen &= ~_TRACED
             tpos = kstart + klen
@@ -156,11 +174,13 @@ def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) 
             if vstart > end:
                 return
             trace = buf[tpos + _TLEN.size : vstart]
-            yield Record(end, end - pos, ts_us, buf[kstart:tpos], buf[vstart:end], trace)
+            yield Record(end, end - pos, ts_us, buf[kstart:tpos], buf[vstart:end], trace, local)
         else:
             if kstart + klen > end:
                 return
-            yield Record(end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end])
+            yield Record(
+                end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end], local=local
+            )
         pos = end
 
 
@@ -198,7 +218,7 @@ class ScanResult:
 def scan(path: Path, max_payload: int) -> ScanResult:
     """Validate a segment file (blocking I/O: run it in a thread). Raises OSError."""
     data = path.read_bytes()
-    if len(data) < HEADER_BYTES or data[:HEADER_BYTES] not in (MAGIC, MAGIC_V1):
+    if len(data) < HEADER_BYTES or data[:HEADER_BYTES] not in READABLE_MAGICS:
         return ScanResult(0, 0, len(data), None)
     records = 0
     good = HEADER_BYTES

@@ -18,7 +18,7 @@ import time
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, Counter
 
-from tollway_edge.journal import segments
+from tollway_edge.journal import recovery, segments
 from tollway_edge.journal.batches import Shipment
 from tollway_edge.journal.drops import Drops
 from tollway_edge.journal.metrics import (
@@ -105,10 +105,11 @@ class UsageJournal:
 
     # --- the call's path ----------------------------------------------------------------
 
-    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
+    def append(self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False) -> bool:
         """Journal one event (key = request id, value = event JSON; ``trace``: the
         call's W3C trace context, shipped as the record's ``traceparent``/``tracestate``
-        headers, ``format.trace_context``); never awaits, never raises.
+        headers, ``format.trace_context``; ``local``: a recovery checkpoint, never
+        shipped, ``journal.recovery``); never awaits, never raises.
 
         The record reaches the OS in one ``write()`` with everything else
         appended in this loop iteration (scheduled with ``call_soon``).
@@ -120,7 +121,7 @@ class UsageJournal:
         if writer is None:
             self._drop("closing", 1)
             return False
-        return writer.append(key, value, trace)
+        return writer.append(key, value, trace, local=local)
 
     emit = append  # the UsageEmitter's name, so the journal can replace it as is
 
@@ -337,7 +338,8 @@ class UsageJournal:
         held = {d.path for d in self._dirs()}
         root, max_payload = self.settings.root_dir, self.settings.max_record_bytes
         found = await asyncio.to_thread(segments.adopt_orphans, root, held, max_payload)
-        if self._stopping.is_set():  # stopped meanwhile: leave them to the next live process
+        billed = await recovery.bill_left_calls(found, self._writer, max_payload)  # calls left in flight
+        if self._stopping.is_set() or not billed:  # stopped meanwhile: leave them to the next live process
             for jdir in found:
                 jdir.release(remove=False)
             return

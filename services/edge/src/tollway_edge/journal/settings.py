@@ -45,6 +45,11 @@ class JournalSettings(BaseModel):
         adopt_interval_seconds: how often a live process looks for orphan
             journals (left by a dead process) besides at start (s; default
             10; 0 = at start only).
+        progress_interval_ms: while a stream is relayed, its completion tokens
+            so far are journaled (a local record, ``journal.recovery``) at most
+            once per this interval (ms; default 1000). A worker killed
+            mid-stream is billed by its adopter from the last one: the
+            completion under-counts by at most the tokens relayed in one interval.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -57,6 +62,7 @@ class JournalSettings(BaseModel):
     full_policy: FullPolicy = "refuse"
     max_record_bytes: int = Field(default=256 * 1024, ge=64, le=500_000)
     adopt_interval_seconds: float = Field(default=10.0, ge=0)
+    progress_interval_ms: int = Field(default=1000, ge=1)
 
     @model_validator(mode="after")
     def _bounds(self) -> JournalSettings:

@@ -223,20 +223,26 @@ class Shipper:
             else:
                 buf = await asyncio.to_thread(_pread_path, seg, want, start)
             out: list[Shipment] = []
-            end = 0
+            end = local = 0
             for rec in fmt.decode(buf, 0, self._max_payload):
-                out.append(Shipment(seg, rec.ts_us, rec.key, rec.value, trace=rec.trace))
                 end = rec.end
-            if not out and want:
+                if rec.local:  # a recovery checkpoint: read back only by an adopter, never shipped
+                    local += 1
+                    continue
+                out.append(Shipment(seg, rec.ts_us, rec.key, rec.value, trace=rec.trace))
+            if not end and want:
                 # Unreachable for a journal this code wrote or validated; never loop on it.
                 log.error("journal_unreadable_record", segment=seg.path.name, offset=start)
                 seg.records = seg.read_records
                 seg.read_offset = seg.size
                 continue
             seg.read_offset = start + end
-            seg.read_records += len(out)
+            seg.read_records += len(out) + local
+            seg.acked += local
             if seg.read_offset >= seg.size and seg.sealed:
                 self._close_read_fd(seg)
+            if local:
+                self._on_acked([])  # done with them: their segment may go
             return out
         return []
 

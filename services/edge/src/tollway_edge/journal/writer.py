@@ -86,9 +86,10 @@ class JournalWriter:
         """Append time of the oldest record not yet written."""
         return self._pending_first_ts_us
 
-    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
-        """Buffer one record (``trace``: its W3C trace context, ``format.encode``) for this
-        loop pass's write; False (and ``on_drop``) when it cannot be kept."""
+    def append(self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False) -> bool:
+        """Buffer one record (``trace``: its W3C trace context; ``local``: never shipped;
+        ``format.encode``) for this loop pass's write; False (and ``on_drop``) when it
+        cannot be kept."""
         if self._closed:
             self._on_drop("closing", 1)
             return False
@@ -100,7 +101,7 @@ class JournalWriter:
             self._on_drop("journal_full", 1)
             return False
         ts_us = time.time_ns() // 1000
-        self._pending.append(fmt.encode(key, value, ts_us, trace))
+        self._pending.append(fmt.encode(key, value, ts_us, trace, local=local))
         self._pending_bytes += size
         if self._pending_first_ts_us is None:
             self._pending_first_ts_us = ts_us

@@ -127,6 +127,7 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             targets = build_targets(upstreams, endpoint, deployments, parsed, entry, request.headers)
         except TranslationError as err:
             raise from_translation(err) from None
+        call.recovery = (lambda: estimate_prompt_tokens(parsed.body), entry.prices)  # the body sent
         answer = await forward(
             call,
             upstreams,

@@ -182,6 +182,8 @@ async def relay_stream(
                             outcome = "cut"
                             call.error_type = "stream_limit_reached"
                 call.sent_tokens += n
+                if n:
+                    call.progress()  # at most once per interval: what an adopter bills if we die
                 if events:  # what the client got: the end events echo its ids (and sequence)
                     terminator.observe(events[0])
                     if len(events) > 1:
