@@ -26,7 +26,7 @@ from tollway_contracts.events import (
 from tollway_contracts.redaction import AppliedLanguagePolicy, RedactionPolicy
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.auth.principals import Principal
-from tollway_edge.journal import UsageJournal, recovery
+from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import USAGE_ESTIMATED
 from tollway_edge.usage import Tokens
 
@@ -159,11 +159,12 @@ class Call:
         """Emit ``started`` once, just before the first provider attempt."""
         if not self.started_sent:
             self.started_sent = True
-            self._emit("started")
-            if self.recovery is not None and self._journal is not None and self.principal is not None:
+            started = self._emit("started")
+            if self.recovery is not None and started is not None and self._journal is not None:
                 estimate, prices = self.recovery
                 key = self.request_id.encode()
-                self._journal.append(key, recovery.open_checkpoint(estimate(), prices), local=True)
+                value = self._journal.open_calls.opened(key, started, estimate(), prices)
+                self._journal.append(key, value, local=True)  # right after `started`: adjacent
                 self._progress_due = time.monotonic() + self._journal.settings.progress_interval_ms / 1000
 
     def progress(self) -> None:
@@ -174,8 +175,10 @@ class Call:
             now = time.monotonic()
             if now >= self._progress_due:
                 self._progress_due = now + self._journal.settings.progress_interval_ms / 1000
-                value = recovery.progress_checkpoint(self.sent_tokens)
-                self._journal.append(self.request_id.encode(), value, local=True)
+                key = self.request_id.encode()
+                self._journal.append(
+                    key, self._journal.open_calls.progress(key, self.sent_tokens), local=True
+                )
 
     def completed(self, status: int, tokens: Tokens | None = None, cost: int | None = None) -> None:
         """Emit the terminal ``completed`` event (once) with the provider's usage."""
@@ -191,14 +194,14 @@ class Call:
         self.error_type = error_type
         self._emit("failed", tokens, cost)
 
-    def _emit(self, type_: EventType, tokens: Tokens | None = None, cost: int | None = None) -> None:
+    def _emit(self, type_: EventType, tokens: Tokens | None = None, cost: int | None = None) -> bytes | None:
         """Build this call's usage event v1 (``tollway_contracts.events.UsageEvent``,
         the contract's one definition) and append it to the journal, encoded by
-        the contract's strict encoder. The terminal event settles a local
-        admission reservation with the actuals first."""
+        the contract's strict encoder; returns the encoded event (None: none). The
+        terminal event settles a local admission reservation with the actuals first."""
         p = self.principal
         if p is None or self._journal is None or not self.metered:
-            return  # unauthenticated or unmetered: metrics only, never an event
+            return None  # unauthenticated or unmetered: metrics only, never an event
         ticket = self.ticket
         if type_ == "started":
             event = UsageEvent(
@@ -224,9 +227,11 @@ class Call:
             )
         else:
             if self.terminal_sent:
-                return
+                return None
             self.terminal_sent = True
-            self._progress_due = 0.0
+            if self._progress_due:  # registered as open (``journal.recovery``)
+                self._progress_due = 0.0
+                self._journal.open_calls.closed(self.request_id.encode())
             if ticket is not None and self._admission is not None:
                 self._admission.finish(ticket, None if tokens is None else tokens.total_tokens, cost)
             ttft = self.ttft_ms()
@@ -269,9 +274,11 @@ class Call:
             )
         if self.span is not None and type_ != "started":
             self._trace_outcome(tokens, cost)
-        self._journal.append(self.request_id.encode(), encode_usage_event(event), self.trace_context)
+        value = encode_usage_event(event)
+        self._journal.append(self.request_id.encode(), value, self.trace_context)
         if event.usage_estimated:
             USAGE_ESTIMATED.labels(self.error_type or "none").inc()
+        return value
 
     def _trace_outcome(self, tokens: Tokens | None, cost: int | None) -> None:
         """The terminal outcome on the server span (GenAI conventions; no text)."""

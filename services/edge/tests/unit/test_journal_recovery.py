@@ -163,3 +163,44 @@ def test_an_open_checkpoint_without_its_started_event_is_not_billed(tmp_path: Pa
         assert recovery.recover([jdir], MAX) == []
     finally:
         jdir.release(remove=False)
+
+
+async def test_a_new_segment_restates_the_calls_in_flight(tmp_path: Path) -> None:
+    """The segment holding a call's `started` may be acknowledged and deleted while the
+    call runs: every new segment starts with the open calls, so an adopter still bills it."""
+    from tollway_edge.journal import JournalSettings
+    from tollway_edge.journal.writer import JournalWriter
+
+    settings = JournalSettings(root_dir=tmp_path, segment_bytes=8192, max_record_bytes=4096)
+    jdir = segments.create_own(tmp_path)
+    calls = recovery.OpenCalls()
+    writer = JournalWriter(
+        jdir, settings, on_written=lambda: None, on_drop=lambda r, n: None, carry=calls.frames
+    )
+    writer.start()
+    rid, done = uuid.uuid4(), uuid.uuid4()
+    key, done_key = str(rid).encode(), str(done).encode()
+    for r, k in ((rid, key), (done, done_key)):
+        event = started(r)
+        writer.append(k, event)
+        writer.append(k, calls.opened(k, event, 33, PRICES), local=True)
+    writer.append(key, calls.progress(key, 17), local=True)
+    writer.append(done_key, terminal(done))
+    calls.closed(done_key)
+    await writer.written()
+    while len(jdir.segments) < 3:  # other calls' events roll the segment twice
+        writer.append(b"other", terminal(uuid.uuid4()))
+        await writer.written()
+    await writer.close()
+    first = jdir.segments.popleft()  # acknowledged and deleted: `started` of both calls is gone
+    first.path.unlink()
+    jdir.release(remove=False)
+    orphan = segments.try_adopt(jdir.path, MAX)
+    assert orphan is not None
+    try:
+        out = recovery.recover([orphan], MAX)
+    finally:
+        orphan.release(remove=False)
+    assert [k for k, _ in out] == [key]  # the ended call was not carried
+    event = decode_usage_event(out[0][1])
+    assert (event.prompt_tokens, event.completion_tokens, event.request_id) == (33, 17, rid)

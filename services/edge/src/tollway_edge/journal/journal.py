@@ -83,6 +83,7 @@ class UsageJournal:
         self._own: JournalDir | None = None
         self._writer: JournalWriter | None = None
         self._adopted: list[JournalDir] = []
+        self.open_calls = recovery.OpenCalls()  # calls between `started` and their end (``recovery``)
         self._shipper = Shipper(
             bootstrap_servers,
             topic,
@@ -178,7 +179,13 @@ class UsageJournal:
         """
         own = await asyncio.to_thread(segments.create_own, self.settings.root_dir)
         self._own = own
-        self._writer = JournalWriter(own, self.settings, on_written=self._shipper.wake, on_drop=self._drop)
+        self._writer = JournalWriter(
+            own,
+            self.settings,
+            on_written=self._shipper.wake,
+            on_drop=self._drop,
+            carry=self.open_calls.frames,
+        )
         self._writer.start()
         self._ship_task = asyncio.create_task(self._shipper.run(), name="journal-shipper")
         self._adopt_task = asyncio.create_task(self._adopt_loop(), name="journal-adopt")

@@ -16,6 +16,10 @@ never shipped to Kafka) beside its events, keyed by the request id:
   ``progress_interval_ms`` per call, batched into the loop pass's one write
   like every other append.
 
+A new segment starts with a re-statement of every open call
+(:class:`OpenCalls`), so deleting an acknowledged segment never loses the
+checkpoint of a call still in flight.
+
 When a journal is adopted (its process is dead: ``segments``), :func:`recover`
 reads it whole and, for every call with an open checkpoint and no terminal
 event in any adopted journal, builds the terminal event the dead worker never
@@ -94,12 +98,14 @@ class _TypeOnly(msgspec.Struct):
 
 
 _TYPE_DEC = msgspec.json.Decoder(_TypeOnly)
+_EVENT_PREFIX = b'{"schema_version"'  # how every encoded usage event starts (field order of the Struct)
 
 
-def open_checkpoint(prompt_tokens: int, prices: Prices) -> bytes:
+def open_checkpoint(prompt_tokens: int, prices: Prices, completion_tokens: int = 0) -> bytes:
     """The open checkpoint's value (appended right after the call's ``started`` event)."""
     return _ENC.encode(
         Checkpoint(
+            c=completion_tokens,
             p=prompt_tokens,
             i=prices.input,
             o=prices.output,
@@ -112,6 +118,52 @@ def open_checkpoint(prompt_tokens: int, prices: Prices) -> bytes:
 def progress_checkpoint(completion_tokens: int) -> bytes:
     """A progress checkpoint's value: the completion tokens relayed so far."""
     return b'{"c":%d}' % completion_tokens
+
+
+class OpenCalls:
+    """This process's calls between their ``started`` and terminal events (the registry a
+    segment roll carries forward).
+
+    A segment is deleted once Kafka acknowledged all it holds, which may be
+    while a call whose ``started`` and open checkpoint it holds is still in
+    flight. So the writer starts every new segment with :meth:`frames`: for
+    each open call, a local copy of its ``started`` event and its open
+    checkpoint with the completion so far. The live segments therefore always
+    hold what an adopter needs for every open call. Memory: about 1 KB per
+    call in flight.
+    """
+
+    __slots__ = ("_calls",)
+
+    def __init__(self) -> None:
+        self._calls: dict[bytes, tuple[bytes, int, Prices, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    def opened(self, key: bytes, started: bytes, prompt_tokens: int, prices: Prices) -> bytes:
+        """Register a call (``started``: its event as journaled); returns its open checkpoint's value."""
+        self._calls[key] = (started, prompt_tokens, prices, 0)
+        return open_checkpoint(prompt_tokens, prices)
+
+    def progress(self, key: bytes, completion_tokens: int) -> bytes:
+        """Note a call's completion so far; returns its progress checkpoint's value."""
+        known = self._calls.get(key)
+        if known is not None:
+            self._calls[key] = (known[0], known[1], known[2], completion_tokens)
+        return progress_checkpoint(completion_tokens)
+
+    def closed(self, key: bytes) -> None:
+        """The call's terminal event is journaled: forget it."""
+        self._calls.pop(key, None)
+
+    def frames(self, ts_us: int) -> list[bytes]:
+        """Encoded local records re-stating every open call (for the start of a new segment)."""
+        out: list[bytes] = []
+        for key, (started, prompt, prices, completion) in self._calls.items():
+            out.append(fmt.encode(key, started, ts_us, local=True))
+            out.append(fmt.encode(key, open_checkpoint(prompt, prices, completion), ts_us, local=True))
+        return out
 
 
 @dataclass(slots=True)
@@ -179,14 +231,18 @@ def recover(dirs: Sequence[JournalDir], max_payload: int) -> list[tuple[bytes, b
         prev: fmt.Record | None = None
         for rec in _records(jdir, max_payload):
             try:
-                if rec.local:
+                if rec.local and rec.value.startswith(_EVENT_PREFIX):
+                    pass  # a carried copy of a `started` event (``OpenCalls.frames``): read as `prev`
+                elif rec.local:
                     cp = _DEC.decode(rec.value)
                     if cp.p is not None:
                         if prev is not None and prev.key == rec.key:
                             prices = Prices(
                                 input=cp.i, output=cp.o, cached_input=cp.ci, cache_write_input=cp.cw
                             )
-                            opens[rec.key] = _Open(prev.value, cp.p, prices, cp.c, rec.ts_us)
+                            was = opens.get(rec.key)
+                            done = max(cp.c, was.completion) if was is not None else cp.c
+                            opens[rec.key] = _Open(prev.value, cp.p, prices, done, rec.ts_us)
                     else:
                         known = opens.get(rec.key)
                         if known is not None:

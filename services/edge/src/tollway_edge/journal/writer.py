@@ -38,6 +38,8 @@ class JournalWriter:
         settings: bounds and intervals.
         on_written: called after each successful write (wakes the shipper).
         on_drop: ``on_drop(reason, count)`` for records that were not journaled.
+        carry: ``carry(ts_us)`` gives the framed records every new segment starts
+            with (``recovery.OpenCalls.frames``: the calls still in flight).
     """
 
     def __init__(
@@ -47,11 +49,13 @@ class JournalWriter:
         *,
         on_written: Callable[[], None],
         on_drop: DropCallback,
+        carry: Callable[[int], list[bytes]] | None = None,
     ) -> None:
         self.dir = jdir
         self._settings = settings
         self._on_written = on_written
         self._on_drop = on_drop
+        self._carry = carry
         self._pending: list[bytes] = []
         self._pending_bytes = 0
         self._pending_first_ts_us: int | None = None
@@ -146,6 +150,9 @@ class JournalWriter:
             if seg is None:
                 self._on_drop("journal_write_error", count)
                 return
+            if self._carry is not None:  # the calls still in flight, re-stated (local records)
+                carried = self._carry(time.time_ns() // 1000)
+                data, count = b"".join([*carried, data]), count + len(carried)
         before = seg.size
         buf = fmt.MAGIC + data if before == 0 else data
         assert seg.fd is not None
