@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import math
 import os
 import shutil
 import signal
@@ -36,7 +37,7 @@ import orjson
 import yaml
 
 from tollway_contracts.catalogue import Prices
-from tollway_testing.oracle import OracleReport, check
+from tollway_testing.oracle import Bound, OracleReport, check
 
 ROOT = Path(__file__).resolve().parents[2]
 EDGE_IT = ROOT / "services/edge/tests/integration"
@@ -63,6 +64,18 @@ processes = _load("processes")
 principals = _load("principals_schema")
 free_port = processes.free_port
 wait_http = processes.wait_http
+
+
+PROGRESS_INTERVAL_MS = 200
+"""The edges' ``journal_progress_interval_ms`` here (default 1 s): a stream's relayed
+completion is journaled at most this often, so a killed worker's stream is billed
+at most one interval's tokens short (``journal.recovery``)."""
+STREAM_CHUNK_MS = 30
+"""The load's streams: one token per chunk, this far apart (``slow-stream``)."""
+BOUND = Bound(relayed_tokens=math.ceil(PROGRESS_INTERVAL_MS / STREAM_CHUNK_MS) + 5)
+"""The oracle's bound: the estimator's for prompts; for a killed worker's stream, the
+tokens of one progress interval plus 5 (chunks the provider had written or the worker
+had read but not yet relayed when it died)."""
 
 
 def prices_of(record: dict[str, Any]) -> Prices:
@@ -311,6 +324,7 @@ class Rig:
             "TOLLWAY_EDGE_EXPECTED_PROCESSES": "2",
             "TOLLWAY_LOG_LEVEL": "INFO",
             "TOLLWAY_EDGE_JOURNAL_ADOPT_INTERVAL_SECONDS": "1",
+            "TOLLWAY_EDGE_JOURNAL_PROGRESS_INTERVAL_MS": str(PROGRESS_INTERVAL_MS),
             "TOLLWAY_EDGE_ACCEPT_GRACE_SECONDS": "0.5",
             "TOLLWAY_EDGE_DRAIN_DEADLINE_SECONDS": "10",
             "TOLLWAY_EDGE_REDACTOR_URLS": "",
@@ -404,7 +418,7 @@ class Rig:
                 rows = await self.ledger_rows()
             except asyncpg.UndefinedTableError:
                 rows = []
-            report = check(records, rows, prices_of)
+            report = check(records, rows, prices_of, bound=BOUND)
             if report.lost == 0 and report.null_cost == 0 or time.monotonic() - start > within_s:
                 return report, time.monotonic() - start
             await asyncio.sleep(0.5)
@@ -534,6 +548,8 @@ def row_for_docs(name: str, held: str, out: Outcome, report: OracleReport, comma
         "lost": report.lost,
         "null_cost": report.null_cost,
         "estimated": report.estimated_rows,
+        "adopted": report.adopted_rows,
+        "adopted_unbilled": report.adopted_unbilled,
         "out_of_bound": report.out_of_bound,
         "client_errors": out.errors,
         "command": command,

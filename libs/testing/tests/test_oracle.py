@@ -136,3 +136,35 @@ def test_a_bill_for_an_answer_the_provider_never_gave_is_phantom() -> None:
     # a refused call's `failed` row without tokens is fine
     report = check([rec(a), refused], [row(a), row(b, None, None, status="failed")], prices_of)
     assert report.clean
+
+
+def test_a_dead_workers_call_billed_by_its_adopter_is_judged_by_the_relayed_bound() -> None:
+    """``edge_worker_lost`` rows: completion never above the provider's, a stream at most
+    ``relayed_tokens`` below it, a non-streamed call anything below (nothing was relayed)."""
+    a, b, c, d = ids(4)
+    left = {"usage_estimated": True, "status": "failed", "error_type": "edge_worker_lost"}
+    bound = Bound(relayed_tokens=8)
+    report = check(
+        [rec(a, 10, 20), rec(b, 10, 20), rec(c, 10, 20), rec(d, 10, 20)],
+        [
+            row(a, 13, 12, stream=True, **left),  # 8 under: inside
+            row(b, 13, 11, stream=True, **left),  # 9 under: outside
+            row(c, 13, 0, stream=False, **left),  # non-streamed: nothing relayed, inside
+            row(d, 13, 21, stream=True, **left),  # over the provider: outside
+        ],
+        prices_of,
+        bound=bound,
+    )
+    assert report.adopted_rows == 4 and report.estimated_rows == 4
+    assert {p.request_id for p in report.problems()} == {b, d}
+    assert report.out_of_bound == 2
+    assert check([rec(a, 10, 20)], [row(a, 13, 0, stream=True, **left)], prices_of).clean  # no relayed bound
+
+
+def test_a_dead_workers_call_the_provider_never_billed_is_counted_apart_not_phantom() -> None:
+    a, b = ids(2)
+    left = {"usage_estimated": True, "status": "failed", "error_type": "edge_worker_lost"}
+    unbilled = rec(a, billable=False, usage_reported=False)  # the provider saw it, answered no 200
+    report = check([unbilled], [row(a, 13, 0, stream=False, **left), row(b, 13, 0, **left)], prices_of)
+    assert report.adopted_unbilled == 1  # a: heard of by the provider
+    assert report.phantom == 1  # b: the provider never heard of it at all

@@ -28,6 +28,18 @@ compares them, pure (no I/O), so it is unit-tested on its own:
 - a row billed as exact while the provider's usage never arrived, or a
   row marked estimated while it did, is a ``mismatch`` too only when its
   counts are off: the flag itself is reported (``estimated_rows``);
+- a row billed by an adopter for a call its dead worker left in flight
+  (``error_type = "edge_worker_lost"``, ``tollway_edge.journal.recovery``)
+  is estimated too: its prompt within :class:`Bound`, its completion never
+  above the provider's and at most :attr:`Bound.relayed_tokens` below it for
+  a stream (the tokens relayed in one progress interval, plus those in
+  flight when the worker died), anything up to the whole completion for a
+  non-streamed call (nothing of it was relayed); counted in ``adopted_rows``.
+  The adopter cannot know whether the provider finished: a call whose
+  worker died before the provider's answer is billed its prompt estimate,
+  while the fake provider bills nothing without a 200; such a row (the
+  provider logged the request, not billably) is counted in
+  ``adopted_unbilled``, not ``phantom``;
 - ``duplicates``: more than one ledger row for one request id;
 - ``phantom``: a ledger row billing tokens for a request id the provider
   never answered billably (billed for nothing).
@@ -60,10 +72,26 @@ class Bound:
 
     relative: float = 0.25
     slack_tokens: int = 3
+    relayed_tokens: int | None = None
+    """Under-count allowed for the completion of a stream billed by an adopter
+    (``edge_worker_lost``), tokens: what the provider sends in one of the
+    edge's ``journal_progress_interval_ms``, plus what was in flight; None:
+    any under-count (never an over-count)."""
 
     def allows(self, billed: int, provider: int) -> bool:
         """True when ``billed`` is within the bound of ``provider``."""
         return abs(billed - provider) <= math.ceil(self.relative * provider) + self.slack_tokens
+
+    def allows_left_call(self, billed: int, provider: int, stream: bool) -> bool:
+        """True when the completion billed for a dead worker's call is within its bound."""
+        under = provider - billed
+        if under < 0:
+            return False
+        return not stream or self.relayed_tokens is None or under <= self.relayed_tokens
+
+
+LEFT_CALL_ERROR = "edge_worker_lost"
+"""``error_type`` of a row an adopter billed for a call its dead worker left in flight."""
 
 
 @dataclass(slots=True)
@@ -91,6 +119,8 @@ class OracleReport:
     ledger_rows: int = 0
     exact_rows: int = 0
     estimated_rows: int = 0
+    adopted_rows: int = 0
+    adopted_unbilled: int = 0
     token_diff: int = 0
     micro_usd_diff: int = 0
     estimated_token_diff: int = 0
@@ -130,6 +160,8 @@ class OracleReport:
                 "ledger_rows",
                 "exact_rows",
                 "estimated_rows",
+                "adopted_rows",
+                "adopted_unbilled",
                 "token_diff",
                 "micro_usd_diff",
                 "estimated_token_diff",
@@ -185,7 +217,9 @@ def check(
     """
     bound = bound or Bound()
     billable: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    seen: set[str] = set()
     for r in provider_records:
+        seen.add(str(r["request_id"]))
         if r.get("billable"):
             billable[str(r["request_id"])].append(r)
     rows: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -232,7 +266,12 @@ def check(
             own_cost = cost_micro_usd(
                 prices_of(recs[0]), prompt_tokens=l_prompt, completion_tokens=l_completion
             )
-            if not (bound.allows(l_prompt, p_prompt) and bound.allows(l_completion, p_completion)):
+            if row.get("error_type") == LEFT_CALL_ERROR:
+                report.adopted_rows += 1
+                completion_ok = bound.allows_left_call(l_completion, p_completion, bool(row.get("stream")))
+            else:
+                completion_ok = bound.allows(l_completion, p_completion)
+            if not (bound.allows(l_prompt, p_prompt) and completion_ok):
                 report.out_of_bound += 1
                 check_.verdict = "out_of_bound"
             elif l_cost != own_cost:
@@ -252,6 +291,9 @@ def check(
         if rid in billable:
             continue
         for row in rs:
+            if row.get("error_type") == LEFT_CALL_ERROR and rid in seen:
+                report.adopted_unbilled += 1  # the provider heard of it; its worker died before the answer
+                continue
             if (
                 _int(row.get("prompt_tokens"))
                 or _int(row.get("completion_tokens"))
