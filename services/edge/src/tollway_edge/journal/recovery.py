@@ -101,18 +101,28 @@ _TYPE_DEC = msgspec.json.Decoder(_TypeOnly)
 _EVENT_PREFIX = b'{"schema_version"'  # how every encoded usage event starts (field order of the Struct)
 
 
+_PRICES_JSON: dict[int, tuple[Prices, bytes]] = {}
+
+
+def _prices_json(prices: Prices) -> bytes:
+    """``"i":…,"o":…[,"ci":…][,"cw":…]}`` of ``prices``, kept per catalogue object (a call's
+    path: encoding it each time cost about 1 µs)."""
+    hit = _PRICES_JSON.get(id(prices))
+    if hit is not None and hit[0] is prices:
+        return hit[1]
+    tail = _ENC.encode(
+        Checkpoint(i=prices.input, o=prices.output, ci=prices.cached_input, cw=prices.cache_write_input)
+    )[1:]
+    if len(_PRICES_JSON) >= 1024:  # catalogue reloads: forget the old objects
+        _PRICES_JSON.clear()
+    _PRICES_JSON[id(prices)] = (prices, tail)
+    return tail
+
+
 def open_checkpoint(prompt_tokens: int, prices: Prices, completion_tokens: int = 0) -> bytes:
-    """The open checkpoint's value (appended right after the call's ``started`` event)."""
-    return _ENC.encode(
-        Checkpoint(
-            c=completion_tokens,
-            p=prompt_tokens,
-            i=prices.input,
-            o=prices.output,
-            ci=prices.cached_input,
-            cw=prices.cache_write_input,
-        )
-    )
+    """The open checkpoint's value (appended right after the call's ``started`` event):
+    a :class:`Checkpoint` as JSON."""
+    return b'{"c":%d,"p":%d,' % (completion_tokens, prompt_tokens) + _prices_json(prices)
 
 
 def progress_checkpoint(completion_tokens: int) -> bytes:
