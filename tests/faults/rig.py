@@ -37,6 +37,7 @@ import orjson
 import yaml
 
 from tollway_contracts.catalogue import Prices
+from tollway_testing.fake_provider.counting import completion_words
 from tollway_testing.oracle import Bound, OracleReport, check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,10 +73,22 @@ completion is journaled at most this often, so a killed worker's stream is bille
 at most one interval's tokens short (``journal.recovery``)."""
 STREAM_CHUNK_MS = 30
 """The load's streams: one token per chunk, this far apart (``slow-stream``)."""
-BOUND = Bound(relayed_tokens=math.ceil(PROGRESS_INTERVAL_MS / STREAM_CHUNK_MS) + 5)
+
+
+def answer_text_tokens(n: int) -> int:
+    """The edge's text rule (ceil(bytes / 4), ``usage.estimate_answer_tokens``) for the
+    fake provider's non-streamed answer of ``n`` tokens (its words, one per token)."""
+    return math.ceil(len(" ".join(completion_words(n)).encode()) / 4)
+
+
+BOUND = Bound(
+    relayed_tokens=math.ceil(PROGRESS_INTERVAL_MS / STREAM_CHUNK_MS) + 5,
+    answer_text_tokens=answer_text_tokens,
+)
 """The oracle's bound: the estimator's for prompts; for a killed worker's stream, the
 tokens of one progress interval plus 5 (chunks the provider had written or the worker
-had read but not yet relayed when it died)."""
+had read but not yet relayed when it died); for a non-streamed answer without usage,
+the text rule applied to the provider's text."""
 
 
 def prices_of(record: dict[str, Any]) -> Prices:

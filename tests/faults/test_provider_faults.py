@@ -58,6 +58,42 @@ async def test_provider_500_stall_and_cut(rig_args: dict[str, Any]) -> None:
     assert report.estimated_rows > 0  # the cut streams: billed from what was relayed
 
 
+async def test_provider_answers_without_usage(rig_args: dict[str, Any]) -> None:
+    """The provider answers 30 non-streamed calls and 10 streams in full but
+    without their usage: each is billed by estimate (``usage_estimated``), never
+    NULL cost: the prompt by the estimator, a non-stream's completion by the text
+    rule (ceil(bytes / 4) of its answer), a stream's by its relayed deltas."""
+    async with rig(**rig_args) as r:
+        task = asyncio.create_task(load(r, 8))
+        await asyncio.sleep(2)
+        await r.set_fault(
+            {
+                "model:fake-model": {"omit_usage": True, "times": 30},
+                "model:fake-stream-c20-i30": {"omit_usage": True, "times": 10},
+            }
+        )
+        out = await task
+        report, _ = await r.settle_and_check()
+        records = await r.provider_records()
+    write_result(
+        rig_args["basetemp"],
+        row_for_docs(
+            "provider answers without usage: 30 non-streamed, 10 streams",
+            "8 clients, 8 s",
+            out,
+            report,
+            CMD.format(k="without_usage"),
+        ),
+    )
+    assert out.failed == 0, out.errors
+    assert report.clean, (report.summary(), report.problems()[:5])
+    unreported = {x["request_id"] for x in records if x.get("billable") and not x.get("usage_reported")}
+    assert len(unreported) == 40, len(unreported)
+    estimated = {d.request_id for d in report.details if d.estimated}
+    assert estimated == unreported  # exactly those, all within their bound, none NULL
+    assert report.null_cost == 0
+
+
 async def test_clients_leaving_mid_stream(rig_args: dict[str, Any]) -> None:
     async with rig(**rig_args) as r:
         out = await load(r, 10, leave_every=2)

@@ -40,6 +40,8 @@ compares them, pure (no I/O), so it is unit-tested on its own:
   while the fake provider bills nothing without a 200; such a row (the
   provider logged the request, not billably) is counted in
   ``adopted_unbilled``, not ``phantom``;
+- a non-streamed 200 without the provider's usage is billed by estimate, its
+  completion by the text rule (:attr:`Bound.answer_text_tokens`);
 - ``duplicates``: more than one ledger row for one request id;
 - ``phantom``: a ledger row billing tokens for a request id the provider
   never answered billably (billed for nothing).
@@ -77,6 +79,13 @@ class Bound:
     (``edge_worker_lost``), tokens: what the provider sends in one of the
     edge's ``journal_progress_interval_ms``, plus what was in flight; None:
     any under-count (never an over-count)."""
+
+    answer_text_tokens: Callable[[int], int] | None = None
+    """For a non-streamed answer billed by estimate (a 200 without usage: the edge
+    counts ceil(bytes / 4) of the answer's text, ``usage.estimate_answer_tokens``):
+    that rule's count for the provider's answer of N tokens (the fake provider's
+    text is known: ``counting.completion_words``). The billed completion must be
+    within the bound of it. None: within the bound of the provider's count."""
 
     def allows(self, billed: int, provider: int) -> bool:
         """True when ``billed`` is within the bound of ``provider``."""
@@ -269,6 +278,12 @@ def check(
             if row.get("error_type") == LEFT_CALL_ERROR:
                 report.adopted_rows += 1
                 completion_ok = bound.allows_left_call(l_completion, p_completion, bool(row.get("stream")))
+            elif (
+                bound.answer_text_tokens is not None
+                and row.get("status") == "completed"
+                and not row.get("stream")
+            ):
+                completion_ok = bound.allows(l_completion, bound.answer_text_tokens(p_completion))
             else:
                 completion_ok = bound.allows(l_completion, p_completion)
             if not (bound.allows(l_prompt, p_prompt) and completion_ok):

@@ -9,6 +9,7 @@ msgspec Struct) and encoded by its strict encoder.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,58 @@ def estimated_tokens(prompt_tokens: int, completion_tokens: int) -> Tokens:
     """Tokens of an early-ended call: the prompt estimate and the completion
     tokens counted from the stream (one per content delta, ``admission.bounds``)."""
     return Tokens(prompt_tokens, completion_tokens, 0, 0, prompt_tokens + completion_tokens)
+
+
+def _answer_text_bytes(item: Any) -> int:
+    """UTF-8 bytes of the generated text in one choice / output item / content block."""
+    if type(item) is not dict:
+        return 0
+    n = 0
+    for k in ("text", "refusal", "arguments"):  # legacy completions, refusals, Responses function calls
+        if type(item.get(k)) is str:
+            n += len(item[k].encode())
+    if "input" in item and item.get("type") == "tool_use":  # Anthropic's tool call
+        n += len(orjson.dumps(item["input"]))
+    message = item.get("message")
+    if type(message) is dict:  # chat
+        n += _text_bytes(message.get("content"))
+        if type(message.get("refusal")) is str:
+            n += len(message["refusal"].encode())
+        calls = message.get("tool_calls")
+        if type(calls) is list:
+            for c in calls:
+                fn = c.get("function") if type(c) is dict else None
+                if type(fn) is dict:
+                    n += sum(len(fn[k].encode()) for k in ("name", "arguments") if type(fn.get(k)) is str)
+    content = item.get("content")
+    if type(content) is list:  # Responses' message output item
+        n += sum(_answer_text_bytes(part) for part in content)
+    return n
+
+
+def estimate_answer_tokens(answer: dict[str, Any]) -> int | None:
+    """The edge's estimate of a non-streamed answer's completion tokens (tokens), for a
+    200 whose provider reported no usage (``usage_estimated``): ceil(UTF-8 bytes of the
+    generated text / 4), the prompt estimator's rule (:func:`estimate_prompt_tokens`:
+    about ±25 % for English text). Text: chat's ``choices[].message`` content, refusal
+    and tool calls' name and arguments; legacy completions' ``choices[].text``;
+    Responses' ``output`` items (text parts, function call arguments); Anthropic's
+    ``content`` blocks (text, tool input JSON). None when the answer holds no
+    generated text list (embeddings, moderations: nothing to estimate).
+    """
+    for key in ("choices", "output", "content"):
+        items = answer.get(key)
+        if type(items) is list:
+            return math.ceil(sum(_answer_text_bytes(i) for i in items) / 4)
+    return None
+
+
+def estimated_answer(answer: dict[str, Any], prompt_estimate: Callable[[], int]) -> Tokens | None:
+    """Tokens of a non-streamed 200 without the provider's usage: the prompt by
+    ``prompt_estimate`` (:func:`estimate_prompt_tokens` of the body the provider got),
+    the completion by :func:`estimate_answer_tokens`; None when nothing can be estimated."""
+    completion = estimate_answer_tokens(answer)
+    return None if completion is None else estimated_tokens(prompt_estimate(), completion)
 
 
 def responses_usage(usage: Any) -> Tokens | None:

@@ -40,6 +40,10 @@ class Fault:
         cut_before_usage: a stream sends every content chunk and the finish,
             then drops the connection before its usage chunk/event.
         chunk_interval_ms: delay between stream content chunks (slow chunks).
+        omit_usage: answer in full but without the usage: a non-stream's JSON
+            has no ``usage`` (``anthropic``: no ``usage`` either); a stream sends
+            no usage chunk/event. The call is still billable (the provider
+            produced the tokens; its log has the counts, ``usage_reported: false``).
         times: apply to the next K matching requests only, then recover (the
             entry is removed). None = until cleared.
     """
@@ -55,6 +59,7 @@ class Fault:
     cut_after_chunks: int | None = None
     cut_before_usage: bool = False
     chunk_interval_ms: float | None = None
+    omit_usage: bool = False
     times: int | None = None
 
     @classmethod
@@ -70,7 +75,7 @@ class Fault:
         unknown = set(value) - known
         if unknown:
             raise ValueError(f"unknown fault fields {sorted(unknown)}; known: {sorted(known)}")
-        for key in ("refuse", "cut_after_headers", "cut_before_usage"):
+        for key in ("refuse", "cut_after_headers", "cut_before_usage", "omit_usage"):
             if key in value and not isinstance(value[key], bool):
                 raise ValueError(f"{key} must be true or false")
         for key in ("status", "stall_after_chunks", "cut_after_chunks", "times"):

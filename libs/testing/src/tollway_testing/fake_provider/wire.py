@@ -88,6 +88,8 @@ async def send_json(
     if wait > 0 and not await pause(request, wait):
         call.finish(499, None, "client_disconnected")  # no 200: nothing to bill
         return web.Response(status=499)
+    if f.omit_usage and isinstance(payload, dict):
+        payload, usage_object = {k: v for k, v in payload.items() if k != "usage"}, None
     body = orjson.dumps(payload)
     cut = f.cut_after_chunks is not None or f.cut_before_usage or f.cut_after_headers
     if not f.stall_after_headers_ms and not cut:
@@ -182,7 +184,8 @@ async def send_stream(call: Call, plan: StreamPlan, ttft: float, interval: float
             await flush()
             call.finish(200, so_far(), "disconnect", billable=True, chunks_sent=sent_chunks)
             drop_connection(request)
-        if plan.usage_event is not None:
+        sends_usage = plan.usage_event is not None and not f.omit_usage
+        if sends_usage and plan.usage_event is not None:
             pending.append(plan.usage_event)
         pending.extend(plan.end)
         call.finish(
@@ -190,7 +193,7 @@ async def send_stream(call: Call, plan: StreamPlan, ttft: float, interval: float
             plan.usage,
             plan.finish_reason,
             billable=True,
-            usage_object=plan.usage_object if plan.usage_event is not None else None,
+            usage_object=plan.usage_object if sends_usage else None,
             chunks_sent=len(plan.chunks),
         )
         await resp.write(b"".join(pending))

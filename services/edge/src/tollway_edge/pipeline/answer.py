@@ -23,7 +23,7 @@ from tollway_edge.pipeline.cached import cache_entry
 from tollway_edge.pipeline.protocols import Endpoint, Translation
 from tollway_edge.state import EdgeState
 from tollway_edge.translate import TranslationError
-from tollway_edge.usage import Tokens
+from tollway_edge.usage import Tokens, estimated_answer
 
 JSON = "application/json"
 
@@ -71,6 +71,9 @@ def answer_json(
             tokens: Tokens | None = translated_tokens
         else:
             tokens = endpoint.usage_of(obj) if type(obj) is dict else None
+        if tokens is None and type(obj) is dict and call.recovery is not None:  # a 200 without usage
+            tokens = estimated_answer(obj, call.recovery[0])
+            call.usage_estimated = tokens is not None
         if call.span is not None and type(obj) is dict:
             _trace_finish_reasons(call, obj)
         if use is not None and use.directives.store and tokens is not None and type(obj) is dict:
