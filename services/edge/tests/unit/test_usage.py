@@ -132,3 +132,34 @@ def test_prompt_estimate_counts_tool_calls_tools_and_legacy_prompts() -> None:
     assert estimate_prompt_tokens({"prompt": "abcdefgh", "suffix": "x"}) == 2 + 1
     assert estimate_prompt_tokens({"prompt": [[1, 2, 3], [4]]}) == 4
     assert estimate_prompt_tokens({"model": "m"}) == 0
+
+
+def test_answer_estimate_counts_the_generated_text_by_the_prompt_rule() -> None:
+    from tollway_edge.usage import estimate_answer_tokens, estimated_answer
+
+    chat = {
+        "choices": [
+            {"message": {"role": "assistant", "content": "x" * 10}},
+            {
+                "message": {
+                    "content": None,
+                    "refusal": "no",
+                    "tool_calls": [{"function": {"name": "get", "arguments": '{"a":1}'}}],
+                }
+            },
+        ]
+    }
+    assert estimate_answer_tokens(chat) == -(-(10 + 2 + 3 + 7) // 4)
+    assert estimate_answer_tokens({"choices": [{"text": "y" * 9}]}) == 3  # legacy completions
+    responses = {"output": [{"type": "message", "content": [{"type": "output_text", "text": "z" * 8}]}]}
+    assert estimate_answer_tokens(responses) == 2
+    messages = {"content": [{"type": "text", "text": "abcd"}, {"type": "tool_use", "input": {"k": "v"}}]}
+    assert estimate_answer_tokens(messages) == -(-(4 + len(b'{"k":"v"}')) // 4)
+    assert estimate_answer_tokens({"data": [{"embedding": [0.1]}]}) is None  # nothing generated
+    tokens = estimated_answer({"choices": [{"text": "w" * 16}]}, lambda: 11)
+    assert tokens is not None and (tokens.prompt_tokens, tokens.completion_tokens, tokens.total_tokens) == (
+        11,
+        4,
+        15,
+    )
+    assert estimated_answer({"results": []}, lambda: 11) is None
