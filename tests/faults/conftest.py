@@ -32,3 +32,29 @@ async def rig_args(
         "topic": await fresh_topic(partitions=3),
         "dlq": await fresh_topic(partitions=1),
     }
+
+
+@pytest_asyncio.fixture
+async def quota_database(postgres_dsn: str) -> Any:
+    """A second fresh database, for a private quota service's own catalog (its migrations
+    would clash with the edge's stand-in principals tables in the rig's database)."""
+    import urllib.parse
+    import uuid
+
+    import asyncpg
+
+    name = f"tw_test_{uuid.uuid4().hex[:16]}"
+    conn = await asyncpg.connect(postgres_dsn, timeout=10)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    parts = urllib.parse.urlsplit(postgres_dsn)
+    try:
+        yield urllib.parse.urlunsplit(parts._replace(path="/" + name))
+    finally:
+        conn = await asyncpg.connect(postgres_dsn, timeout=10)
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()

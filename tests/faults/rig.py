@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -67,6 +67,8 @@ free_port = processes.free_port
 wait_http = processes.wait_http
 
 
+TENANT = "tn_faults"
+"""The tenant of the rig's key."""
 PROGRESS_INTERVAL_MS = 200
 """The edges' ``journal_progress_interval_ms`` here (default 1 s): a stream's relayed
 completion is journaled at most this often, so a killed worker's stream is billed
@@ -295,6 +297,7 @@ class Rig:
     edge_port: int = 0
     ledger_port: int = 0
     key: str = ""
+    key_id: str = ""
     edge_env: dict[str, str] = field(default_factory=dict)
     fake: subprocess.Popen[bytes] | None = None
     edge: subprocess.Popen[bytes] | None = None
@@ -310,11 +313,20 @@ class Rig:
         return f"http://127.0.0.1:{self.edge_port}"
 
     async def start(
-        self, edge_env: dict[str, str] | None = None, policy: dict[str, Any] | None = None
+        self,
+        edge_env: dict[str, str] | None = None,
+        policy: dict[str, Any] | None = None,
+        limits: list[dict[str, Any]] | None = None,
+        before_edge: Callable[[Rig], Awaitable[None]] | None = None,
     ) -> None:
-        """Schema, a key (with redaction ``policy``), the fake provider, the ledger and the edge; all ready."""
+        """Schema, a key (with redaction ``policy`` and ``limits``: ``Limit`` JSON objects,
+        scope_id ``"$key"`` = the key), the fake provider, the ledger, ``before_edge(rig)``
+        (e.g. seed a counter), and the edge; all ready."""
         await principals.create_principals_schema(self.db)
-        self.key, key_id, _ = await principals.upsert_key(self.db, PEPPER.encode(), tenant_id="tn_faults")
+        self.key, key_id, _ = await principals.upsert_key(
+            self.db, PEPPER.encode(), tenant_id=TENANT, limits=limits
+        )
+        self.key_id = key_id
         if policy is not None:
             await _load("redaction_support").set_policy(self.db, key_id, policy)
         remember_secret(self.basetemp, self.key)
@@ -345,6 +357,8 @@ class Rig:
         }
         self.start_ledger()
         await wait_http(f"{self.fake_url}/healthz", proc=self.fake)
+        if before_edge is not None:
+            await before_edge(self)
         await self.start_edge()
         await wait_http(f"http://127.0.0.1:{self.ledger_port}/healthz", within_s=60, proc=self.ledger)
 
@@ -452,13 +466,15 @@ async def rig(
     topic: str,
     dlq: str,
     policy: dict[str, Any] | None = None,
+    limits: list[dict[str, Any]] | None = None,
+    before_edge: Callable[[Rig], Awaitable[None]] | None = None,
     **edge_env: str,
 ) -> AsyncIterator[Rig]:
     """A started :class:`Rig`; everything stopped after (logs stay in ``tmp``)."""
     r = Rig(tmp=tmp, basetemp=basetemp, db=db, valkey_url=valkey_url, kafka=kafka, topic=topic, dlq_topic=dlq)
     (tmp / "journal").mkdir(exist_ok=True)
     try:
-        await r.start(edge_env, policy)
+        await r.start(edge_env, policy, limits, before_edge)
         yield r
     finally:
         r.stop_all()
