@@ -238,7 +238,8 @@ class Shipper:
                 continue
             seg.read_offset = start + end
             seg.read_records += len(out) + local
-            seg.acked += local
+            if not jdir.own:  # the own journal's writer counted them acknowledged when it wrote them
+                seg.acked += local
             if seg.read_offset >= seg.size and seg.sealed:
                 self._close_read_fd(seg)
             if local:

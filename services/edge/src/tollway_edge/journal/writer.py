@@ -58,6 +58,7 @@ class JournalWriter:
         self._carry = carry
         self._pending: list[bytes] = []
         self._pending_bytes = 0
+        self._pending_local = 0  # local records among them (never shipped: acknowledged once written)
         self._pending_first_ts_us: int | None = None
         self._scheduled = False
         self._waiters: list[asyncio.Future[None]] = []
@@ -83,7 +84,7 @@ class JournalWriter:
     @property
     def pending_records(self) -> int:
         """Records appended in this loop pass, not yet written."""
-        return len(self._pending)
+        return len(self._pending) - self._pending_local
 
     @property
     def pending_first_ts_us(self) -> int | None:
@@ -106,6 +107,7 @@ class JournalWriter:
             return False
         ts_us = time.time_ns() // 1000
         self._pending.append(fmt.encode(key, value, ts_us, trace, local=local))
+        self._pending_local += local
         self._pending_bytes += size
         if self._pending_first_ts_us is None:
             self._pending_first_ts_us = ts_us
@@ -134,16 +136,17 @@ class JournalWriter:
             return
         data = b"".join(self._pending)
         count = len(self._pending)
+        local, self._pending_local = self._pending_local, 0
         first_ts = self._pending_first_ts_us
         self._pending.clear()
         self._pending_bytes = 0
         self._pending_first_ts_us = None
         try:
-            self._write(data, count, first_ts)
+            self._write(data, count, first_ts, local)
         finally:
             self._wake_waiters()
 
-    def _write(self, data: bytes, count: int, first_ts: int | None) -> None:
+    def _write(self, data: bytes, count: int, first_ts: int | None, local: int = 0) -> None:
         seg = self._active
         if seg is None or (seg.records and seg.size + len(data) > self._settings.segment_bytes):
             seg = self._roll()
@@ -153,6 +156,7 @@ class JournalWriter:
             if self._carry is not None:  # the calls still in flight, re-stated (local records)
                 carried = self._carry(time.time_ns() // 1000)
                 data, count = b"".join([*carried, data]), count + len(carried)
+                local += len(carried)
         before = seg.size
         buf = fmt.MAGIC + data if before == 0 else data
         assert seg.fd is not None
@@ -176,11 +180,12 @@ class JournalWriter:
         self.write_failed = False
         seg.size += len(buf)
         seg.records += count
+        seg.acked += local  # local records never go to Kafka: nothing to wait for
         seg.dirty = True
         if seg.first_ts_us is None:
             seg.first_ts_us = first_ts
         self.disk_bytes += len(buf)
-        self.appended_total += count
+        self.appended_total += count - local
         self.batches_total += 1
         self._on_written()
 
