@@ -116,10 +116,12 @@ async def test_fsync_runs_on_the_interval(make_writer: object, monkeypatch: pyte
     await writer.close()
 
 
-async def test_write_error_is_counted_rolled_back_and_recovers(
+async def test_write_error_keeps_the_batch_rolls_back_and_recovers(
     make_writer: object, drops: Counter[str]
 ) -> None:
-    """A file-size limit (RLIMIT_FSIZE) stands in for a full disk: write() fails with EFBIG."""
+    """A file-size limit (RLIMIT_FSIZE) stands in for a full disk: write() fails with EFBIG.
+    The batch is kept in memory (the calls in flight must still be billed) and written
+    once the disk takes writes again."""
     writer: JournalWriter = make_writer(fsync_interval_ms=50)  # type: ignore[operator]
     writer.start()
     writer.append(b"k", b"v" * 100)
@@ -132,19 +134,42 @@ async def test_write_error_is_counted_rolled_back_and_recovers(
         for _ in range(5):
             writer.append(b"k", b"v" * 100)  # 5 × 123 bytes: only a part fits
         await writer.written()
+        assert drops["journal_write_error"] == 0 and failed(writer)
+        assert writer.pending_records == 5  # kept for the next pass
+        assert writer.dir.segments[0].path.stat().st_size == size  # the partial write was taken back
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
         signal.signal(signal.SIGXFSZ, old_handler)
-    assert drops["journal_write_error"] == 5 and failed(writer)
-    assert writer.dir.segments[0].path.stat().st_size == size  # the partial write was taken back
     # Nothing is appended (refuse mode admits no call), yet the failure clears once the disk
-    # takes writes again: the fsync task probes it.
+    # takes writes again: the fsync task probes it and writes the kept batch.
     for _ in range(40):
-        if not failed(writer):
+        if not failed(writer) and writer.pending_records == 0:
             break
         await asyncio.sleep(0.05)
-    assert not failed(writer)
+    assert not failed(writer) and on_disk(writer) == 6 and drops["journal_write_error"] == 0
     writer.append(b"k", b"v" * 100)
     await writer.written()
-    assert not failed(writer) and on_disk(writer) == 2
+    assert not failed(writer) and on_disk(writer) == 7
+    await writer.close()
+
+
+async def test_a_failed_batch_beyond_the_reserve_is_dropped_and_counted(
+    make_writer: object, drops: Counter[str]
+) -> None:
+    writer: JournalWriter = make_writer(fsync_interval_ms=50, reserve_bytes=200)  # type: ignore[operator]
+    writer.start()
+    writer.append(b"k", b"v" * 100)
+    await writer.written()
+    size = writer.dir.segments[0].size
+    old_handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size + 150, hard))
+    try:
+        for _ in range(5):
+            writer.append(b"k", b"v" * 100)  # 615 bytes > the 200-byte reserve
+        await writer.written()
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert drops["journal_write_error"] == 5 and failed(writer) and writer.pending_records == 0
     await writer.close()

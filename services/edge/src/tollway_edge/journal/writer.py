@@ -59,6 +59,9 @@ class JournalWriter:
         self._pending: list[bytes] = []
         self._pending_bytes = 0
         self._pending_local = 0  # local records among them (never shipped: acknowledged once written)
+        # A batch whose write failed (disk full), kept to be written first by the next pass:
+        # (data, records, local records, first ts); at most ``reserve_bytes``.
+        self._stash: tuple[bytes, int, int, int | None] | None = None
         self._pending_first_ts_us: int | None = None
         self._scheduled = False
         self._waiters: list[asyncio.Future[None]] = []
@@ -79,12 +82,13 @@ class JournalWriter:
     @property
     def held_bytes(self) -> int:
         """Bytes held: written segments plus what is buffered for this loop pass."""
-        return self.disk_bytes + self._pending_bytes
+        return self.disk_bytes + self._pending_bytes + (len(self._stash[0]) if self._stash else 0)
 
     @property
     def pending_records(self) -> int:
-        """Records appended in this loop pass, not yet written."""
-        return len(self._pending) - self._pending_local
+        """Usage events appended and not yet written (this loop pass's, and a batch kept after a failed write)."""
+        kept = self._stash[1] - self._stash[2] if self._stash else 0
+        return len(self._pending) - self._pending_local + kept
 
     @property
     def pending_first_ts_us(self) -> int | None:
@@ -131,7 +135,7 @@ class JournalWriter:
 
     def _flush(self) -> None:
         self._scheduled = False
-        if not self._pending:
+        if not self._pending and self._stash is None:
             self._wake_waiters()
             return
         data = b"".join(self._pending)
@@ -141,6 +145,11 @@ class JournalWriter:
         self._pending.clear()
         self._pending_bytes = 0
         self._pending_first_ts_us = None
+        if self._stash is not None:  # the batch a failed write kept goes first
+            kept, kept_count, kept_local, kept_ts = self._stash
+            self._stash = None
+            data, count, local = kept + data, kept_count + count, kept_local + local
+            first_ts = kept_ts if kept_ts is not None else first_ts
         try:
             self._write(data, count, first_ts, local)
         finally:
@@ -151,7 +160,7 @@ class JournalWriter:
         if seg is None or (seg.records and seg.size + len(data) > self._settings.segment_bytes):
             seg = self._roll()
             if seg is None:
-                self._on_drop("journal_write_error", count)
+                self._keep(data, count, local, first_ts)
                 return
             if self._carry is not None:  # the calls still in flight, re-stated (local records)
                 carried = self._carry(time.time_ns() // 1000)
@@ -167,10 +176,10 @@ class JournalWriter:
                 view = view[n:]
         except OSError as exc:
             # Disk full or I/O error: take back what part of the batch was written, so
-            # the segment ends on a whole record, and count the batch as dropped.
+            # the segment ends on a whole record, and keep the batch for the next pass.
             with contextlib.suppress(OSError):
                 os.ftruncate(seg.fd, before)
-            self._on_drop("journal_write_error", count)
+            self._keep(data, count, local, first_ts)
             if not self.write_failed:
                 log.error("journal_write_failed", segment=seg.path.name, records=count, error=repr(exc))
             self.write_failed = True
@@ -188,6 +197,17 @@ class JournalWriter:
         self.appended_total += count - local
         self.batches_total += 1
         self._on_written()
+
+    def _keep(self, data: bytes, count: int, local: int, first_ts: int | None) -> None:
+        """A batch that could not be written: kept in memory for the next pass (in
+        ``refuse`` mode no new call is admitted meanwhile, so only the calls in flight
+        add to it), or, beyond ``reserve_bytes``, dropped and counted
+        (``journal_write_error``). A process kill loses what is kept."""
+        if len(data) <= self._settings.reserve_bytes:
+            self._stash = (data, count, local, first_ts)
+        else:
+            self._on_drop("journal_write_error", count)
+        self.write_failed = True
 
     def _roll(self) -> Segment | None:
         """Seal the active segment and open the next one (None when it cannot be created)."""
@@ -258,6 +278,9 @@ class JournalWriter:
             return
         self.write_failed = False
         log.info("journal_write_probe_succeeded")
+        if self._stash is not None and not self._scheduled and self._loop is not None:
+            self._scheduled = True  # write the kept batch now
+            self._loop.call_soon(self._flush)
 
     async def sync(self) -> None:
         """fsync every segment written since the last sync (in a thread), then close sealed ones."""
@@ -286,6 +309,9 @@ class JournalWriter:
         """Write what is buffered, seal the active segment, fsync and close everything."""
         self._flush()
         self._closed = True
+        if self._stash is not None:  # the disk is still full: the kept batch is lost now
+            self._on_drop("journal_write_error", self._stash[1])
+            self._stash = None
         if self._fsync_task is not None:
             self._fsync_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
