@@ -272,6 +272,7 @@ class Outcome:
     ok: int = 0
     streams: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    codes: dict[str, int] = field(default_factory=dict)  # OpenAI error codes of the non-200 answers
     request_ids: list[str] = field(default_factory=list)
 
     def error(self, kind: str) -> None:
@@ -504,8 +505,11 @@ async def one_call(
             if rid:
                 out.request_ids.append(rid)
             if resp.status != 200:
-                await resp.read()
+                raw = await resp.read()
                 out.error(f"http_{resp.status}")
+                with contextlib.suppress(ValueError, AttributeError, TypeError):
+                    code = str(orjson.loads(raw)["error"]["code"])
+                    out.codes[code] = out.codes.get(code, 0) + 1
                 return
             if not stream:
                 await resp.json()
