@@ -35,16 +35,19 @@ async def test_edge_worker_sigkilled_and_restarted_on_its_journal(rig_args: dict
         await r.start_edge()
         out = await task
         report, waited = await r.settle_and_check(within_s=30)
-    write_result(
-        rig_args["basetemp"],
-        row_for_docs(
-            "edge worker SIGKILLed, edge restarted on its journal",
-            "8 clients, 30 s",
-            out,
-            report,
-            CMD.format(k="edge_worker"),
-        ),
+    row = row_for_docs(
+        "edge worker SIGKILLed, edge restarted on its journal",
+        "8 clients, 30 s",
+        out,
+        report,
+        CMD.format(k="edge_worker"),
     )
+    row["adopted_under_count"] = sorted(  # provider's completion − billed, per adopted row (the bound)
+        d.provider_tokens[1] - (d.ledger_tokens[1] or 0)
+        for d in report.details
+        if d.estimated and d.provider_tokens is not None and d.ledger_tokens is not None
+    )
+    write_result(rig_args["basetemp"], row)
     assert report.clean, (report.summary(), report.problems()[:5])  # 0 lost, 0 NULL cost, all in bound
     assert report.adopted_rows + report.adopted_unbilled >= 1, (
         report.summary()
