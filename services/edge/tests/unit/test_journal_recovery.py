@@ -174,9 +174,8 @@ async def test_a_new_segment_restates_the_calls_in_flight(tmp_path: Path) -> Non
     settings = JournalSettings(root_dir=tmp_path, segment_bytes=8192, max_record_bytes=4096)
     jdir = segments.create_own(tmp_path)
     calls = recovery.OpenCalls()
-    writer = JournalWriter(
-        jdir, settings, on_written=lambda: None, on_drop=lambda r, n: None, carry=calls.frames
-    )
+    writer = JournalWriter(jdir, settings, on_written=lambda: None, on_drop=lambda r, n: None)
+    writer.carry = calls.frames
     writer.start()
     rid, done = uuid.uuid4(), uuid.uuid4()
     key, done_key = str(rid).encode(), str(done).encode()

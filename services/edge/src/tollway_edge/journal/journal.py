@@ -179,13 +179,8 @@ class UsageJournal:
         """
         own = await asyncio.to_thread(segments.create_own, self.settings.root_dir)
         self._own = own
-        self._writer = JournalWriter(
-            own,
-            self.settings,
-            on_written=self._shipper.wake,
-            on_drop=self._drop,
-            carry=self.open_calls.frames,
-        )
+        self._writer = JournalWriter(own, self.settings, on_written=self._shipper.wake, on_drop=self._drop)
+        self._writer.carry = self.open_calls.frames  # a new segment re-states the calls in flight
         self._writer.start()
         self._ship_task = asyncio.create_task(self._shipper.run(), name="journal-shipper")
         self._adopt_task = asyncio.create_task(self._adopt_loop(), name="journal-adopt")

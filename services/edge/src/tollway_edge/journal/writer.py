@@ -38,8 +38,10 @@ class JournalWriter:
         settings: bounds and intervals.
         on_written: called after each successful write (wakes the shipper).
         on_drop: ``on_drop(reason, count)`` for records that were not journaled.
+
+    Attributes:
         carry: ``carry(ts_us)`` gives the framed records every new segment starts
-            with (``recovery.OpenCalls.frames``: the calls still in flight).
+            with (``recovery.OpenCalls.frames``: the calls still in flight); None: nothing.
     """
 
     def __init__(
@@ -49,13 +51,12 @@ class JournalWriter:
         *,
         on_written: Callable[[], None],
         on_drop: DropCallback,
-        carry: Callable[[int], list[bytes]] | None = None,
     ) -> None:
         self.dir = jdir
         self._settings = settings
         self._on_written = on_written
         self._on_drop = on_drop
-        self._carry = carry
+        self.carry: Callable[[int], list[bytes]] | None = None
         self._pending: list[bytes] = []
         self._pending_bytes = 0
         self._pending_local = 0  # local records among them (never shipped: acknowledged once written)
@@ -162,8 +163,8 @@ class JournalWriter:
             if seg is None:
                 self._keep(data, count, local, first_ts)
                 return
-            if self._carry is not None:  # the calls still in flight, re-stated (local records)
-                carried = self._carry(time.time_ns() // 1000)
+            if self.carry is not None:  # the calls still in flight, re-stated (local records)
+                carried = self.carry(time.time_ns() // 1000)
                 data, count = b"".join([*carried, data]), count + len(carried)
                 local += len(carried)
         before = seg.size

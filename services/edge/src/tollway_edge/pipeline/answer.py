@@ -77,7 +77,8 @@ def answer_json(
         if call.span is not None and type(obj) is dict:
             _trace_finish_reasons(call, obj)
         if use is not None and use.directives.store and tokens is not None and type(obj) is dict:
-            use.pending = cache_entry(call, obj, tokens, deployments).encode()  # before restoration
+            if not call.usage_estimated:  # an answer without usage is not kept
+                use.pending = cache_entry(call, obj, tokens, deployments).encode()  # before restoring
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))
