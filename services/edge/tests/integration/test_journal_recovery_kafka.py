@@ -63,3 +63,27 @@ async def test_adopter_bills_calls_left_in_flight_and_ships_no_checkpoint(
         assert (e.prompt_tokens, e.completion_tokens) == (100 + n, n)
         assert e.cost_micro_usd is not None and e.cost_micro_usd > 0
         assert e.event_id == recovery.terminal_event_id(rid)
+
+
+async def test_a_live_journal_ships_events_never_checkpoints_and_drains(
+    tmp_path: Path, kafka_bootstrap_servers: str, topic: str
+) -> None:
+    journal, _ = make_journal(tmp_path, kafka_bootstrap_servers, topic, segment_bytes=8192)
+    await journal.start()
+    events = []
+    for _ in range(40):
+        rid = uuid.uuid4()
+        key = str(rid).encode()
+        events.append((key, started(rid)))
+        journal.append(*events[-1])
+        journal.append(key, journal.open_calls.opened(key, events[-1][1], 10, PRICES), local=True)
+        journal.append(key, journal.open_calls.progress(key, 3), local=True)
+        events.append((key, terminal(rid)))
+        journal.append(*events[-1])
+        journal.open_calls.closed(key)
+    assert journal.stats().records == 80  # checkpoints are not usage events waiting for Kafka
+    consumed = await consume(kafka_bootstrap_servers, topic, 80)
+    assert sorted(consumed) == sorted(events)
+    assert len(journal.open_calls) == 0
+    assert await journal.stop(5.0) is True  # drained: segments of checkpoints only are deleted too
+    assert journal_dirs(tmp_path) == []
