@@ -21,7 +21,9 @@ from tollway_edge.endpoints.embeddings import embeddings
 from tollway_edge.endpoints.messages import messages
 from tollway_edge.endpoints.models import list_models
 from tollway_edge.endpoints.moderations import moderations
-from tollway_edge.endpoints.not_served import add_not_served_routes
+from tollway_edge.endpoints.not_served import add_not_served_routes, not_served_handler
+from tollway_edge.endpoints.response_items import delete_response, response_input_items, retrieve_response
+from tollway_edge.endpoints.response_state import ResponseDirectory
 from tollway_edge.endpoints.responses import responses
 from tollway_edge.journal import UsageJournal
 from tollway_edge.metrics import EVENTS_DROPPED
@@ -105,6 +107,11 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
         catalogue_version=version_of(raw_catalogue),
         breakers=Breakers(catalogue.breaker, settings.valkey_url),
         response_cache=ResponseCache(settings.valkey_url),  # connects on first opted-in call
+        response_directory=ResponseDirectory(  # connects on the first stored response
+            settings.valkey_url,
+            ttl_seconds=settings.response_state_ttl_seconds,
+            timeout_seconds=settings.response_state_timeout_seconds,
+        ),
     )
 
     # The tracing middleware (SERVER span from the client's traceparent) runs outside the edge's,
@@ -158,8 +165,9 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
 
     async def response_cache_ctx(_: web.Application) -> AsyncIterator[None]:
         yield
-        assert state.response_cache is not None
+        assert state.response_cache is not None and state.response_directory is not None
         await state.response_cache.close()
+        await state.response_directory.close()
 
     async def tracing_ctx(_: web.Application) -> AsyncIterator[None]:
         yield
@@ -197,6 +205,10 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app.router.add_post("/v1/embeddings", embeddings)
     app.router.add_post("/v1/moderations", moderations)
     app.router.add_post("/v1/responses", responses)
+    app.router.add_get("/v1/responses/{response_id}", retrieve_response)
+    app.router.add_delete("/v1/responses/{response_id}", delete_response)
+    app.router.add_get("/v1/responses/{response_id}/input_items", response_input_items)
+    app.router.add_route("*", "/v1/responses/{response_id}/{tail:.*}", not_served_handler)  # cancel...
     app.router.add_post("/v1/messages", messages)
     app.router.add_post("/v1/messages/count_tokens", count_tokens)
     app.router.add_get("/v1/models", list_models)

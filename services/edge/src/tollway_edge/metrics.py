@@ -55,6 +55,12 @@ COUNT_TOKENS = Counter(
     "Anthropic /v1/messages/count_tokens calls (no usage event, no budget charge), by HTTP status and requested model.",
     ["status", "model"],
 )
+RESPONSE_STATE = Counter(
+    "tollway_response_state_total",
+    "Stored responses (/v1/responses/{id}, /input_items; no usage event, no budget charge) by operation"
+    " (get, delete, input_items: outcome = HTTP status; record: stored/error; lookup: error), and outcome.",
+    ["op", "outcome"],
+)
 OVERHEAD = Histogram(
     "tollway_overhead_seconds",
     "The edge's own time per /v1/ call (wall time minus waiting on the provider; x-tollway-overhead-ms), seconds.",

@@ -91,6 +91,13 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             whose policy is not ``off`` is refused with 503 (fail closed).
         redaction_deadline_ms: time allowed for the redactor's answer, ms;
             beyond it the call is refused with 503 and nothing is sent.
+        response_state_ttl_seconds: how long the edge remembers which
+            deployment holds a stored response (``POST /v1/responses``'s
+            ``id`` → deployment, in Valkey; ``endpoints.response_state``), s
+            (``TOLLWAY_EDGE_RESPONSE_STATE_TTL_SECONDS``; default 30 days,
+            OpenAI's retention of stored responses).
+        response_state_timeout_seconds: bound on one Valkey round trip of that
+            record, s; a lookup beyond it is a 503.
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_EDGE_", extra="ignore", populate_by_name=True)
@@ -119,6 +126,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     admission_pipelined: bool = True
     redactor_urls: str = "http://127.0.0.1:8081"
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
+    response_state_ttl_seconds: int = Field(default=30 * 24 * 3600, ge=1)
+    response_state_timeout_seconds: float = Field(default=0.5, gt=0)
     quota_url: str = "http://127.0.0.1:8082"
     quota_seed_token: SecretStr = shared("quota_seed_token", default=SecretStr(""))
     journal_dir: Path = Path(".tollway/journal")

@@ -12,6 +12,7 @@ from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.cache import ResponseCache
 from tollway_edge.call import Call
+from tollway_edge.endpoints.response_state import ResponseDirectory
 from tollway_edge.journal import UsageJournal
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.breaker import Breakers
@@ -38,6 +39,9 @@ class EdgeState:
         breakers: the deployments' circuit breakers (``routing.breaker``).
         response_cache: the exact response cache (``cache``); used only by
             calls whose key opted in.
+        response_directory: which deployment holds each stored response
+            (``endpoints.response_state``); None: no Responses state is kept
+            (a follow-up or a read of a stored response is a 503).
     """
 
     catalogue: Catalogue
@@ -57,6 +61,7 @@ class EdgeState:
     draining: bool = False
     breakers: Breakers | None = None
     response_cache: ResponseCache | None = None
+    response_directory: ResponseDirectory | None = None
 
     def new_call(self) -> Call:
         """A call wired to this edge's usage journal, admission and tracer."""

@@ -141,6 +141,9 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
                 "api_key_env": PROVIDER_KEY_ENV,
                 "timeout_seconds": 10,
             },
+            # two deployments of the fake provider, each holding its own stored responses
+            "east": {"base_url": fake_base_url.removesuffix("/v1") + "/d/east/v1", "timeout_seconds": 10},
+            "west": {"base_url": fake_base_url.removesuffix("/v1") + "/d/west/v1", "timeout_seconds": 10},
         },
         "models": {
             "gpt-4o-mini": {
@@ -190,6 +193,13 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
             "azure-chat": {
                 "prices": prices,
                 "routes": [{"provider": "azure", "upstream_model": "chat-deployment"}],
+            },
+            "responses-pair": {  # equal priority and weight: each call draws east or west
+                "prices": prices,
+                "deployments": [
+                    {"name": "east", "provider": "east", "upstream_model": "fake-model"},
+                    {"name": "west", "provider": "west", "upstream_model": "fake-model"},
+                ],
             },
             "claude-test": {
                 "prices": {**prices, "cache_write_input": 187500},  # 1.25x input, as Anthropic's

@@ -259,12 +259,24 @@ async def test_responses_chain_pinned_and_billed(edge: Edge, fake_provider: Any)
     _assert_billed_as_logged(await _terminal(edge, second.headers["x-request-id"]), record, CHAT_PRICES)
 
 
-async def test_responses_never_fall_back_and_reach_azure(edge: Edge, fake_provider: Any) -> None:
+async def test_fresh_responses_fall_back_follow_ups_are_pinned_and_reach_azure(
+    edge: Edge, fake_provider: Any
+) -> None:
     key = await edge.new_key("a")
     client = _client(edge, key)
-    with pytest.raises(openai.APIStatusError) as info:  # chat on this model falls back; responses do not
-        await client.responses.create(model="fallback-dead", input="x")
-    assert info.value.status_code == 502
+    # a new response falls back like chat (the dead route first, then fake) ...
+    fresh = await client.responses.with_raw_response.create(model="fallback-dead", input="x")
+    record = _one_record(fake_provider, fresh.headers["x-request-id"])
+    done = await _terminal(edge, fresh.headers["x-request-id"])
+    assert done["attempts"] == 3 and done["provider"] == "fake"  # two refused connections, then fake
+    _assert_billed_as_logged(done, record, CHAT_PRICES)
+    # ... and its follow-up goes straight to the deployment that holds it
+    follow = await client.responses.with_raw_response.create(
+        model="fallback-dead", input="y", previous_response_id=fresh.parse().id
+    )
+    _one_record(fake_provider, follow.headers["x-request-id"])
+    done = await _terminal(edge, follow.headers["x-request-id"])
+    assert done["attempts"] == 1 and done["provider"] == "fake"
     raw = await client.responses.with_raw_response.create(model="azure-chat", input="hi azure")
     record = _one_record(fake_provider, raw.headers["x-request-id"])
     assert record["path"] == "/openai/responses" and record["body"]["model"] == "chat-deployment"

@@ -123,6 +123,7 @@ def create_app(config: FakeProviderConfig | None = None) -> web.Application:
         ("POST", "/v1/responses", responses.create),
         ("GET", "/v1/responses/{response_id}", responses.retrieve),
         ("DELETE", "/v1/responses/{response_id}", responses.delete),
+        ("GET", "/v1/responses/{response_id}/input_items", responses.input_items),
         ("POST", "/v1/messages", messages.messages),
         ("POST", "/v1/messages/count_tokens", messages.count_tokens),
     ]
@@ -140,6 +141,9 @@ def create_app(config: FakeProviderConfig | None = None) -> web.Application:
         app.router.add_post(prefix + "/openai/responses", bind(_azure(responses.create)))
         app.router.add_get(prefix + "/openai/responses/{response_id}", bind(_azure(responses.retrieve)))
         app.router.add_delete(prefix + "/openai/responses/{response_id}", bind(_azure(responses.delete)))
+        app.router.add_get(
+            prefix + "/openai/responses/{response_id}/input_items", bind(_azure(responses.input_items))
+        )
         app.router.add_get(prefix + "/v1/models", h.models)
     app.router.add_get("/healthz", h.health)
     app.router.add_get("/readyz", h.health)

@@ -1,12 +1,16 @@
-"""OpenAI's Responses API: ``POST /v1/responses`` (JSON and SSE), ``GET``/``DELETE /v1/responses/{id}``.
+"""OpenAI's Responses API: ``POST /v1/responses`` (JSON and SSE), ``GET``/``DELETE /v1/responses/{id}``,
+``GET /v1/responses/{id}/input_items``.
 
 input_tokens = ceil(UTF-8 bytes of ``instructions`` and every input item's
 text (message text, function-call arguments and outputs) / 4) + 3 per item
 (+ 3 for ``instructions``); with ``previous_response_id``, plus that
 response's input and output tokens (the whole conversation is re-read).
 A stored response (``store`` defaults to true) lives on the deployment that
-created it: ``previous_response_id``, GET and DELETE on another deployment
-answer 404, as another provider account would. A stream reports its usage in
+created it: ``previous_response_id``, GET, DELETE and ``input_items`` on
+another deployment answer 404 (``previous_response_id``: 400), as another
+provider account would. ``input_items`` lists the stored response's input as
+items with ids (a string input is one user message), newest first unless
+``order=asc``; ``limit`` (default 20) and ``after`` page through them. A stream reports its usage in
 ``response.completed`` (``response.incomplete`` when ``max_output_tokens``
 cut it).
 """
@@ -33,15 +37,20 @@ from tollway_testing.fake_provider.wire import Chunk, StreamPlan, send_json, sen
 
 
 class ResponseStore:
-    """Stored responses by id, each with the deployment holding it (bounded, oldest dropped)."""
+    """Stored responses by id, each with the deployment holding it and its input
+    items (bounded, oldest dropped)."""
 
     def __init__(self, max_items: int) -> None:
-        self._items: collections.OrderedDict[str, tuple[str, dict[str, Any]]] = collections.OrderedDict()
+        self._items: collections.OrderedDict[str, tuple[str, dict[str, Any], list[dict[str, Any]]]] = (
+            collections.OrderedDict()
+        )
         self._max = max_items
 
-    def put(self, deployment: str, response: dict[str, Any]) -> None:
-        """Store one response on ``deployment``."""
-        self._items[response["id"]] = (deployment, response)
+    def put(
+        self, deployment: str, response: dict[str, Any], items: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Store one response on ``deployment`` with its input ``items``."""
+        self._items[response["id"]] = (deployment, response, items or [])
         while len(self._items) > self._max:
             self._items.popitem(last=False)
 
@@ -49,6 +58,11 @@ class ResponseStore:
         """The response if ``deployment`` holds it."""
         item = self._items.get(response_id)
         return item[1] if item and item[0] == deployment else None
+
+    def input_items(self, deployment: str, response_id: str) -> list[dict[str, Any]] | None:
+        """The response's input items (oldest first) if ``deployment`` holds it."""
+        item = self._items.get(response_id)
+        return item[2] if item and item[0] == deployment else None
 
     def delete(self, deployment: str, response_id: str) -> bool:
         """Forget it; False when ``deployment`` does not hold it."""
@@ -69,6 +83,25 @@ def _item_text(item: Any) -> str:
     if item.get("type") == "function_call":
         return str(item.get("arguments") or "")
     return content_text(item.get("content"))
+
+
+def _stored_items(items: list[Any]) -> list[dict[str, Any]]:
+    """The input as the Responses API lists it: each item with an id; a string is a user message."""
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, str):
+            item = {"type": "message", "role": "user", "content": item}
+        if not isinstance(item, dict):
+            continue
+        item = {**item, "id": item.get("id") or "msg_" + uuid.uuid4().hex}
+        if item.get("type", "message") == "message":
+            content = item.get("content")
+            if isinstance(content, str):
+                item["content"] = [{"type": "input_text", "text": content}]
+            item["type"] = "message"
+            item.setdefault("status", "completed")
+        out.append(item)
+    return out
 
 
 def _last_user_text(items: list[Any]) -> str:
@@ -183,7 +216,7 @@ async def create(handlers: Any, request: web.Request) -> web.StreamResponse:
     usage_object = responses_usage(usage)
     final = response(final_status, output, usage_object)
     if final["store"]:
-        handlers.responses.put(call.deployment, final)
+        handlers.responses.put(call.deployment, final, _stored_items(items))
     finish_reason = "max_output_tokens" if incomplete else ("tool_calls" if calls else "stop")
     if not call.stream:
         return await send_json(call, final, usage, usage_object, finish_reason, ans.non_stream_delay)
@@ -276,3 +309,30 @@ async def delete(handlers: Any, request: web.Request) -> web.StreamResponse:
         _not_found(call, response_id)
     call.finish(200)
     return call.json({"id": response_id, "object": "response.deleted", "deleted": True})
+
+
+async def input_items(handlers: Any, request: web.Request) -> web.StreamResponse:
+    """``GET /v1/responses/{id}/input_items`` on the deployment holding it (404 elsewhere)."""
+    call = await Call.begin(handlers, request, "responses.input_items", read=False)
+    await call.apply_fault(None)
+    response_id = request.match_info["response_id"]
+    items = handlers.responses.input_items(call.deployment, response_id)
+    if items is None:
+        _not_found(call, response_id)
+    q = request.query
+    ordered = list(items) if q.get("order") == "asc" else list(reversed(items))
+    if "after" in q:
+        ids = [i["id"] for i in ordered]
+        ordered = ordered[ids.index(q["after"]) + 1 :] if q["after"] in ids else []
+    limit = int(q.get("limit", "20"))
+    page = ordered[:limit]
+    call.finish(200)
+    return call.json(
+        {
+            "object": "list",
+            "data": page,
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+            "has_more": len(ordered) > limit,
+        }
+    )

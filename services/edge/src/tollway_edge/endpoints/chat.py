@@ -16,6 +16,7 @@ from aiohttp import web
 from tollway_edge.admission.bounds import REPLY_PRIMING_TOKENS, output_token_bound
 from tollway_edge.call import Call
 from tollway_edge.endpoints.chat_body import check_chat_body, load_json_object, wants_usage
+from tollway_edge.endpoints.pins import Pins
 from tollway_edge.endpoints.translated import CHAT_TO_MESSAGES
 from tollway_edge.pipeline import handle
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
@@ -99,7 +100,7 @@ class ChatEndpoint:
 
     upstream_path = "/chat/completions"
     redaction_fields: FieldTable | None = CHAT_FIELDS
-    fallback = True
+    pins: Pins | None = None
     translations = CHAT_TO_MESSAGES
     anthropic_format = False
     response_cache = True

@@ -35,6 +35,7 @@ from aiohttp import web
 from tollway_edge.admission.bounds import REPLY_PRIMING_TOKENS
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import load_with_model
+from tollway_edge.endpoints.pins import Pins
 from tollway_edge.endpoints.translated import MESSAGES_TO_CHAT
 from tollway_edge.errors import bad_request
 from tollway_edge.pipeline import handle
@@ -89,7 +90,7 @@ class MessagesEndpoint:
 
     upstream_path = "/messages"
     redaction_fields: FieldTable | None = ANTHROPIC_MESSAGES_FIELDS
-    fallback = True
+    pins: Pins | None = None
     translations = MESSAGES_TO_CHAT
     anthropic_format = True
     response_cache = False

@@ -40,6 +40,8 @@ SERVED: tuple[str, ...] = (
     "/v1/embeddings",
     "/v1/moderations",
     "/v1/responses",
+    "/v1/responses/{id} (GET, DELETE)",
+    "/v1/responses/{id}/input_items",
     "/v1/models",
     "/v1/messages",
     "/v1/messages/count_tokens",

@@ -16,6 +16,7 @@ import orjson
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.chat_body import load_json_object
+from tollway_edge.endpoints.pins import Pins
 from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
 from tollway_edge.redaction.fields import FieldTable
@@ -148,7 +149,7 @@ class OpenAIJsonEndpoint:
     redaction_fields: FieldTable | None
     id_prefix: str
     legacy_chunks = False
-    fallback = True
+    pins: Pins | None = None
     translations = NO_TRANSLATIONS
     anthropic_format = False
     response_cache = False

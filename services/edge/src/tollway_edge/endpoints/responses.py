@@ -10,14 +10,16 @@ prompt/completion tokens; a stream's usage comes from ``response.completed``
 a cut stream ends with ``response.incomplete`` or an ``error`` event
 (``streaming.terminator.ResponsesTerminator``).
 
-**State pinning**: a stored response lives on the deployment that created
-it. This endpoint never falls back (``fallback = False``): every call goes to
-the model's first route whose kind serves ``/responses``, so a call naming
-``previous_response_id`` reaches the deployment holding that response.
-Known gaps: the prompt bound covers the new input only, not the stored
-conversation ``previous_response_id`` brings; ``GET``/``DELETE
-/v1/responses/{id}`` are not served; reversible redaction does not restore
-placeholders in stream events.
+**State pinning** (``endpoints.response_state``): a stored response lives on
+the deployment that created it. Every 200 records ``id`` → that deployment
+(Valkey, per tenant) before the client gets it; a call naming
+``previous_response_id`` goes to that one deployment only (no fallback; its
+failure is the answer), a call without one is routed and falls back like any
+call. ``GET``/``DELETE /v1/responses/{id}`` and ``/input_items`` are
+``endpoints.response_items``. Known gaps: the prompt bound covers the new
+input only, not the stored conversation ``previous_response_id`` brings;
+reversible redaction does not restore placeholders in stream events;
+``conversation`` (OpenAI's Conversations API) is not pinned.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from aiohttp import web
 
 from tollway_edge.call import Call
 from tollway_edge.endpoints.openai_json import JsonRequest, load_with_model, text_bound
+from tollway_edge.endpoints.pins import Pins
+from tollway_edge.endpoints.response_state import ResponsePins
 from tollway_edge.endpoints.shapes import RESPONSES_SHAPES, check_shapes
 from tollway_edge.endpoints.translated import NO_TRANSLATIONS
 from tollway_edge.errors import bad_request
@@ -57,14 +61,14 @@ class ResponsesEndpoint:
 
     upstream_path = "/responses"
     redaction_fields: FieldTable | None = RESPONSES_FIELDS
-    fallback = False
+    pins: Pins | None = ResponsePins()
     translations = NO_TRANSLATIONS
     anthropic_format = False
     response_cache = False
     client_headers: tuple[str, ...] = ()
 
     def parse(self, raw: bytes, call: Call) -> JsonRequest:
-        """Check ``model``, ``input``, ``max_output_tokens``, ``stream``.
+        """Check ``model``, ``input``, ``previous_response_id``, ``max_output_tokens``, ``stream``.
 
         Raises:
             tollway_edge.errors.EdgeError: 400 naming the field.
@@ -75,6 +79,11 @@ class ResponsesEndpoint:
             raise bad_request("Missing required parameter: 'input'.", "input", "missing_required_parameter")
         if type(value) is not str and type(value) is not list:
             raise bad_request("'input' must be a string or an array of items.", "input", "invalid_type")
+        previous = body.get("previous_response_id")
+        if previous is not None and (type(previous) is not str or not previous):
+            raise bad_request(
+                "'previous_response_id' must be a non-empty string.", "previous_response_id", "invalid_type"
+            )
         cap = body.get("max_output_tokens")
         if cap is not None and (type(cap) is not int or cap < 1):
             raise bad_request(

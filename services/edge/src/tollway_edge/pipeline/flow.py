@@ -86,8 +86,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         deployments = plan_call(
             upstreams, endpoint, entry.deployments, parsed.model, call.principal.allowed_regions
         )
-        if not endpoint.fallback:
-            deployments = deployments[:1]
+        if endpoint.pins is not None:  # a follow-up reaches the one deployment holding its state
+            deployments = await endpoint.pins.pin(state, call, parsed.body, entry, deployments)
         policy = call.principal.redaction_policy
         if endpoint.redaction_fields is None and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)
@@ -137,6 +137,8 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
             catalogue.retry_of,
             state.breakers,
         )
+        if endpoint.pins is not None:
+            await endpoint.pins.created(state, call, parsed.body, answer)
     except EdgeError as err:
         call.fail(err.status, err.code)
         await call.release()

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from tollway_contracts.catalogue import Model, Provider
 from tollway_edge.call import Call
+from tollway_edge.endpoints.pins import Pins
 from tollway_edge.redaction.fields import FieldTable
 from tollway_edge.routing.forward import Target
 from tollway_edge.streaming.readers import StreamReader
@@ -84,8 +85,8 @@ class Endpoint(Protocol):
             (``redaction.fields``), which the redaction step walks; None
             when there is none yet: a key whose policy is ``redact`` or
             ``block`` gets a 400 ``redaction_unsupported`` (fail closed).
-        fallback: False pins the call to the first serving route (state
-            kept by the provider, e.g. stored responses).
+        pins: state a provider keeps that the endpoint's calls are pinned to
+            (``endpoints.pins``: stored responses), else None.
         translations: by provider kind name, how a kind that does not serve
             ``upstream_path`` natively serves this endpoint anyway.
         anthropic_format: the client speaks Anthropic's API (its errors are
@@ -98,7 +99,7 @@ class Endpoint(Protocol):
 
     upstream_path: str
     redaction_fields: FieldTable | None
-    fallback: bool
+    pins: Pins | None
     translations: Mapping[str, Translation]
     anthropic_format: bool
     client_headers: tuple[str, ...]

@@ -91,14 +91,19 @@ class Target:
 
     Attributes:
         path: the provider API path, e.g. ``/chat/completions`` or ``/messages``.
-        outbound: the body (the client's, or its translation).
+        outbound: the body (the client's, or its translation); sent only with ``POST``.
         headers: client headers passed through (e.g. ``anthropic-version`` to a
             native Anthropic provider); they replace the provider's defaults.
+        method: the HTTP method (``GET``/``DELETE`` send no body: stored responses).
+        query: query parameters passed through (added to the kind's own, e.g.
+            Azure's ``api-version``).
     """
 
     path: str
     outbound: Outbound
     headers: Mapping[str, str] = field(default_factory=dict)
+    method: str = "POST"
+    query: Sequence[tuple[str, str]] = ()
 
 
 async def forward(
@@ -200,7 +205,7 @@ async def _attempt(
     headers["x-request-id"] = call.request_id
     if call.span is None or call.tracer is None:
         return await _send(call, upstream, deployment, target, stream, headers)
-    span = _attempt_span(call.tracer, upstream, deployment.upstream_model, target.path, call.attempts)
+    span = _attempt_span(call.tracer, upstream, deployment.upstream_model, target, call.attempts)
     tracing.inject(span, headers)
     try:
         result = await _send(call, upstream, deployment, target, stream, headers)
@@ -232,12 +237,15 @@ async def _send(
     resp: aiohttp.ClientResponse | None = None
     try:
         async with asyncio.timeout(timeouts.deadline_seconds):
-            resp = await upstream.session.post(
-                upstream.url_for(target.path, deployment.upstream_model),
-                data=target.outbound.encoded(deployment.upstream_model),
-                headers=headers,
-                timeout=timeouts.client,
-            )
+            url = upstream.url_for(target.path, deployment.upstream_model)
+            url = url.extend_query(target.query) if target.query else url
+            if target.method == "POST":
+                body = target.outbound.encoded(deployment.upstream_model)
+                resp = await upstream.session.post(url, data=body, headers=headers, timeout=timeouts.client)
+            else:  # GET/DELETE of a stored response: no body
+                resp = await upstream.session.request(
+                    target.method, url, headers=headers, timeout=timeouts.client
+                )
             if stream and resp.status == 200:
                 first = await resp.content.readany()
                 if not first:
@@ -314,8 +322,11 @@ async def _backoff(call: Call, sleep: Sleep, policy: RetryPolicy, attempt: int, 
     call.upstream_wait += time.perf_counter() - t
 
 
-def _attempt_span(tracer: Tracer, upstream: Upstream, upstream_model: str, path: str, attempt: int) -> Span:
+def _attempt_span(
+    tracer: Tracer, upstream: Upstream, upstream_model: str, target: Target, attempt: int
+) -> Span:
     """The CLIENT span of one provider attempt (GenAI conventions; no text)."""
+    path = target.path
     operation = tracing.OPERATIONS.get(path, path)
     return tracing.client_span(
         tracer,
@@ -325,7 +336,7 @@ def _attempt_span(tracer: Tracer, upstream: Upstream, upstream_model: str, path:
             "gen_ai.provider.name": upstream.kind.name,
             "gen_ai.request.model": upstream_model,
             "server.address": upstream.url_for(path, upstream_model).host or "",
-            "http.request.method": "POST",
+            "http.request.method": target.method,
             "tollway.provider": upstream.name,
             "tollway.attempt": attempt,
         },
