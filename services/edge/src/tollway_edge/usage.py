@@ -237,7 +237,11 @@ def responses_usage(usage: Any) -> Tokens | None:
     prompt_tokens = ``input_tokens`` (cached_tokens =
     ``input_tokens_details.cached_tokens``), completion_tokens =
     ``output_tokens`` (reasoning_tokens =
-    ``output_tokens_details.reasoning_tokens``)."""
+    ``output_tokens_details.reasoning_tokens``). Cache writes: OpenAI's
+    Responses usage has no such field (its prompt caching charges no write),
+    so cache_write_tokens is 0 — unless a provider reports
+    ``input_tokens_details.cache_write_tokens``, read as chat's
+    ``prompt_tokens_details.cache_write_tokens`` is (:func:`extract_usage`)."""
     if type(usage) is not dict:
         return None
     return extract_usage(

@@ -211,3 +211,46 @@ async def test_store_false_is_not_recorded_and_other_paths_are_not_served(
     with pytest.raises(openai.NotFoundError) as cancel:
         await client.responses.cancel(created.id)
     assert cancel.value.code == "endpoint_not_served"
+
+
+async def test_a_fragmented_first_event_is_read_whole_and_relayed_unchanged() -> None:
+    """The provider's ``response.created`` arrives in three TCP writes: the id is
+    still found, and every byte read for it goes on to the relay."""
+    import asyncio
+
+    import aiohttp
+    import orjson
+    from aiohttp import web
+    from aiohttp.test_utils import TestServer
+
+    from tollway_edge.endpoints.response_state import _stream_id
+    from tollway_edge.routing.forward import Answer
+
+    created = b"event: response.created\ndata: " + orjson.dumps(
+        {"type": "response.created", "response": {"id": "resp_abc123", "status": "in_progress"}}
+    )
+    later = b"\n\nevent: response.completed\ndata: {}\n\n"
+
+    async def provider(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        for piece in (created[:10], created[10:40], created[40:], later):
+            await resp.write(piece)
+            await asyncio.sleep(0.05)
+        return resp
+
+    app = web.Application()
+    app.router.add_get("/", provider)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with aiohttp.ClientSession() as session, session.get(server.make_url("/")) as resp:
+            first = await resp.content.readany()
+            assert first == created[:10]
+            answer = Answer(resp, None, first)
+            assert await _stream_id(answer) == "resp_abc123"
+            assert answer.first is not None and answer.first.startswith(created)
+            rest = answer.first + await resp.content.read()
+            assert rest == created + later
+    finally:
+        await server.close()

@@ -165,3 +165,43 @@ async def test_streamed_tool_calls_to_azure_then_chained_on_the_same_deployment(
     assert follow_events[-1].type == "response.completed"
     (second,) = fake_provider.requests(follow.response.headers["x-request-id"])
     assert second["path"] == "/openai/responses" and second["prompt_tokens"] > record["prompt_tokens"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_cache_reads_billed_at_the_cached_rate_and_no_cache_write(
+    edge: Edge,
+    fake_provider: Any,
+    ledger: asyncpg.Connection,  # noqa: F811
+    stream: bool,
+) -> None:
+    key = await edge.new_key("a")
+    client = _client(edge, key)
+    text = "a long shared prefix fake-cache-read-12 " + "lorem " * 60
+    if stream:
+        events = await client.responses.create(model="gpt-4o-mini", input=text, stream=True)
+        request_id = events.response.headers["x-request-id"]
+        usage = [e async for e in events][-1].response.usage
+    else:
+        raw = await client.responses.with_raw_response.create(model="gpt-4o-mini", input=text)
+        request_id, usage = raw.headers["x-request-id"], raw.parse().usage
+    assert usage is not None and usage.input_tokens_details.cached_tokens == 12
+    (record,) = fake_provider.requests(request_id)
+    assert record["cached_tokens"] == 12 and record["cache_write_tokens"] == 0
+    done = await _terminal(edge, request_id)
+    cost = cost_micro_usd(
+        PRICES,
+        prompt_tokens=record["prompt_tokens"],
+        completion_tokens=record["completion_tokens"],
+        cached_tokens=12,
+    )
+    assert (done["prompt_tokens"], done["cached_tokens"], done["cache_write_tokens"]) == (
+        record["prompt_tokens"],
+        12,
+        0,
+    )
+    assert done["cost_micro_usd"] == cost
+    assert cost < cost_micro_usd(  # the 12 cached tokens at the cached rate, not at input
+        PRICES, prompt_tokens=record["prompt_tokens"], completion_tokens=record["completion_tokens"]
+    )
+    row = await _ledger_row(ledger, request_id)
+    assert (row["cached_tokens"], row["cache_write_tokens"], row["cost_micro_usd"]) == (12, 0, cost)

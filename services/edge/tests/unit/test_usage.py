@@ -12,9 +12,29 @@ from tollway_contracts.catalogue import Prices
 from tollway_contracts.events import format_ts, validate_produced
 from tollway_edge.auth.principals import Principal
 from tollway_edge.call import Call
-from tollway_edge.usage import Tokens, extract_usage
+from tollway_edge.usage import Tokens, extract_usage, responses_usage
 
 pytestmark = pytest.mark.unit
+
+
+def test_responses_usage_in_chat_meaning_cache_reads_and_no_cache_writes() -> None:
+    usage = {
+        "input_tokens": 120,
+        "input_tokens_details": {"cached_tokens": 64},
+        "output_tokens": 30,
+        "output_tokens_details": {"reasoning_tokens": 12},
+        "total_tokens": 150,
+    }
+    tokens = responses_usage(usage)
+    assert tokens == Tokens(120, 30, 64, 12, 150, cache_write_tokens=0)  # OpenAI reports no cache write
+    prices = Prices(input=1_000_000, cached_input=500_000, cache_write_input=2_000_000, output=4_000_000)
+    assert tokens is not None and tokens.cost(prices) == 56 * 1 + 64 // 2 + 30 * 4
+    # a provider that does report writes is read as chat's prompt_tokens_details.cache_write_tokens
+    written = responses_usage(
+        {**usage, "input_tokens_details": {"cached_tokens": 64, "cache_write_tokens": 50}}
+    )
+    assert written is not None and written.cache_write_tokens == 50
+    assert responses_usage(None) is None and responses_usage("x") is None
 
 
 def test_extract_usage_reads_details() -> None:
