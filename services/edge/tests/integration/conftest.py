@@ -190,6 +190,10 @@ def edge_catalogue(fake_base_url: str, error_url: str, slow_base_url: str) -> di
                 "prices": prices,
                 "routes": [{"provider": "fake", "upstream_model": "fake-instruct"}],
             },
+            "azure-instruct": {
+                "prices": prices,
+                "routes": [{"provider": "azure", "upstream_model": "instruct-deployment"}],
+            },
             "azure-chat": {
                 "prices": prices,
                 "routes": [{"provider": "azure", "upstream_model": "chat-deployment"}],
