@@ -39,6 +39,9 @@ SERVED = {
     ("POST", "/embeddings"),
     ("POST", "/moderations"),
     ("POST", "/responses"),
+    ("GET", "/responses/{response_id}"),
+    ("DELETE", "/responses/{response_id}"),
+    ("GET", "/responses/{response_id}/input_items"),
     ("GET", "/models"),
 }
 MODEL_OF = {"/embeddings": "text-embedding-3-small", "/moderations": "omni-moderation-latest"}

@@ -208,6 +208,7 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     app.router.add_get("/v1/responses/{response_id}", retrieve_response)
     app.router.add_delete("/v1/responses/{response_id}", delete_response)
     app.router.add_get("/v1/responses/{response_id}/input_items", response_input_items)
+    app.router.add_post("/v1/responses/{response_id}", not_served_handler)  # input_tokens, compact
     app.router.add_route("*", "/v1/responses/{response_id}/{tail:.*}", not_served_handler)  # cancel...
     app.router.add_post("/v1/messages", messages)
     app.router.add_post("/v1/messages/count_tokens", count_tokens)

@@ -211,6 +211,9 @@ async def test_store_false_is_not_recorded_and_other_paths_are_not_served(
     with pytest.raises(openai.NotFoundError) as cancel:
         await client.responses.cancel(created.id)
     assert cancel.value.code == "endpoint_not_served"
+    with pytest.raises(openai.NotFoundError) as counting:  # POST /v1/responses/input_tokens
+        await client.responses.input_tokens.count(model=MODEL, input="x")
+    assert counting.value.code == "endpoint_not_served"
 
 
 async def test_a_fragmented_first_event_is_read_whole_and_relayed_unchanged() -> None:
