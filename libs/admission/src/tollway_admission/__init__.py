@@ -21,6 +21,7 @@ from tollway_admission.periods import Clock, Window, minute_window, period_windo
 from tollway_admission.pipelined import PipelinedClient
 from tollway_admission.plan import CheckKind, PlannedCheck, applicable, plan
 from tollway_admission.registry import EdgeRegistry, Heartbeat
+from tollway_admission.roundtrips import VALKEY_ROUND_TRIPS, count_round_trips
 from tollway_admission.urls import (
     VALKEY_UNAVAILABLE,
     ValkeyClient,
@@ -49,11 +50,13 @@ __all__ = [
     "SeedProvider",
     "SeedRequest",
     "SettleResult",
+    "VALKEY_ROUND_TRIPS",
     "VALKEY_UNAVAILABLE",
     "ValkeyClient",
     "ValkeyTarget",
     "Window",
     "applicable",
+    "count_round_trips",
     "drop_idle_connections",
     "mask_url",
     "minute_window",

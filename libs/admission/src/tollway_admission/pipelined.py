@@ -40,6 +40,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from tollway_admission.roundtrips import VALKEY_ROUND_TRIPS
 from tollway_admission.urls import parse_valkey_url
 
 
@@ -113,6 +114,9 @@ class PipelinedClient:
         url: a single-node Valkey URL: ``redis://``, ``rediss://`` or
             ``unix://`` (module doc).
         timeout: reply timeout per command and connect timeout, s.
+        service: the ``service`` label of the round trips this client counts
+            (:data:`~tollway_admission.roundtrips.VALKEY_ROUND_TRIPS`, ``client="pipelined"``:
+            one per awaited command, one for a new connection's handshake).
 
     Raises:
         ValueError: a URL this client cannot serve (unknown scheme, an
@@ -120,7 +124,7 @@ class PipelinedClient:
             names it, with the password masked.
     """
 
-    def __init__(self, url: str, *, timeout: float = 5.0) -> None:
+    def __init__(self, url: str, *, timeout: float = 5.0, service: str = "unknown") -> None:
         target = parse_valkey_url(url)
         if target.cluster:
             raise ValueError(
@@ -136,6 +140,7 @@ class PipelinedClient:
         self._timeout = timeout
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Future[_Protocol] | None = None
+        self._round_trips = VALKEY_ROUND_TRIPS.labels(service=service, client="pipelined")
 
     def _hello(self) -> list[bytes]:
         """The commands every new connection sends first: AUTH, SELECT, CLIENT SETNAME."""
@@ -167,7 +172,10 @@ class PipelinedClient:
                 else:
                     _, proto = await loop.create_connection(_Protocol, t.host, t.port)
                 futs = []
-                for cmd in self._hello():
+                hello = self._hello()
+                if hello:
+                    self._round_trips.inc()  # written together, awaited together
+                for cmd in hello:
                     fut = loop.create_future()
                     proto.pending.append(fut)
                     futs.append(fut)
@@ -221,6 +229,7 @@ class PipelinedClient:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         proto.pending.append(fut)
         proto.send(packed)
+        self._round_trips.inc()
         try:
             async with asyncio.timeout(self._timeout):
                 return await fut

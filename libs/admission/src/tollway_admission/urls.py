@@ -52,6 +52,8 @@ from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from tollway_admission.roundtrips import count_round_trips
+
 SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
 """URL schemes admission accepts."""
 
@@ -184,7 +186,9 @@ def parse_valkey_url(url: str) -> ValkeyTarget:
     )
 
 
-def valkey_client(url: str, *, max_connections: int = 512, timeout: float = 5.0) -> ValkeyClient:
+def valkey_client(
+    url: str, *, max_connections: int = 512, timeout: float = 5.0, service: str | None = None
+) -> ValkeyClient:
     """A redis-py asyncio client for ``url``: a cluster client for
     ``*+cluster://``, else a client on a blocking pool of ``max_connections``.
 
@@ -193,26 +197,33 @@ def valkey_client(url: str, *, max_connections: int = 512, timeout: float = 5.0)
         max_connections: pool size (cluster: per node).
         timeout: socket connect and reply timeout, s; the pool waits
             ``max(timeout, 2)`` s for a free connection.
+        service: when given, the client counts its round trips under this
+            ``service`` label (:func:`tollway_admission.roundtrips.count_round_trips`).
 
     Raises:
         ValueError: the URL is refused (:func:`parse_valkey_url`).
     """
     target = parse_valkey_url(url)
+    client: ValkeyClient
     if target.cluster:
-        return RedisCluster.from_url(
+        client = RedisCluster.from_url(
             target.url,
             max_connections=max_connections,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
         )
-    pool = BlockingConnectionPool.from_url(
-        target.url,
-        max_connections=max_connections,
-        timeout=max(timeout, 2.0),
-        socket_timeout=timeout,
-        socket_connect_timeout=timeout,
-    )
-    return Redis(connection_pool=pool)
+    else:
+        pool = BlockingConnectionPool.from_url(
+            target.url,
+            max_connections=max_connections,
+            timeout=max(timeout, 2.0),
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+        )
+        client = Redis(connection_pool=pool)
+    if service is not None:
+        count_round_trips(client, service)
+    return client
 
 
 async def drop_idle_connections(client: ValkeyClient) -> None:

@@ -31,7 +31,7 @@ from aiokafka import AIOKafkaProducer
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
-from tollway_admission import Admission
+from tollway_admission import Admission, count_round_trips
 from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
@@ -81,7 +81,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
             settings.postgres_dsn, min_size=1, max_size=settings.pool_max_size, open=False
         )
         await pool.open(wait=True, timeout=30)
-        valkey = Redis.from_url(settings.valkey_url)
+        valkey = count_round_trips(Redis.from_url(settings.valkey_url), "quota")  # counts its round trips
         store = CatalogStore(pool)
         app[STORE] = store
         app[VALKEY] = valkey
