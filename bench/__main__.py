@@ -13,6 +13,7 @@ import datetime as dt
 import os
 import platform
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +24,13 @@ import orjson
 from . import report, targets
 from .edge_profile import profile_edge
 from .load import run_streams, run_wrk, wrk_version
-from .procs import Meter, ProcGroup, valkey_commands_processed
+from .procs import Meter, ProcGroup, metric_total, valkey_commands_processed
+
+ROUND_TRIPS_METRIC = (
+    "tollway_valkey_round_trips_total"  # tollway_admission.roundtrips, counted at the clients
+)
+RELAY_CPU_SCRIPT = targets.REPO / "services/edge/bench/relay_cpu.py"
+RELAY_MODES = "stream-10,stream-200,anthropic-stream-10,anthropic-stream-200"
 
 SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 PROMPT = "Email jane.doe@example.com or call +1 415 555 0100 about invoice 4411; summarise the thread for me."
@@ -142,6 +149,7 @@ class Runner:
             headers["content-type"] = "application/json"
         headers.update(extra_headers or {})
         vk0 = valkey_commands_processed() if t.kind == "tollway" else None
+        rt0 = self.round_trips(t)
         with Meter(self.groups_for(t), settle_s=self.args.settle) as m:
             r = run_wrk(
                 t.base + path,
@@ -152,12 +160,19 @@ class Runner:
                 duration_s=duration,
             )
         vk1 = valkey_commands_processed() if vk0 is not None else None
+        rt1 = self.round_trips(t)
         step = {
             "scenario": scenario,
             "target": t.name,
             "path": path,
             "concurrency": concurrency,
             "valkey_commands": (vk1 - vk0) if vk0 is not None and vk1 is not None else None,
+            "valkey_round_trips": {
+                svc: (rt1[svc] - v0) if v0 is not None and rt1.get(svc) is not None else None
+                for svc, v0 in rt0.items()
+            }
+            if rt0
+            else None,
             "wrk": r.as_dict(),
             "cpu_s": m.window.cpu_s,
             "peak_rss_bytes": m.window.peak_rss_bytes,
@@ -175,6 +190,51 @@ class Runner:
             f" {gw} cpu/call={cpu_ms and round(cpu_ms, 3)} ms{err}{' FAIL ' + r.failure if r.failure else ''}"
         )
         return step
+
+    def round_trips(self, t: targets.Target) -> dict[str, float | None]:
+        """Tollway: `tollway_valkey_round_trips_total` of the edge and of quota now (None: not exported)."""
+        if t.kind != "tollway":
+            return {}
+        return {
+            "edge": metric_total(t.base + "/metrics", ROUND_TRIPS_METRIC),
+            "quota": metric_total(
+                f"http://127.0.0.1:{targets.STACK_PORTS['quota']}/metrics", ROUND_TRIPS_METRIC
+            ),
+        }
+
+    def relay_cpu(self) -> None:
+        """services/edge/bench/relay_cpu.py in this run (its own edge from this checkout, admission off):
+        relay CPU per chunk, pass-through and translated (Anthropic events → chat chunks)."""
+        a = self.args
+        out = Path(tempfile.mkdtemp(prefix="bench-relay-")) / "relay.json"
+        argv = [
+            sys.executable,
+            str(RELAY_CPU_SCRIPT),
+            "--calls",
+            str(a.relay_calls),
+            "--concurrency",
+            "8",
+            "--modes",
+            RELAY_MODES,
+            "--repeat",
+            str(a.relay_repeat),
+            "--json",
+            str(out),
+        ]
+        cmd = "uv run --no-sync python " + " ".join(argv[1:-2]).replace(str(targets.REPO) + "/", "")
+        t0 = time.monotonic()
+        p = subprocess.run(argv, capture_output=True, text=True, cwd=targets.REPO, timeout=1800)
+        res: dict = {"command": cmd, "elapsed_s": round(time.monotonic() - t0, 1)}
+        if p.returncode == 0 and out.exists():
+            res.update(orjson.loads(out.read_bytes()))
+            log(
+                f"relay_cpu: {res.get('relay_us_per_chunk', 0):.1f} µs per chunk, translated "
+                f"{res.get('translated_us_per_chunk', 0):.1f} µs"
+            )
+        else:
+            res["failure"] = f"exit {p.returncode}: {(p.stderr or p.stdout)[-600:]}"
+            log(f"relay_cpu failed: {res['failure']}")
+        self.results["relay_cpu"] = res
 
     def measure_streams(
         self, scenario: str, t: targets.Target, n: int, chunks: int, interval: int, ttft: int
@@ -228,6 +288,7 @@ class Runner:
         with Meter(named) as m:
             time.sleep(self.args.idle)
         self.results["idle"] = {
+            "per_process": {k: g.per_process() for k, g in seen.items()},
             "wall_s": m.window.wall_s,
             "cpu_s": m.window.cpu_s,
             "rss_bytes": m.window.peak_rss_bytes,
@@ -313,9 +374,13 @@ class Runner:
                 if a.stream_scale != 1.0:
                     n = max(1, int(n * a.stream_scale))
                 for t in [self.provider, *live_all]:
-                    if t.name.endswith("redaction"):
-                        continue
+                    if t.name.endswith("redaction") or t.name == "litellm-metered":
+                        continue  # the same processes as tollway; metering is compared on chat calls
                     self.measure_streams(name, t, n, chunks, interval, ttft)
+
+        if a.relay_cpu and any(t.kind == "tollway" for t in live):
+            log("relay CPU per chunk (services/edge/bench/relay_cpu.py)")
+            self.relay_cpu()
 
         if a.profile:
             edge = next((t for t in live if t.name == "tollway"), None)
@@ -351,7 +416,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "SYNs when 1,000 connect at once)",
     )
     p.add_argument(
-        "--targets", default="tollway,litellm,portkey", help="comma list of tollway,litellm,portkey"
+        "--targets",
+        default="tollway,litellm,litellm-metered,portkey",
+        help="comma list of tollway,litellm,litellm-metered,portkey",
+    )
+    p.add_argument(
+        "--no-relay-cpu",
+        dest="relay_cpu",
+        action="store_false",
+        help="skip services/edge/bench/relay_cpu.py (relay CPU per chunk, pass-through and translated)",
+    )
+    p.add_argument("--relay-calls", type=int, default=200, help="calls per relay_cpu mode (default 200)")
+    p.add_argument(
+        "--relay-repeat", type=int, default=2, help="relay_cpu runs per mode, best kept (default 2)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="prove the harness in about 3 minutes, numbers meaningless: 2 s steps, 1 s warm-up, "
+        "sweep 1,16, ladder, streams at 5%% of their counts, 20 relay calls, no profile, no patched Portkey; "
+        "writes into --out-dir (give a scratch directory, not docs/)",
     )
     p.add_argument(
         "--workers",
@@ -384,6 +468,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out-dir", type=Path, default=targets.REPO / "docs")
     p.add_argument("--note", action="append", default=[], help="a line added to the report's notes")
     a = p.parse_args(argv)
+    if a.quick:
+        a.duration, a.warmup, a.idle, a.settle = 2.0, 1.0, 1.0, 0.5
+        a.sweep, a.stream_scale, a.relay_calls, a.relay_repeat = "1,16", 0.05, 20, 1
+        a.profile, a.no_portkey_patched = False, True
     a.scenarios = {s.strip() for s in a.scenarios.split(",") if s.strip()}
     a.sweep = [int(x) for x in a.sweep.split(",") if x.strip()]
     a.targets = {s.strip() for s in a.targets.split(",") if s.strip()}
@@ -404,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tgts: list[targets.Target] = []
     started_procs: list = []
+    valkey_lease: tuple[int | None, str, str | None] = (None, "", None)
     try:
         if "tollway" in a.targets:
             full, red = targets.tollway(a.edge_port, provider)
@@ -428,6 +517,19 @@ def main(argv: list[str] | None = None) -> int:
             started_procs.append(t.proc)
             tgts.append(t)
             log(f"litellm: {t.unavailable or 'available'}")
+        if "litellm-metered" in a.targets:
+            valkey_lease = targets.lease_valkey_db()
+            db, _, err = valkey_lease
+            log(
+                f"starting LiteLLM {targets.LITELLM_VERSION} metered (Valkey db {db}) with {workers} worker(s)"
+            )
+            if db is None:
+                t = targets.Target(name="litellm-metered", kind="peer", unavailable=f"no Valkey db: {err}")
+            else:
+                t = targets.litellm(a.litellm_port + 1, provider, workers, logdir, valkey_db=db)
+            started_procs.append(t.proc)
+            tgts.append(t)
+            log(f"litellm-metered: {t.unavailable or 'available'}")
         if "portkey" in a.targets:
             log(f"starting Portkey {targets.PORTKEY_VERSION}")
             t = targets.portkey(a.portkey_port, provider, logdir)
@@ -442,12 +544,19 @@ def main(argv: list[str] | None = None) -> int:
             log(f"portkey-patched: {t.unavailable or 'available'}")
         runner = Runner(a, provider, tgts, "")
         runner.run()
+        metered = next((t for t in tgts if t.name == "litellm-metered" and t.available), None)
+        if metered is not None and valkey_lease[0] is not None:
+            n = targets.valkey_db_keys(valkey_lease[0])
+            metered.notes.append(
+                f"its Valkey db held {n} keys (rate-limit and usage counters) at the end of the run"
+            )
     finally:
         for t in tgts:
             targets.revoke_key(t)
         for p in started_procs:
             targets.stop(p)
         targets.stop(provider.proc)
+        targets.release_valkey_db(valkey_lease[0], valkey_lease[1])
     finished = dt.datetime.now(dt.UTC)
     results = {
         "started_at": started.isoformat(timespec="seconds"),
@@ -470,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
             "chat_body": CHAT_BODY.decode(),
             "stream_body": STREAM_BODY.decode(),
             "stream_models": list(targets.STREAM_MODELS),
+            "quick": a.quick,
         },
         "notes": a.note,
         "targets": [
@@ -492,7 +602,14 @@ def main(argv: list[str] | None = None) -> int:
     out = a.out_dir / "benchmarks"
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-    (a.out_dir / "benchmarks.md").write_text(report.render(results))
+    md = a.out_dir / "benchmarks.md"
+    previous = md.read_text() if md.exists() else None
+    if (
+        previous is None and a.out_dir != targets.REPO / "docs"
+    ):  # a scratch run keeps docs/'s hand-kept sections
+        kept = targets.REPO / "docs/benchmarks.md"
+        previous = kept.read_text() if kept.exists() else None
+    md.write_text(report.render(results, previous))
     log(f"wrote {a.out_dir / 'benchmarks.md'} and {out / 'results.json'} in {results['elapsed_s']} s")
     return 0
 

@@ -145,6 +145,7 @@ class ProcGroup:
     name: str
     resolve: Callable[[], set[int]]
     note: str = ""
+    port: int | None = None  # from_port: the listeners on it are the group's workers
 
     @classmethod
     def from_pid(cls, name: str, pid: int, note: str = "") -> ProcGroup:
@@ -152,7 +153,18 @@ class ProcGroup:
 
     @classmethod
     def from_port(cls, name: str, port: int, note: str = "") -> ProcGroup:
-        return cls(name, lambda: port_group_pids(port), note)
+        return cls(name, lambda: port_group_pids(port), note, port)
+
+    def per_process(self) -> list[dict]:
+        """Each live process of the group: pid, comm, RSS bytes, and whether it listens on the
+        group's port (a *worker*: the edge's SO_REUSEPORT processes; the rest supervise)."""
+        workers = set(listeners(self.port)) if self.port is not None else set()
+        out = []
+        for pid in sorted(self.resolve()):
+            st = read_stat(pid)
+            if st is not None:
+                out.append({"pid": pid, "comm": st.comm, "rss_bytes": st.rss_bytes, "worker": pid in workers})
+        return out
 
     def reading(self) -> Reading:
         ticks = rss = 0
@@ -282,3 +294,36 @@ def valkey_commands_processed(port: int = 6379) -> int | None:
         if line.startswith(b"total_commands_processed:"):
             return int(line.split(b":", 1)[1])
     return None
+
+
+def metric_total(url: str, name: str, timeout_s: float = 2.0) -> float | None:
+    """The sum of every sample of metric `name` (all label sets) in the Prometheus text at `url`.
+
+    None if the endpoint does not answer or does not export the metric (e.g. a service started
+    from code that predates it), so a missing counter is reported, never read as zero.
+    """
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s) as r:
+            text = r.read().decode(errors="replace")
+    except OSError:
+        return None
+    return parse_metric_total(text, name)
+
+
+def parse_metric_total(text: str, name: str) -> float | None:
+    """Sum of the samples named exactly `name` (with or without labels) in Prometheus text; None if absent."""
+    total, seen = 0.0, False
+    for line in text.splitlines():
+        if not line.startswith(name):
+            continue
+        rest = line[len(name) :]
+        if rest[:1] not in ("{", " "):
+            continue  # a longer name with this prefix
+        try:
+            total += float(line.rsplit(" ", 1)[1])
+            seen = True
+        except (IndexError, ValueError):
+            continue
+    return total if seen else None

@@ -494,23 +494,110 @@ def install_litellm() -> tuple[Path | None, str | None]:
     return exe, None
 
 
-def litellm_config(provider_base: str) -> str:
-    """LiteLLM's config: each bench model name passed through unchanged (`openai/<name>`) to the fake provider."""
+def litellm_config(provider_base: str, redis: tuple[str, int, int] | None = None) -> str:
+    """LiteLLM's config: each bench model name passed through unchanged (`openai/<name>`) to the fake provider.
+
+    `redis` = (host, port, db) turns its metering on as its production guide recommends
+    (docs.litellm.ai/docs/proxy/prod: Redis given as host and port, not a URL): every deployment gets
+    rpm/tpm limits (set far above what a run reaches, so they count and never refuse) that the router
+    tracks in Redis (`usage-based-routing-v2`, pre-call checks on), and `general_settings.coordination_redis`
+    holds its usage and spend counters across workers. Its Postgres spend log needs Prisma engines (see
+    bench/README.md), so none is configured.
+    """
+    limits = "      rpm: 1000000000\n      tpm: 1000000000000\n" if redis else ""
     entries = "".join(
         f"  - model_name: {name}\n"
         "    litellm_params:\n"
         f"      model: openai/{name}\n"
         f"      api_base: {provider_base}/v1\n"
-        "      api_key: sk-fake\n"
+        "      api_key: sk-fake\n" + limits
         for name in (MODEL, *STREAM_MODELS)
     )
-    return "model_list:\n" + entries + "litellm_settings:\n  telemetry: false\n"
+    cfg = "model_list:\n" + entries + "litellm_settings:\n  telemetry: false\n"
+    if redis:
+        host, port, db = redis
+        cfg += (
+            "router_settings:\n"
+            "  routing_strategy: usage-based-routing-v2\n"
+            "  enable_pre_call_checks: true\n"
+            f"  redis_host: {host}\n"
+            f"  redis_port: {port}\n"
+            f"  cache_kwargs:\n    db: {db}\n"
+            "general_settings:\n"
+            "  coordination_redis:\n"
+            f"    host: {host}\n"
+            f"    port: {port}\n"
+            f"    db: {db}\n"
+        )
+    return cfg
 
 
-def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
-    """LiteLLM's proxy: no database, local cost map; `MODEL` and the `STREAM_MODELS` → the fake provider, same name."""
+# The stack's Valkey, on a db of its own for LiteLLM's counters: leased the way the tests lease theirs
+# (tollway_testing.pytest_plugin: a key `tollway:test:db-lease:<db>` in db 0, SET NX with an expiry),
+# so a test running meanwhile never gets the same db.
+VALKEY_HOST, VALKEY_PORT = "127.0.0.1", 6379
+_LEASE_PREFIX = "tollway:test:db-lease:"
+
+
+def lease_valkey_db(ttl_s: int = 4 * 3600) -> tuple[int | None, str, str | None]:
+    """(db, lease token, error): a free logical db 15..1 of the stack's Valkey, flushed, leased for `ttl_s`."""
+    import redis
+
+    token = f"bench-{uuid.uuid4().hex}"
+    try:
+        r = redis.Redis(host=VALKEY_HOST, port=VALKEY_PORT, db=0, socket_timeout=2)
+        for db in range(15, 0, -1):
+            if r.set(f"{_LEASE_PREFIX}{db}", token, nx=True, ex=ttl_s):
+                redis.Redis(host=VALKEY_HOST, port=VALKEY_PORT, db=db, socket_timeout=2).flushdb()
+                return db, token, None
+        return None, token, "no free Valkey db (1-15): tests hold every lease"
+    except redis.RedisError as e:
+        return None, token, f"Valkey at {VALKEY_HOST}:{VALKEY_PORT}: {e}"
+
+
+def release_valkey_db(db: int | None, token: str) -> None:
+    """Flush the leased db and give the lease back (only if it is still ours)."""
+    import redis
+
+    if db is None:
+        return
+    try:
+        redis.Redis(host=VALKEY_HOST, port=VALKEY_PORT, db=db, socket_timeout=2).flushdb()
+        redis.Redis(host=VALKEY_HOST, port=VALKEY_PORT, db=0, socket_timeout=2).eval(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+            1,
+            f"{_LEASE_PREFIX}{db}",
+            token,
+        )
+    except redis.RedisError:
+        pass
+
+
+def valkey_db_keys(db: int) -> int | None:
+    """How many keys the db holds (DBSIZE): proof that a metered peer wrote its counters there."""
+    import redis
+
+    try:
+        return int(redis.Redis(host=VALKEY_HOST, port=VALKEY_PORT, db=db, socket_timeout=2).dbsize())
+    except redis.RedisError:
+        return None
+
+
+PRISMA_NOTE = (
+    "its Postgres spend log needs Prisma's query engine: `pip install prisma` works, `prisma generate` fails "
+    "fetching the engine (binaries.prisma.sh: getaddrinfo ENOTFOUND, tried 2026-12-02), so no database"
+)
+
+
+def litellm(port: int, provider: Target, workers: int, logdir: Path, valkey_db: int | None = None) -> Target:
+    """LiteLLM's proxy: no database, local cost map; `MODEL` and the `STREAM_MODELS` → the fake provider, same name.
+
+    `valkey_db` given: the target "litellm-metered", its metering on in that db of the stack's Valkey
+    (:func:`litellm_config`); its groups are the proxy and Valkey (its whole stack).
+    """
+    metered = valkey_db is not None
     t = Target(
-        name="litellm",
+        name="litellm-metered" if metered else "litellm",
         kind="peer",
         base=f"http://127.0.0.1:{port}",
         health_path="/health/liveliness",
@@ -526,8 +613,12 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
     if not port_free(port):
         t.unavailable = f"port {port} is taken"
         return t
-    cfg = logdir / "litellm.yaml"
-    cfg.write_text(litellm_config(provider.base))
+    cfg = logdir / f"{t.name}.yaml"
+    cfg.write_text(
+        litellm_config(
+            provider.base, (VALKEY_HOST, VALKEY_PORT, valkey_db) if valkey_db is not None else None
+        )
+    )
     env = dict(os.environ)
     env.update(
         {
@@ -542,6 +633,8 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
         }
     )
     env.pop("DATABASE_URL", None)
+    for k in [k for k in env if k.startswith("REDIS_")]:
+        env.pop(k)  # only the config decides where (and whether) it uses Redis
     argv = [
         str(exe),
         "--config",
@@ -553,8 +646,8 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
         "--num_workers",
         str(workers),
     ]
-    t.command = f"litellm --config litellm.yaml --host 127.0.0.1 --port {port} --num_workers {workers}"
-    log = logdir / "litellm.log"
+    t.command = f"litellm --config {cfg.name} --host 127.0.0.1 --port {port} --num_workers {workers}"
+    log = logdir / f"{t.name}.log"
     t.proc = subprocess.Popen(
         argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=logdir
     )
@@ -567,6 +660,14 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path) -> Target:
     t.notes.append(
         "no database; LITELLM_LOCAL_* switches on; each bench model name passed through as openai/<name>"
     )
+    if metered:
+        t.groups.append(ProcGroup.from_port("valkey", VALKEY_PORT))
+        t.notes.append(
+            f"metering on as its production guide recommends: Redis = the stack's Valkey, db {valkey_db} (leased); "
+            "per-deployment rpm/tpm limits tracked in Redis (usage-based-routing-v2, pre-call checks), "
+            "coordination_redis for its usage and spend counters; whole stack = the proxy + Valkey"
+        )
+        t.notes.append(PRISMA_NOTE)
     return t
 
 

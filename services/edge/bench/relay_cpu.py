@@ -15,7 +15,7 @@ provider spoken to as ``kind: anthropic``: Anthropic's events translated into
 chat completion chunks (``translate.AnthropicToOpenAIStream``), for the
 translated relay's CPU per chunk against the pass-through one.
 
-    uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR]
+    uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR] [--json FILE]
 
 Latency p50/p99 per mode is printed with the CPU (measured in the same calls).
 ``--src DIR`` runs the edge from another source tree (e.g. an older commit:
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -103,6 +104,10 @@ async def main() -> None:
     ap.add_argument(
         "--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)"
     )
+    ap.add_argument(
+        "--json",
+        help="also write the figures to this file (read by `python -m bench`, which runs this script)",
+    )
     args = ap.parse_args()
     stack = await open_stack()
     dsn = stack.dsn
@@ -146,6 +151,8 @@ async def main() -> None:
         wait_http(f"http://127.0.0.1:{edge_port}/readyz")
         url = f"http://127.0.0.1:{edge_port}/v1/chat/completions"
         results: dict[str, float] = {}
+        modes: dict[str, dict[str, object]] = {}
+        figures: dict[str, object] = {"calls": args.calls, "concurrency": args.concurrency, "modes": modes}
         for name in args.modes.split(","):
             model, stream, _ = MODES[name]
             runs = [
@@ -155,6 +162,12 @@ async def main() -> None:
             best = min(runs, key=lambda r: r[0] + r[1])
             results[name] = best[0] + best[1]
             lat = [ms for r in runs for ms in r[2]]
+            modes[name] = {
+                "cpu_ms_per_call": results[name],
+                "runs_cpu_ms": [r[0] + r[1] for r in runs],
+                "p50_ms": percentile(lat, 50),
+                "p99_ms": percentile(lat, 99),
+            }
             print(
                 f"{name}: edge CPU per call {results[name]:.3f} ms (user {best[0]:.3f} + system {best[1]:.3f}; "
                 f"runs: {', '.join(f'{r[0] + r[1]:.3f}' for r in runs)}); latency p50 "
@@ -162,12 +175,16 @@ async def main() -> None:
             )
         if "stream-200" in results and "stream-10" in results:
             per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0
+            figures["relay_us_per_chunk"] = per_chunk
             print(f"relay CPU per streamed chunk: {per_chunk:.1f} µs")
         if "anthropic-stream-200" in results and "anthropic-stream-10" in results:
             translated = (results["anthropic-stream-200"] - results["anthropic-stream-10"]) / 190 * 1000.0
+            figures["translated_us_per_chunk"] = translated
             print(
                 f"translated relay CPU per streamed chunk (Anthropic events -> chat chunks): {translated:.1f} µs"
             )
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=2))  # noqa: ASYNC240 - after the measurement
     finally:
         await close_stack(stack)
 
