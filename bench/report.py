@@ -191,8 +191,8 @@ def relay_us_per_chunk(results: dict) -> dict[str, float]:
     return out
 
 
-def _row(goal: str, target: str, measured: str, met: bool | None, short: str = "") -> dict:
-    return {"goal": goal, "target": target, "measured": measured, "met": met, "short": short}
+def _row(goal: str, target: str, measured: str, met: bool | None, short: str = "", cpu: bool = True) -> dict:
+    return {"goal": goal, "target": target, "measured": measured, "met": met, "short": short, "cpu": cpu}
 
 
 def verdict(row: dict) -> str:
@@ -201,6 +201,8 @@ def verdict(row: dict) -> str:
         return row["short"] or "–"
     if row["met"]:
         return "yes"
+    if not row.get("cpu", True):
+        return f"**no** ({row['short']})" if row["short"] else "**no**"
     short = f"{row['short']}; " if row["short"] else ""
     return f"**no** ({short}where the time goes: [profile]({PROFILE_ANCHOR}))"
 
@@ -368,7 +370,7 @@ def goal_rows(results: dict) -> list[dict]:
                 if lad.get("valkey_round_trips") is None
                 else "not exported: "
                 + ", ".join(k for k, v in lad["valkey_round_trips"].items() if v is None)
-                + " predates tollway_valkey_round_trips_total (restart the stack)"
+                + " started from code without tollway_valkey_round_trips_total (restart the stack)"
             )
             rows.append(_row(g, f"≤ {GOAL_ROUND_TRIPS:g}", why, None))
         else:
@@ -398,8 +400,8 @@ def goal_rows(results: dict) -> list[dict]:
     else:
         mib = [w["rss_bytes"] / 2**20 for w in workers]
         sup = [p for p in results["idle"]["per_process"]["tollway/edge"] if not p["worker"]]
-        sup_mib = ", ".join(f"{p['rss_bytes'] / 2**20:.0f}" for p in sup)
-        extra = f"; supervisor {sup_mib} MiB" if sup else ""
+        sup_mib = ", ".join(f"{p['comm']} {p['rss_bytes'] / 2**20:.0f} MiB" for p in sup)
+        extra = f"; not workers: {sup_mib}" if sup else ""
         rows.append(
             _row(
                 g,
@@ -407,6 +409,7 @@ def goal_rows(results: dict) -> list[dict]:
                 f"max {max(mib):.0f} MiB over {len(mib)} workers ({', '.join(f'{x:.0f}' for x in mib)}){extra}",
                 max(mib) <= GOAL_IDLE_RSS_MIB,
                 f"+{max(mib) - GOAL_IDLE_RSS_MIB:.0f} MiB",
+                cpu=False,
             )
         )
 

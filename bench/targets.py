@@ -485,7 +485,15 @@ def install_litellm() -> tuple[Path | None, str | None]:
     with open(log, "wb") as f:
         steps = [] if (venv / "bin/python").exists() else [[uv, "venv", "--python", "3.11", str(venv)]]
         steps += [
-            [uv, "pip", "install", "--python", str(venv / "bin/python"), f"litellm[proxy]=={LITELLM_VERSION}"]
+            [
+                uv,
+                "pip",
+                "install",
+                "--compile-bytecode",  # else its first start compiles thousands of modules inside the timeout
+                "--python",
+                str(venv / "bin/python"),
+                f"litellm[proxy]=={LITELLM_VERSION}",
+            ]
         ]
         for argv in steps:
             if subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT).returncode != 0:
@@ -651,7 +659,7 @@ def litellm(port: int, provider: Target, workers: int, logdir: Path, valkey_db: 
     t.proc = subprocess.Popen(
         argv, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True, cwd=logdir
     )
-    err = wait_http(t.base + "/health/liveliness", t.proc, 90)
+    err = wait_http(t.base + "/health/liveliness", t.proc, 300)  # its imports take minutes on a busy machine
     if err:
         t.unavailable = f"LiteLLM proxy {err}: {_log_tail(log)}"
         stop(t.proc)

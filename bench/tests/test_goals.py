@@ -170,8 +170,8 @@ def test_goal_verdicts_and_how_far_off() -> None:
     added99 = rows["added p99 at concurrency 1"]  # tollway 2.4 - direct 0.9 = 1.5 ms
     assert (added99["measured"], added99["met"]) == ("1.50 ms", True)
     rss = rows["idle RSS of the edge, per worker process"]  # the 50 MiB supervisor is not a worker
-    assert rss["measured"] == "max 65 MiB over 2 workers (55, 65); supervisor 50 MiB"
-    assert rss["met"] is False and rss["short"] == "+5 MiB"
+    assert rss["measured"] == "max 65 MiB over 2 workers (55, 65); not workers: python 50 MiB"
+    assert rss["met"] is False and report.verdict(rss) == "**no** (+5 MiB)"  # memory: no CPU profile link
     pk = rows["req/s vs portkey at every concurrency"]
     assert pk["measured"].startswith("min 0.80× at c=1") and pk["met"] is False
     lm = rows["whole-stack CPU per call vs litellm-metered"]
@@ -192,7 +192,7 @@ def test_round_trips_not_exported_is_said_not_counted_as_zero() -> None:
         "valkey_round_trips"
     ] = {"edge": None, "quota": 300.0}
     row = next(x for x in report.goal_rows(r) if x["goal"].startswith("Valkey client round trips"))
-    assert row["met"] is None and "not exported: edge predates" in row["measured"]
+    assert row["met"] is None and "not exported: edge started from code without" in row["measured"]
 
 
 PREVIOUS = """# Benchmarks
