@@ -123,11 +123,14 @@ class EdgeAdmission(CallEnd):
         """Connect and load the scripts; an unreachable Valkey starts the process degraded."""
         if not self.enabled:
             return
-        self.client = valkey_client(self._url, max_connections=self._max_connections, timeout=self._timeout)
+        self.client = valkey_client(
+            self._url, max_connections=self._max_connections, timeout=self._timeout, service="edge"
+        )
         # Scripts (admit, extend, release) go over one pipelined connection:
         # far less CPU per call than the pool, and no pool to exhaust (one node; a cluster routes per slot).
         single = not parse_valkey_url(self._url).cluster
-        self.fast = PipelinedClient(self._url, timeout=self._timeout) if self._pipelined and single else None
+        fast = self._pipelined and single
+        self.fast = PipelinedClient(self._url, timeout=self._timeout, service="edge") if fast else None
         self.adm = Admission(self.client, clock=self.clock, seed_provider=unseedable, pipelined=self.fast)
         self.keeper = SplitKeeper(
             self.local, EdgeRegistry(self.client, new_process_id()), self.adm, clock=self.clock

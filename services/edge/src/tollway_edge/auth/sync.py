@@ -22,7 +22,7 @@ import orjson
 import redis.asyncio as aioredis
 import structlog
 
-from tollway_admission import node_url
+from tollway_admission import count_round_trips, node_url
 from tollway_contracts.principals import (
     INVALIDATION_CHANNEL,
     KEY_QUERY,
@@ -109,7 +109,8 @@ class PrincipalsSync:
         self._pool = await asyncpg.create_pool(
             self._dsn, min_size=1, max_size=4, init=_init_connection, command_timeout=10
         )
-        self._redis = aioredis.from_url(node_url(self._valkey_url))  # a cluster relays PUBLISH to every node
+        # a cluster relays PUBLISH to every node; its round trips count as the edge's
+        self._redis = count_round_trips(aioredis.from_url(node_url(self._valkey_url)), "edge")
         await self.refresh()
         self.snapshot.loaded = True
         self._tasks += [

@@ -172,7 +172,7 @@ class ResponseCache:
 
     def _valkey(self) -> Any:
         if self._client is None:  # created on first use: a deployment where nobody opts in opens nothing
-            self._client = valkey_client(self._url, max_connections=64, timeout=self._timeout)
+            self._client = valkey_client(self._url, max_connections=64, timeout=self._timeout, service="edge")
         return self._client
 
     async def get(self, key: str) -> Entry | None:

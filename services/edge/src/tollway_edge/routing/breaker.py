@@ -29,6 +29,7 @@ import orjson
 import redis.asyncio as aioredis
 import structlog
 
+from tollway_admission import count_round_trips
 from tollway_admission.urls import node_url
 from tollway_contracts.catalogue import BreakerPolicy, Deployment
 from tollway_edge.metrics import BREAKER_STATE
@@ -91,7 +92,8 @@ class Breakers:
         """Connect to Valkey and listen for state changes (no-op without Valkey)."""
         if self._valkey_url is None or not self.policy.enabled:
             return
-        self._redis = aioredis.from_url(node_url(self._valkey_url))  # a cluster relays PUBLISH to every node
+        # a cluster relays PUBLISH to every node; its round trips count as the edge's
+        self._redis = count_round_trips(aioredis.from_url(node_url(self._valkey_url)), "edge")
         self._listener = asyncio.create_task(self._listen(), name="breaker-listen")
 
     async def stop(self) -> None:
