@@ -288,7 +288,7 @@ def goal_rows(results: dict) -> list[dict]:
 
     for scen in dict.fromkeys(st["scenario"] for st in results["steps"] if "stream" in st):
         d, t = _find(results, scen, "direct"), _find(results, scen, "tollway")
-        anyst = t or d
+        anyst = t or d or next(st for st in results["steps"] if st["scenario"] == scen)
         goal_ms = STREAM_GOALS.get(
             (anyst["chunks"], anyst["interval_ms"], anyst["ttft_ms"]), GOAL_TTFC_DELTA_MS
         )
