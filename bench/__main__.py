@@ -433,7 +433,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="prove the harness in about 3 minutes, numbers meaningless: 2 s steps, 1 s warm-up, "
+        help="prove the harness in a few minutes, numbers meaningless: 2 s steps, 1 s warm-up, "
         "sweep 1,16, ladder, streams at 5%% of their counts, 20 relay calls, no profile, no patched Portkey; "
         "writes into --out-dir (give a scratch directory, not docs/)",
     )
@@ -451,7 +451,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="where the harness starts its own fake provider when the stack's is not running",
     )
     p.add_argument("--edge-port", type=int, default=8080)
-    p.add_argument("--litellm-port", type=int, default=4400)
+    p.add_argument(
+        "--litellm-port",
+        type=int,
+        default=4400,
+        help="LiteLLM (default 4400); litellm-metered takes the next port",
+    )
     p.add_argument("--portkey-port", type=int, default=8787)
     p.add_argument(
         "--no-portkey-patched",
