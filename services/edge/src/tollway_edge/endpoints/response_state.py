@@ -169,7 +169,7 @@ class ResponseDirectory:
 
     def _valkey(self) -> Any:
         if self._client is None:  # created on first use: an edge serving no responses opens nothing
-            self._client = valkey_client(self._url, max_connections=64, timeout=self._timeout)
+            self._client = valkey_client(self._url, max_connections=64, timeout=self._timeout, service="edge")
         return self._client
 
     async def put(self, response_id: str, holder: Holder) -> bool:
