@@ -33,6 +33,19 @@ UnsupportedLanguagePolicy = Literal["block", "patterns_only", "pass"]
 UnknownFieldsPolicy = Literal["scan", "refuse"]
 """What the edge does with strings in request fields it does not know (issue 11)."""
 
+AnswerPolicy = Literal["off", "redact", "block"]
+"""What the edge does with personal data in the provider's answer (issue 11,
+"Answers too"), stream and not:
+
+- ``off``: the answer is relayed as the provider wrote it (default);
+- ``redact``: each detected value is replaced with a typed, numbered
+  placeholder (``<PERSON_3>``) numbered after the prompt's placeholders, so a
+  reversible policy's restoration never confuses the two;
+- ``block``: an answer holding any detection is not delivered: a non-streamed
+  answer becomes a 502 ``answer_blocked`` (``x-should-retry: false``), a stream
+  ends with the terminator's error event. Billed for what the provider produced.
+"""
+
 AppliedLanguagePolicy = Literal["supported", "block", "patterns_only", "pass"]
 """Per text: ``supported`` when a configured model covered all of it, else the
 :data:`UnsupportedLanguagePolicy` that was applied."""
@@ -87,6 +100,11 @@ class RedactionPolicy(BaseModel):
             mode, with a string in a request field its field tables do not
             name (``tollway_edge.redaction.fields``): ``scan`` it like any
             text (default), or ``refuse`` the call (400 ``unknown_field``).
+        answers: the :data:`AnswerPolicy` for the provider's answer,
+            independent of ``mode`` (``mode: off`` with ``answers: redact``
+            scans answers only). A value restored by ``reversible`` is the
+            caller's own and is never re-redacted: the answer is scanned as
+            the provider wrote it, before restoration.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -97,6 +115,7 @@ class RedactionPolicy(BaseModel):
     reversible: bool = False
     unsupported_language: UnsupportedLanguagePolicy | None = None
     unknown_fields: UnknownFieldsPolicy = "scan"
+    answers: AnswerPolicy = "off"
 
 
 # --- Edge -> redactor HTTP contract: POST /v1/redact ------------------------

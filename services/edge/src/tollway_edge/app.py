@@ -92,7 +92,12 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     # OTEL_* variables; off (no middleware, no spans) without an endpoint
     tracing = setup_tracing("tollway-edge")
     tracer = tracing.tracer if tracing.enabled else None
-    redaction = EdgeRedaction(settings.redactor_url_list, settings.redaction_deadline_ms, tracer=tracer)
+    redaction = EdgeRedaction(
+        settings.redactor_url_list,
+        settings.redaction_deadline_ms,
+        tracer=tracer,
+        answer_window=settings.answer_holdback_chars,
+    )
     state = EdgeState(
         catalogue=catalogue,
         snapshot=snapshot,

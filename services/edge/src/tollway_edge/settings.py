@@ -98,6 +98,9 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
             OpenAI's retention of stored responses).
         response_state_timeout_seconds: bound on one Valkey round trip of that
             record, s; a lookup beyond it is a 503.
+        answer_holdback_chars: under a policy that scans answers
+            (``answers: redact|block``), characters of a streamed answer held
+            back at most after the last sentence end (``streaming.holdback``).
     """
 
     model_config = SettingsConfigDict(env_prefix="TOLLWAY_EDGE_", extra="ignore", populate_by_name=True)
@@ -128,6 +131,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     redaction_deadline_ms: float = Field(default=2000.0, gt=0)
     response_state_ttl_seconds: int = Field(default=30 * 24 * 3600, ge=1)
     response_state_timeout_seconds: float = Field(default=0.5, gt=0)
+    answer_holdback_chars: int = Field(default=64, ge=1)
     quota_url: str = "http://127.0.0.1:8082"
     quota_seed_token: SecretStr = shared("quota_seed_token", default=SecretStr(""))
     journal_dir: Path = Path(".tollway/journal")

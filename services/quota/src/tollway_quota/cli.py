@@ -52,6 +52,10 @@ reporting_token_app = typer.Typer(
 app.add_typer(reporting_token_app, name="reporting-token")
 
 out = Console()
+POLICY_HELP = (
+    'e.g. {"mode": "redact"}; {"mode": "redact", "answers": "block"} also scans the provider\'s answers '
+    "(answers: off | redact | block)"
+)
 err = Console(stderr=True)
 
 DEMO = "demo"
@@ -273,9 +277,7 @@ def team_create(tenant_id: str, name: str) -> None:
 
 
 @team_app.command("set-policy")
-def team_set_policy(
-    team_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]
-) -> None:
+def team_set_policy(team_id: str, policy_json: Annotated[str, typer.Argument(help=POLICY_HELP)]) -> None:
     """Set a team's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     t = _call(lambda c: c.set_team_policy(team_id, policy))
@@ -399,9 +401,7 @@ def _parse_policy(policy_json: str) -> RedactionPolicy:
 
 
 @key_app.command("set-policy")
-def key_set_policy(
-    key_id: str, policy_json: Annotated[str, typer.Argument(help='e.g. {"mode": "redact"}')]
-) -> None:
+def key_set_policy(key_id: str, policy_json: Annotated[str, typer.Argument(help=POLICY_HELP)]) -> None:
     """Set a key's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     k = _call(lambda c: c.set_key_policy(key_id, policy))

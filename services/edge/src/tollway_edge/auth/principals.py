@@ -74,7 +74,8 @@ class Principal:
     Attributes:
         allowed_models: the key's allow-list; None means every catalogue model.
         expires_at: expiry as Unix seconds (UTC); None means never.
-        redaction_policy: the effective policy; None means ``off``.
+        redaction_policy: the effective policy; None means ``off`` for the
+            prompt and the answer (``mode`` and ``answers`` both ``off``).
         limits: every limit of the key (None or empty: no admission I/O).
         version: principals version of the row's last change.
         allowed_regions: the data-residency policy: the catalogue region tags
@@ -112,7 +113,7 @@ class Principal:
         policy: RedactionPolicy | None
         try:
             policy = parse_redaction_policy(row["redaction_policy"])
-            if policy.mode == "off":
+            if policy.mode == "off" and policy.answers == "off":
                 policy = None
         except ValueError:
             log.error("redaction_policy_invalid", key_id=row["key_id"], version=row["version"])

@@ -21,6 +21,7 @@ from tollway_edge.errors import (
 )
 from tollway_edge.pipeline.cached import cache_entry
 from tollway_edge.pipeline.protocols import Endpoint, Translation
+from tollway_edge.redaction.answers import answers_on, scan_plain
 from tollway_edge.state import EdgeState
 from tollway_edge.translate import TranslationError
 from tollway_edge.usage import Tokens, estimated_answer
@@ -28,7 +29,7 @@ from tollway_edge.usage import Tokens, estimated_answer
 JSON = "application/json"
 
 
-def answer_json(
+async def answer_json(
     state: EdgeState,
     call: Call,
     endpoint: Endpoint,
@@ -45,9 +46,13 @@ def answer_json(
     may store its answer), a 200 with usage becomes ``use.pending``: the answer
     as the provider gave it, before restoration (``tollway_edge.cache``).
 
+    Under an answer policy (``answers: redact|block``) the answer is scanned
+    before restoration (``redaction.answers.scan_plain``).
+
     Raises:
         tollway_edge.errors.EdgeError: 502 when a translated provider's answer cannot
-            be translated (the ``failed`` event is emitted).
+            be translated; 502 ``answer_blocked`` or the redactor's failure under an
+            answer policy (the ``failed`` event is emitted, billed).
     """
     if status == 200:
         obj = None
@@ -79,6 +84,9 @@ def answer_json(
         if use is not None and use.directives.store and tokens is not None and type(obj) is dict:
             if not call.usage_estimated:  # an answer without usage is not kept
                 use.pending = cache_entry(call, obj, tokens, deployments).encode()  # before restoring
+        if type(obj) is dict and answers_on(call.redaction_policy) and state.redaction is not None:
+            cost = None if tokens is None else tokens.cost(prices)
+            raw = await scan_plain(state.redaction, call, obj, tokens, cost)  # before restoration
         if type(obj) is dict and call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)  # reversible: values back; prime the cache
         call.completed(200, tokens, None if tokens is None else tokens.cost(prices))

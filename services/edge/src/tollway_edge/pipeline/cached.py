@@ -20,6 +20,7 @@ from tollway_edge.cache import (
     replay_stream,
 )
 from tollway_edge.call import Call
+from tollway_edge.redaction.answers import answers_on, scan_plain
 from tollway_edge.state import EdgeState
 from tollway_edge.streaming.relay import CLIENT_GONE, STREAM_HEADERS
 from tollway_edge.usage import Tokens
@@ -77,6 +78,9 @@ async def serve_hit(
     try:
         obj = hit.answer
         raw = orjson.dumps(obj)
+        if answers_on(call.redaction_policy) and state.redaction is not None:
+            obj = orjson.loads(raw)  # the stored answer is the provider's: scanned for this call's policy
+            raw = await scan_plain(state.redaction, call, obj, hit.tokens, 0)
         if call.redaction_policy is not None and state.redaction is not None:
             raw = state.redaction.restore_plain(call, obj, raw)
             obj = orjson.loads(raw)

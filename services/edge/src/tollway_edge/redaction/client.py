@@ -131,9 +131,11 @@ class RedactorClient:
         try:
             async with self._session.post(
                 self._url,
-                # unknown_fields is the edge's walk's business, not the redactor's: left
+                # unknown_fields and answers are the edge's business, not the redactor's: left
                 # out so that a redactor of the previous contract accepts the request.
-                data=payload.__pydantic_serializer__.to_json(payload, exclude={"policy": {"unknown_fields"}}),
+                data=payload.__pydantic_serializer__.to_json(
+                    payload, exclude={"policy": {"unknown_fields", "answers"}}
+                ),
                 headers=headers,
                 timeout=timeout,
             ) as resp:

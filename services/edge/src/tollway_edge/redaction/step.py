@@ -74,6 +74,8 @@ class EdgeRedaction:
         prime_deadline_ms: time allowed for a cache-priming call, ms.
         tracer: makes a CLIENT span per redactor request when tracing is on
             (``tollway_edge.tracing``); None when off.
+        answer_window: characters a stream's answer scan holds at most after
+            the last sentence end (``streaming.holdback``).
     """
 
     def __init__(
@@ -82,7 +84,9 @@ class EdgeRedaction:
         deadline_ms: float,
         prime_deadline_ms: float = 10_000.0,
         tracer: Tracer | None = None,
+        answer_window: int = 64,
     ) -> None:
+        self.answer_window = answer_window
         self.urls = list(urls)
         self.tracer = tracer
         self.deadline_ms = deadline_ms

@@ -46,6 +46,7 @@ from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.streaming.ending import TAIL_SECONDS, Once, read_tail, settle
+from tollway_edge.streaming.holdback import stream_scanner
 from tollway_edge.streaming.live import LiveStream, LiveStreams
 from tollway_edge.streaming.readers import StreamReader, UsageReader
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
@@ -119,6 +120,8 @@ async def relay_stream(
     """
     splitter = SSESplitter()
     restorer = redaction.stream_restorer(call) if redaction is not None else None
+    scanner = stream_scanner(redaction, call) if redaction is not None else None
+    refused = False  # the answer scan ended the stream (answer_blocked, or the redactor failed)
     if reader is None:
         reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
@@ -170,6 +173,12 @@ async def relay_stream(
             if events:
                 if not reader_done:
                     events = reader.filter(events)
+                if scanner is not None:  # answer redaction: before restoration (holdback.py)
+                    events = await scanner.scan(events)
+                    if scanner.refusal is not None and not refused:
+                        refused, call.error_type = True, scanner.refusal.code
+                        await read_tail(content, splitter, reader, call, time.monotonic() + tail_seconds)
+                        tail = terminator.error_end(scanner.refusal.message, scanner.refusal.code or "")
                 if restorer is not None:
                     events = restorer.restore(events)
                 n = 0
@@ -190,7 +199,7 @@ async def relay_stream(
                         terminator.observe(events[-1])
                 if outcome == "cut":
                     tail = terminator.clean_end(estimate(), call.sent_tokens, client_wants_usage)
-            if not chunk and outcome != "cut":
+            if not chunk and outcome != "cut" and not refused:
                 if reader.done:
                     outcome = "completed"
                 elif stream.shutdown:
@@ -203,8 +212,10 @@ async def relay_stream(
                 data = events[0].raw + tail if tail else events[0].raw
             else:
                 data = b"".join([e.raw for e in events]) + tail if events else tail
-            if (outcome == "cut" or reader.done or not chunk) and not call.terminal_sent:
-                ending = "cut" if outcome == "cut" else "completed" if reader.done else "failed"
+            if (outcome == "cut" or reader.done or not chunk or refused) and not call.terminal_sent:
+                ending = (
+                    "cut" if outcome == "cut" else "completed" if reader.done and not refused else "failed"
+                )
                 settle(call, ending, reader, prices, restorer, redaction, estimate)
                 await call.journaled()  # billed durably before the client sees its stream end
             if data:
@@ -221,9 +232,13 @@ async def relay_stream(
                         if reader.done:
                             outcome = "tail_done"
                     break
-            if outcome == "cut" or not chunk:
+            if outcome == "cut" or not chunk or refused:
                 break
-        if outcome != "failed" or call.error_type in ("upstream_stream_error", "server_shutting_down"):
+        if (
+            outcome != "failed"
+            or refused
+            or call.error_type in ("upstream_stream_error", "server_shutting_down")
+        ):
             try:
                 await out.write_eof()
             except _CLIENT_GONE:
