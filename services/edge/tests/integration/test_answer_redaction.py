@@ -1,0 +1,327 @@
+"""Answer redaction (issue 11, "Answers too") end to end: client (OpenAI and
+Anthropic SDKs) → edge → a real redactor process (Presidio + spaCy) → the
+echo fake provider, whose answer is the caller's own text. A key with
+``mode: off`` sends its PII to the provider, which answers it back: the answer
+scan is what keeps it from the client. Billing from the usage events."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import anthropic
+import openai
+import orjson
+import pytest
+import pytest_asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from openai import AsyncOpenAI
+
+from tollway_contracts.events import validate_produced
+from tollway_contracts.redaction import RedactionPolicy
+from tollway_edge.auth.principals import parse_redaction_policy
+from tollway_edge.redaction import RedactorPool
+from tollway_edge.state import STATE
+from tollway_edge.streaming.holdback import StreamScanner
+from tollway_edge.streaming.sse import SSEEvent, SSESplitter
+from tollway_testing.fake_provider import FakeProviderConfig
+
+from .conftest import PEPPER, Edge, edge_catalogue, edge_settings, running_edge
+from .principals_schema import create_principals_schema, upsert_key
+from .redaction_support import RedactorProcess, closed_port_url, leased_valkey_db, set_policy, start_redactor
+
+pytestmark = pytest.mark.integration
+
+NAME, EMAIL, CARD = "Maria Garcia", "maria.garcia@example.com", "4111 1111 1111 1111"
+PII = f"Please write to {NAME} at {EMAIL} today. Her card number is {CARD} and nothing else."
+VALUES = (EMAIL, CARD, "Garcia")
+
+
+@pytest_asyncio.fixture(scope="module")
+async def redactor(
+    valkey_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[RedactorProcess]:
+    """One real redactor process (1 worker) over a leased Valkey db."""
+    async with leased_valkey_db(valkey_url) as url:
+        proc = await start_redactor(url, "test:answers:", tmp_path_factory.mktemp("redactor"))
+        try:
+            yield proc
+        finally:
+            proc.stop()
+
+
+@pytest_asyncio.fixture
+async def echo_provider(fake_provider_factory: Any) -> Any:
+    """A fake provider answering with the last user message (one word per chunk when streaming)."""
+    return fake_provider_factory(FakeProviderConfig(echo=True, access_log=False, chunk_interval_ms=3))
+
+
+@pytest_asyncio.fixture
+async def edge(
+    fresh_database: str,
+    valkey_test_url: str,
+    fresh_topic: Any,
+    kafka_bootstrap_servers: str,
+    echo_provider: Any,
+    redactor: RedactorProcess,
+    tmp_path: Path,
+) -> AsyncIterator[Edge]:
+    """An in-process edge routing to the echo provider, behind the redactor."""
+    await create_principals_schema(fresh_database)
+    topic = await fresh_topic(partitions=1)
+    catalogue = edge_catalogue(echo_provider.base_url, closed_port_url(), echo_provider.base_url)
+    values = edge_settings(
+        fresh_database,
+        valkey_test_url,
+        kafka_bootstrap_servers,
+        topic,
+        catalogue,
+        tmp_path,
+        redactor_urls=redactor.url,
+        redaction_deadline_ms=10_000,
+        log_format="console",
+    )
+    async with running_edge(values, catalogue) as running:
+        yield running
+
+
+async def _key(edge: Edge, policy: dict[str, Any]) -> str:
+    """A key with ``policy``, visible to the edge before it is returned."""
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode())
+    await set_policy(edge.dsn, key_id, policy)
+    expected = parse_redaction_policy(policy)
+    for _ in range(100):
+        p = edge.app[STATE].snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy == expected:
+            break
+        await asyncio.sleep(0.05)
+    return full
+
+
+def _client(edge: Edge, key: str) -> AsyncOpenAI:
+    return AsyncOpenAI(base_url=edge.base_url, api_key=key, max_retries=0)
+
+
+async def _terminal(edge: Edge, request_id: str) -> dict[str, Any]:
+    events = await edge.events({request_id}, 2)
+    for e in events:
+        validate_produced(e)
+    (terminal,) = [e for e in events if e["type"] != "started"]
+    return terminal
+
+
+async def test_redact_plain_answer_client_sees_placeholders(edge: Edge, echo_provider: Any) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    raw = await _client(edge, key).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}]
+    )
+    text = raw.parse().choices[0].message.content or ""
+    request_id = raw.headers["x-request-id"]
+    (received,) = echo_provider.requests(request_id)
+    assert EMAIL in orjson.dumps(received["body"]).decode()  # mode off: the provider got the PII
+    for value in VALUES:
+        assert value not in text
+    assert "<EMAIL_ADDRESS_1>" in text and "<CREDIT_CARD_1>" in text and "<PERSON_1>" in text
+    done = await _terminal(edge, request_id)
+    assert done["type"] == "completed" and done["completion_tokens"] > 0
+
+
+async def test_redact_streamed_answer_client_sees_placeholders(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    stream = await _client(edge, key).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}], stream=True
+    )
+    deltas = [c.choices[0].delta.content or "" async for c in stream if c.choices]
+    text = "".join(deltas)
+    for value in VALUES:
+        assert value not in text
+    assert "<EMAIL_ADDRESS_1>" in text and "<CREDIT_CARD_1>" in text
+    assert text.startswith("Please write to") and text.endswith("nothing else.")
+    assert sum(1 for d in deltas if d) >= 2  # the first sentence left at its end, not with the whole answer
+
+
+async def test_block_plain_answer_is_502_and_billed(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "block"})
+    with pytest.raises(openai.APIStatusError) as info:
+        await _client(edge, key).chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": PII}]
+        )
+    err = info.value
+    assert err.status_code == 502 and err.code == "answer_blocked"
+    assert err.response.headers["x-should-retry"] == "false"
+    body = err.response.text
+    assert "EMAIL_ADDRESS" in body and EMAIL not in body
+    failed = await _terminal(edge, err.response.headers["x-request-id"])
+    assert failed["type"] == "failed" and failed["error_type"] == "answer_blocked"
+    assert failed["completion_tokens"] > 0 and failed["cost_micro_usd"] > 0  # what the provider produced
+
+
+async def test_block_streamed_answer_ends_with_error_event_and_is_billed(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "block"})
+    raw = await _client(edge, key).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}], stream=True
+    )
+    request_id = raw.headers["x-request-id"]
+    got: list[str] = []
+    with pytest.raises(openai.APIError) as info:
+        async for chunk in raw.parse():
+            got.extend(c.delta.content or "" for c in chunk.choices)
+    assert "answer_blocked" in str(info.value.body) or "personal data" in info.value.message
+    text = "".join(got)
+    assert EMAIL not in text and CARD not in text and "Garcia" not in text
+    failed = await _terminal(edge, request_id)
+    assert failed["type"] == "failed" and failed["error_type"] == "answer_blocked"
+    assert failed["completion_tokens"] > 0 and failed["cost_micro_usd"] > 0
+
+
+async def test_answers_off_relays_the_answer_unchanged(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "detect"})
+    answer = await _client(edge, key).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}]
+    )
+    assert answer.choices[0].message.content == PII
+    stream = await _client(edge, key).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}], stream=True
+    )
+    assert "".join([c.choices[0].delta.content or "" async for c in stream if c.choices]) == PII
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_restored_values_are_not_re_redacted(edge: Edge, echo_provider: Any, stream: bool) -> None:
+    """Reversible prompt redaction + answer redaction: the provider echoes the
+    prompt's placeholders, restored for the caller (its own values), never redacted again."""
+    key = await _key(edge, {"mode": "redact", "reversible": True, "answers": "redact"})
+    client = _client(edge, key)
+    messages: Any = [{"role": "user", "content": PII}]
+    if stream:
+        chunks = await client.chat.completions.create(model="gpt-4o-mini", messages=messages, stream=True)
+        text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+    else:
+        answer = await client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+        text = answer.choices[0].message.content or ""
+    assert text == PII
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_messages_answer_redacted(edge: Edge, stream: bool) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    client = anthropic.AsyncAnthropic(base_url=edge.url, api_key=key, max_retries=0)
+    messages: Any = [{"role": "user", "content": PII}]
+    if stream:
+        async with client.messages.stream(model="claude-test", max_tokens=200, messages=messages) as s:
+            message = await s.get_final_message()
+    else:
+        message = await client.messages.create(model="claude-test", max_tokens=200, messages=messages)
+    text = "".join(b.text for b in message.content if b.type == "text")
+    for value in VALUES:
+        assert value not in text
+    assert "<EMAIL_ADDRESS_1>" in text and "<CREDIT_CARD_1>" in text
+
+
+async def test_anthropic_block_is_anthropic_format(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "block"})
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{edge.url}/v1/messages",
+            json={"model": "claude-test", "max_tokens": 200, "messages": [{"role": "user", "content": PII}]},
+            headers={"x-api-key": key, "anthropic-version": "2023-06-01"},
+        ) as r,
+    ):
+        body = await r.json()
+    assert r.status == 502 and body["type"] == "error" and body["error"]["type"] == "api_error"
+    assert EMAIL not in orjson.dumps(body).decode()
+
+
+async def test_responses_stream_with_answer_policy_is_refused_before_the_provider(
+    edge: Edge, echo_provider: Any
+) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    with pytest.raises(openai.BadRequestError) as info:
+        await _client(edge, key).responses.create(model="gpt-4o-mini", input=PII, stream=True)
+    assert info.value.code == "answer_redaction_unsupported"
+    assert echo_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+# --- the hold-back's property, against the real redactor ---------------------------------------
+
+_WORDS = st.sampled_from(["the", "order", "ships", "soon", "ok", "thanks", "see", "you", "v2.1", "at"])
+_PII = st.sampled_from(["ana.lee@example.org", "4111111111111111", "bo@example.com"])
+_SEP = st.sampled_from([" ", " ", ", ", ". ", "\n"])
+
+
+def _chunks(text: str, cuts: list[int]) -> bytes:
+    """An OpenAI chunk stream of ``text`` split at ``cuts``, then finish and ``[DONE]``."""
+    bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
+    out = b""
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        choice = {"index": 0, "delta": {"content": text[a:b]}, "finish_reason": None}
+        out += b"data: " + orjson.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [choice]})
+        out += b"\n\n"
+    end = {"index": 0, "delta": {}, "finish_reason": "stop"}
+    out += (
+        b"data: " + orjson.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [end]}) + b"\n\n"
+    )
+    return out + b"data: [DONE]\n\n"
+
+
+class _Call:
+    request_id = "property"
+    redaction = None
+    redaction_mapping = None
+
+    def __init__(self, policy: RedactionPolicy) -> None:
+        self.redaction_policy = policy
+
+    def fail(self, *args: Any) -> None:
+        raise AssertionError("not used")
+
+
+async def _released(pool: RedactorPool, stream: bytes, reads: list[int], window: int) -> str:
+    """The content the client receives when ``stream`` arrives in reads cut at ``reads``."""
+    policy = RedactionPolicy(answers="redact", entity_types=["EMAIL_ADDRESS", "CREDIT_CARD"])
+    scanner = StreamScanner(_Call(policy), pool, 10_000, window)  # type: ignore[arg-type]
+    splitter = SSESplitter()
+    bounds = [0, *sorted({r for r in reads if 0 < r < len(stream)}), len(stream)]
+    out: list[SSEEvent] = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        events = splitter.feed(stream[a:b])
+        if events:
+            out.extend(await scanner.scan(events))
+    text = ""
+    for e in out:
+        obj = e.json()
+        if isinstance(obj, dict):
+            text += "".join(c.get("delta", {}).get("content") or "" for c in obj["choices"])
+    return text
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    parts=st.lists(st.tuples(st.one_of(_WORDS, _PII), _SEP), min_size=1, max_size=30),
+    cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=40),
+    reads=st.lists(st.integers(min_value=0, max_value=6000), max_size=10),
+    window=st.sampled_from([24, 64]),
+)
+def test_any_split_of_the_stream_releases_the_same_text(
+    redactor: RedactorProcess, parts: list[tuple[str, str]], cuts: list[int], reads: list[int], window: int
+) -> None:
+    """Entities no longer than the window: the released text does not depend on
+    how the provider's text is cut into deltas nor how its bytes arrive."""
+    text = "".join(w + s for w, s in parts)
+
+    async def run() -> tuple[str, str]:
+        async with aiohttp.ClientSession() as http:
+            pool = RedactorPool([redactor.url], http)
+            whole = await _released(pool, _chunks(text, []), [], window)
+            split = await _released(pool, _chunks(text, cuts), reads, window)
+            return whole, split
+
+    whole, split = asyncio.run(run())
+    assert split == whole
+    for value in ("ana.lee@example.org", "4111111111111111", "bo@example.com"):
+        assert value not in whole
