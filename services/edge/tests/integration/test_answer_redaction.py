@@ -69,8 +69,10 @@ async def edge(
     echo_provider: Any,
     redactor: RedactorProcess,
     tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> AsyncIterator[Edge]:
-    """An in-process edge routing to the echo provider, behind the redactor."""
+    """An in-process edge routing to the echo provider, behind the redactor
+    (``redactor_urls="$closed"`` by indirect parametrisation: a port nothing listens on)."""
     await create_principals_schema(fresh_database)
     topic = await fresh_topic(partitions=1)
     catalogue = edge_catalogue(echo_provider.base_url, closed_port_url(), echo_provider.base_url)
@@ -81,7 +83,7 @@ async def edge(
         topic,
         catalogue,
         tmp_path,
-        redactor_urls=redactor.url,
+        redactor_urls=closed_port_url() if getattr(request, "param", None) == "$closed" else redactor.url,
         redaction_deadline_ms=10_000,
         log_format="console",
     )
@@ -245,6 +247,36 @@ async def test_responses_stream_with_answer_policy_is_refused_before_the_provide
         await _client(edge, key).responses.create(model="gpt-4o-mini", input=PII, stream=True)
     assert info.value.code == "answer_redaction_unsupported"
     assert echo_provider.requests(info.value.response.headers["x-request-id"]) == []
+
+
+@pytest.mark.parametrize("edge", ["$closed"], indirect=True)
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_answer_that_cannot_be_scanned_is_not_delivered(
+    edge: Edge, echo_provider: Any, stream: bool
+) -> None:
+    """Fail closed: no redactor answers, so the answer (the PII echoed) never reaches the client; billed."""
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    client = _client(edge, key)
+    messages: Any = [{"role": "user", "content": PII}]
+    if stream:
+        raw = await client.chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=messages, stream=True
+        )
+        request_id = raw.headers["x-request-id"]
+        got: list[str] = []
+        with pytest.raises(openai.APIError):
+            async for chunk in raw.parse():
+                got.extend(c.delta.content or "" for c in chunk.choices)
+        assert EMAIL not in "".join(got)
+    else:
+        with pytest.raises(openai.APIStatusError) as info:
+            await client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+        assert info.value.status_code == 503 and EMAIL not in info.value.response.text
+        request_id = info.value.response.headers["x-request-id"]
+    assert len(echo_provider.requests(request_id)) == 1  # the provider answered
+    failed = await _terminal(edge, request_id)
+    assert failed["type"] == "failed" and failed["error_type"] == "redaction_unavailable"
+    assert failed["completion_tokens"] > 0
 
 
 # --- the hold-back's property, against the real redactor ---------------------------------------
