@@ -7,6 +7,7 @@ scan is what keeps it from the client. Billing from the usage events."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,28 @@ async def test_block_streamed_answer_ends_with_error_event_and_is_billed(edge: E
     assert failed["completion_tokens"] > 0 and failed["cost_micro_usd"] > 0
 
 
+async def test_an_answer_from_the_response_cache_is_scanned_too(edge: Edge) -> None:
+    """The cache stores the provider's answer; each hit is scanned under the caller's policy."""
+    full, key_id, _ = await upsert_key(edge.dsn, PEPPER.encode(), response_cache_ttl_seconds=60)
+    await set_policy(edge.dsn, key_id, {"mode": "off", "answers": "redact"})
+    for _ in range(100):
+        p = edge.app[STATE].snapshot.by_key_id.get(key_id)
+        if p is not None and p.redaction_policy is not None:
+            break
+        await asyncio.sleep(0.05)
+    messages: Any = [{"role": "user", "content": f"{PII} Run {uuid.uuid4().hex}."}]
+    seen = []
+    for _ in range(2):
+        raw = await _client(edge, full).chat.completions.with_raw_response.create(
+            model="gpt-4o-mini", messages=messages
+        )
+        seen.append((raw.headers.get("x-tollway-cache"), raw.parse().choices[0].message.content or ""))
+    assert [h for h, _ in seen] == ["miss", "hit"]
+    for _, text in seen:
+        assert EMAIL not in text and CARD not in text and "<EMAIL_ADDRESS_1>" in text
+    assert seen[0][1] == seen[1][1]
+
+
 async def test_answers_off_relays_the_answer_unchanged(edge: Edge) -> None:
     key = await _key(edge, {"mode": "detect"})
     answer = await _client(edge, key).chat.completions.create(
@@ -206,6 +229,18 @@ async def test_restored_values_are_not_re_redacted(edge: Edge, echo_provider: An
         answer = await client.chat.completions.create(model="gpt-4o-mini", messages=messages)
         text = answer.choices[0].message.content or ""
     assert text == PII
+
+
+async def test_translated_stream_answer_redacted(edge: Edge) -> None:
+    """An OpenAI client of an Anthropic provider: the translated chunks are scanned."""
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    stream = await _client(edge, key).chat.completions.create(
+        model="claude-test", messages=[{"role": "user", "content": PII}], stream=True
+    )
+    text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+    for value in VALUES:
+        assert value not in text
+    assert "<EMAIL_ADDRESS_1>" in text and text.endswith("nothing else.")
 
 
 @pytest.mark.parametrize("stream", [False, True])
