@@ -171,6 +171,22 @@ async def test_redaction_policy_falls_back_from_key_to_team(quota_server) -> Non
         assert r.json()["error"]["type"] == "invalid_request_error"
 
 
+async def test_answer_policy_is_stored_and_served_to_the_edge(quota_server) -> None:  # noqa: ANN001
+    """Issue 11 "Answers too": ``answers`` reaches ``catalog.edge_principals`` as set,
+    also with ``mode: off`` (answers only); anything but off/redact/block is a 400."""
+    async with _admin(quota_server) as c:
+        _, _, _, key = await _make_key(c)
+        r = await c.put(
+            f"/admin/v1/keys/{key.key_id}/redaction-policy", json={"mode": "off", "answers": "block"}
+        )
+        assert r.status_code == 200, r.text
+        assert r.json()["redaction_policy"]["answers"] == "block"
+        row = await _principals(quota_server, key.key_id)
+        assert row["redaction_policy"]["mode"] == "off" and row["redaction_policy"]["answers"] == "block"
+        r = await c.put(f"/admin/v1/keys/{key.key_id}/redaction-policy", json={"answers": "maybe"})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+
+
 @pytest.mark.parametrize("header", [None, "Bearer wrong", "Basic abc", "bearer"])
 async def test_bad_admin_token_is_401_openai_format(quota_server, header) -> None:  # noqa: ANN001
     headers = {"Authorization": header} if header else {}
