@@ -75,7 +75,8 @@ REDACTION_FAILURES = Counter(
     "tollway_redaction_failures_total",
     "Calls failed closed (nothing forwarded) because redaction could not run, by reason: unavailable"
     " (redactor down, past the deadline, 5xx), rejected (the redactor's 4xx), not_configured,"
-    " policy_invalid (the key's stored policy is unreadable).",
+    " policy_invalid (the key's stored policy is unreadable); answer_unavailable: a provider's answer"
+    " that could not be scanned (answers: redact|block) was not delivered.",
     ["reason"],
 )
 USAGE_ESTIMATED = Counter(

@@ -38,10 +38,9 @@ import orjson
 import structlog
 
 from tollway_contracts.redaction import Detection, RedactionPolicy
-from tollway_edge.errors import EdgeError, redaction_unavailable
+from tollway_edge.errors import EdgeError
 from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected
-from tollway_edge.redaction.request import rejection_error
 from tollway_edge.redaction.step import EdgeRedaction, RedactionCall
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
 from tollway_edge.usage import Tokens
@@ -297,13 +296,26 @@ def placeholders_for(call: AnswerCall) -> Placeholders:
 
 
 def scan_failure(call: AnswerCall, exc: Exception) -> EdgeError:
-    """The error of an answer the redactor could not scan (fail closed): its 4xx as
-    for a prompt (``step.rejection_error``), anything else 503 ``redaction_unavailable``."""
+    """The error of an answer the redactor could not scan (fail closed; the answer
+    is not delivered): the redactor's 4xx → 502 ``redaction_rejected`` (every
+    redactor answers the same: ``x-should-retry: false``), anything else → 503
+    ``redaction_unavailable`` (transient), as for a prompt but naming the answer."""
     log.warning("answer_redaction_failed", request_id=call.request_id, reason=type(exc).__name__)
     REDACTION_FAILURES.labels("answer_unavailable").inc()
     if isinstance(exc, RedactionRejected):
-        return rejection_error(exc)
-    return redaction_unavailable()
+        return EdgeError(
+            502,
+            f"The redactor refused to scan the provider's answer ({exc.code}); it was not delivered.",
+            type="api_error",
+            code="redaction_rejected",
+            headers={"x-should-retry": "false"},
+        )
+    return EdgeError(
+        503,
+        "Personal-data redaction is temporarily unavailable; the provider's answer was not delivered.",
+        type="api_error",
+        code="redaction_unavailable",
+    )
 
 
 async def scan_plain(
