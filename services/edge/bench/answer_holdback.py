@@ -30,6 +30,7 @@ import orjson
 
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_edge.redaction.client import RedactorPool
+from tollway_edge.redaction.coalesce import CoalescingRedactor
 from tollway_edge.streaming.holdback import StreamScanner
 from tollway_edge.streaming.sse import SSESplitter
 
@@ -72,7 +73,7 @@ def _chunks(text: str) -> list[bytes]:
     return [c + b"\n\n" for c in out]
 
 
-async def _stream(pool: RedactorPool, n: int, window: int, delays: list[float], scans: list[float]) -> None:
+async def _stream(pool: Any, n: int, window: int, delays: list[float], scans: list[float]) -> None:
     text = " ".join(SENTENCES).format(n=f"{time.time_ns()}-{n}")
     scanner = StreamScanner(_Call(RedactionPolicy(answers="redact")), pool, 10_000, window)  # type: ignore[arg-type]
     splitter = SSESplitter()
@@ -103,11 +104,19 @@ async def main() -> None:
     ap.add_argument("--streams", type=int, default=40)
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--window", type=int, default=64)
+    ap.add_argument(
+        "--in-flight",
+        type=int,
+        default=2,
+        help="CoalescingRedactor's max requests in flight (the edge: 2 x redactor URLs); 0 = no coalescing",
+    )
     args = ap.parse_args()
     delays: list[float] = []
     scans: list[float] = []
     async with aiohttp.ClientSession() as http:
-        pool = RedactorPool([args.redactor_url], http)
+        pool: Any = RedactorPool([args.redactor_url], http)
+        if args.in_flight:
+            pool = CoalescingRedactor(pool, args.in_flight)
         await _stream(pool, -1, args.window, [], [])  # warm the connection and the model
         sem = asyncio.Semaphore(args.concurrency)
 
@@ -119,7 +128,7 @@ async def main() -> None:
         await asyncio.gather(*(one(n) for n in range(args.streams)))
         wall = time.perf_counter() - t0
     print(
-        f"streams={args.streams} concurrency={args.concurrency} window={args.window} "
+        f"streams={args.streams} concurrency={args.concurrency} window={args.window} in_flight={args.in_flight} "
         f"chunks={len(delays)} redactor_round_trips={len(scans)} wall_s={wall:.1f}"
     )
     print(

@@ -25,7 +25,8 @@ from openai import AsyncOpenAI
 from tollway_contracts.events import validate_produced
 from tollway_contracts.redaction import RedactionPolicy
 from tollway_edge.auth.principals import parse_redaction_policy
-from tollway_edge.redaction import RedactorPool
+from tollway_edge.redaction import RedactorPool, TextRef
+from tollway_edge.redaction.coalesce import CoalescingRedactor
 from tollway_edge.state import STATE
 from tollway_edge.streaming.holdback import StreamScanner
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
@@ -145,6 +146,35 @@ async def test_redact_streamed_answer_client_sees_placeholders(edge: Edge) -> No
     assert "<EMAIL_ADDRESS_1>" in text and "<CREDIT_CARD_1>" in text
     assert text.startswith("Please write to") and text.endswith("nothing else.")
     assert sum(1 for d in deltas if d) >= 2  # the first sentence left at its end, not with the whole answer
+
+
+async def test_concurrent_streams_each_get_their_own_answer(edge: Edge) -> None:
+    """Scans of concurrent streams share redactor requests (``redaction.coalesce``): no cross-talk."""
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    client = _client(edge, key)
+
+    async def one(i: int) -> str:
+        content = f"Ticket {i} says write to user{i}@example.com today. Thanks."
+        chunks = await client.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": content}], stream=True
+        )
+        return "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+
+    texts = await asyncio.gather(*(one(i) for i in range(12)))
+    assert texts == [f"Ticket {i} says write to <EMAIL_ADDRESS_1> today. Thanks." for i in range(12)]
+
+
+async def test_coalesced_scans_get_their_own_results(redactor: RedactorProcess) -> None:
+    async with aiohttp.ClientSession() as http:
+        coalescer = CoalescingRedactor(RedactorPool([redactor.url], http), max_in_flight=1)
+        policy = RedactionPolicy(mode="redact")
+        texts = [[TextRef("0", f"mail n{i}@example.com now"), TextRef("1", f"call {i}")] for i in range(10)]
+        answers = await asyncio.gather(*(coalescer.redact(policy, t, 10_000) for t in texts))
+    for i, answer in enumerate(answers):  # the detections are each scan's own (numbering is the edge's)
+        assert [r.id for r in answer.results] == ["0", "1"]
+        (found,) = answer.results[0].detections
+        assert texts[i][0].text[found.start : found.end] == f"n{i}@example.com"
+        assert answer.results[1].detections == [] and answer.results[1].anonymized_text == f"call {i}"
 
 
 async def test_block_plain_answer_is_502_and_billed(edge: Edge) -> None:

@@ -44,6 +44,7 @@ from tollway_edge.errors import (
 )
 from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
+from tollway_edge.redaction.coalesce import CoalescingRedactor
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
 from tollway_edge.redaction.request import redact_request, rejection_error, summarize
 from tollway_edge.redaction.restore import restore_response_in_place
@@ -92,6 +93,7 @@ class EdgeRedaction:
         self.deadline_ms = deadline_ms
         self.prime_deadline_ms = prime_deadline_ms
         self.pool: RedactorPool | None = None
+        self.answer_client: RedactorLike | None = None
         self._session: aiohttp.ClientSession | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -104,6 +106,7 @@ class EdgeRedaction:
             json_serialize=lambda o: orjson.dumps(o).decode(),
         )
         self.pool = RedactorPool(self.urls, self._session, self.tracer)
+        self.answer_client = CoalescingRedactor(self.pool, 2 * len(self.urls))  # streams' answer scans
 
     async def stop(self) -> None:
         """Wait briefly for priming calls, then close the session."""

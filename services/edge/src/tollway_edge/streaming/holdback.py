@@ -324,6 +324,7 @@ def _append_final(key: Key, choice: dict[str, Any], text: str) -> None:
 def stream_scanner(redaction: EdgeRedaction, call: AnswerCall) -> StreamScanner | None:
     """The answer scanner of a stream of this call, or None when its policy does
     not scan answers (or no redactor is configured: the call was refused before)."""
-    if not answers_on(call.redaction_policy) or redaction.pool is None:
+    client = redaction.answer_client or redaction.pool
+    if not answers_on(call.redaction_policy) or client is None:
         return None
-    return StreamScanner(call, redaction.pool, redaction.deadline_ms, redaction.answer_window)
+    return StreamScanner(call, client, redaction.deadline_ms, redaction.answer_window)
