@@ -46,7 +46,7 @@ from tollway_edge.metrics import REDACTION_FAILURES
 from tollway_edge.redaction.client import RedactionRejected, RedactorPool
 from tollway_edge.redaction.coalesce import CoalescingRedactor
 from tollway_edge.redaction.fields import CHAT_FIELDS, FieldTable
-from tollway_edge.redaction.request import redact_request, rejection_error, summarize
+from tollway_edge.redaction.request import RedactorLike, redact_request, rejection_error, summarize
 from tollway_edge.redaction.restore import restore_response_in_place
 from tollway_edge.redaction.restore_stream import SSERestorer
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
