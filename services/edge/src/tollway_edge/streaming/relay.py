@@ -1,11 +1,12 @@
 """The stream relay (DESIGN.md "The request path" 5): upstream bytes →
 :class:`~tollway_edge.streaming.sse.SSESplitter` events → usage read (and the
-usage-only chunk dropped unless the client asked) → placeholders restored
+usage-only chunk dropped unless the client asked) → the answer scanned
+(``answers: redact|block``, ``streaming.holdback``) → placeholders restored
 (reversible redaction) → completion tokens counted and the reservation
 extended (or the stream cut) → written to the client.
 
 Every complete event is forwarded as soon as its bytes arrive; the events of
-one upstream read go out in one write. The stream ends in one of five ways:
+one upstream read go out in one write. The stream ends in one of six ways:
 - the provider's ``[DONE]``: ``completed`` with the provider's usage;
 - admission refuses an extension: the terminator's clean end
   (``finish_reason: "length"``), ``completed`` with ``error_type:
@@ -17,7 +18,9 @@ one upstream read go out in one write. The stream ends in one of five ways:
 - the client goes away (a failed write, or the ``LiveStreams`` watch):
   its concurrency slot is released at once, then the provider's tail is read
   (at most ``TAIL_BYTES`` / ``TAIL_SECONDS``) for its usage; ``failed`` with
-  ``client_disconnected`` (499).
+  ``client_disconnected`` (499);
+- the answer scan refuses (``answer_blocked``, or the redactor failed): the
+  provider's tail is read for its usage, ``failed``, then the error event.
 
 Billing never leaves a stream at NULL/$0: the provider's usage when it
 arrived, otherwise an estimate (``usage_estimated``): the prompt by
