@@ -304,6 +304,19 @@ async def test_anthropic_block_is_anthropic_format(edge: Edge) -> None:
     assert EMAIL not in orjson.dumps(body).decode()
 
 
+async def test_anthropic_stream_block_ends_with_an_error_event_the_sdk_raises(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "block"})
+    client = anthropic.AsyncAnthropic(base_url=edge.url, api_key=key, max_retries=0)
+    got: list[str] = []
+    with pytest.raises(anthropic.APIError):
+        async with client.messages.stream(
+            model="claude-test", max_tokens=200, messages=[{"role": "user", "content": PII}]
+        ) as s:
+            async for text in s.text_stream:
+                got.append(text)
+    assert EMAIL not in "".join(got) and "Garcia" not in "".join(got)
+
+
 async def test_responses_stream_with_answer_policy_is_refused_before_the_provider(
     edge: Edge, echo_provider: Any
 ) -> None:
