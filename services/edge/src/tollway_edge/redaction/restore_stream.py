@@ -129,7 +129,9 @@ class SSERestorer:
                     tail = self._chunks.flush()
                     if tail is not None:
                         self._collect(tail)
-                        out.append(SSEEvent.from_json(tail))
+                        held = SSEEvent.from_json(tail)
+                        held.count_as(0)  # its text was counted in the events that brought it
+                        out.append(held)
                 out.append(event)
                 continue
             obj = event.json()
@@ -140,7 +142,11 @@ class SSERestorer:
                 out.append(event)
                 continue
             if self._chunks is not None:
+                tokens = (
+                    event.completion_tokens
+                )  # what the provider produced, whatever restoration holds back
                 event.replace(self._chunks.restore_chunk(obj))
+                event.count_as(tokens)
             self._collect(obj)
             out.append(event)
         return out
@@ -151,8 +157,11 @@ class SSERestorer:
             out.append(event)
         else:
             sent = self._anthropic.restore(obj)
+            tokens = event.completion_tokens
             for item in sent:  # the original event's bytes are stale once its delta is rewritten
-                out.append(anthropic_event(item))
+                rewritten = anthropic_event(item)
+                rewritten.count_as(tokens if item is obj else 0)  # released text was counted where it came
+                out.append(rewritten)
         for item in sent:
             delta = item.get("delta")
             if item.get("index", 0) == 0 and isinstance(delta, dict) and isinstance(delta.get("text"), str):
