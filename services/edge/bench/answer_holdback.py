@@ -11,8 +11,8 @@ real model's stream arrives). Per chunk, the time ``scan`` takes is the delay
 it adds before the relay writes that chunk (a chunk that releases nothing adds
 only the parse; one that releases text waits for one redactor round trip).
 ``--concurrency`` streams run at once (the redactor serves them all).
-Answers are unique per stream (a counter in the text), so the redactor's
-detection cache never serves them.
+Every sentence of every stream is unique (a run tag at its start), so the
+redactor's detection cache never serves a scan.
 
     uv run python services/edge/bench/answer_holdback.py [--streams 40] [--concurrency 1] [--window 64]
 """
@@ -74,7 +74,9 @@ def _chunks(text: str) -> list[bytes]:
 
 
 async def _stream(pool: Any, n: int, window: int, delays: list[float], scans: list[float]) -> None:
-    text = " ".join(SENTENCES).format(n=f"{time.time_ns()}-{n}")
+    run = f"{time.time_ns()}-{n}"
+    # every sentence unique (a run tag at its start): no held text is ever a detection-cache hit
+    text = " ".join(f"Ref {run}/{k}: " + s.format(n=run) for k, s in enumerate(SENTENCES))
     scanner = StreamScanner(_Call(RedactionPolicy(answers="redact")), pool, 10_000, window)  # type: ignore[arg-type]
     splitter = SSESplitter()
     released = ""
