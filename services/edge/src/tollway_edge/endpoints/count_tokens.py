@@ -21,12 +21,15 @@ body holding personal data; nothing unscanned is sent.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 
 from aiohttp import web
 
+from tollway_contracts.catalogue import Deployment, RetryPolicy
 from tollway_contracts.limits import Limit
 from tollway_edge.auth import Principal, authenticate
+from tollway_edge.call import Call
 from tollway_edge.endpoints.messages import MessagesRequest
 from tollway_edge.endpoints.openai_json import load_with_model
 from tollway_edge.errors import (
@@ -42,7 +45,8 @@ from tollway_edge.pipeline import provider_error_body, read_body
 from tollway_edge.redaction.fields import ANTHROPIC_MESSAGES_FIELDS
 from tollway_edge.routing.forward import Target, forward
 from tollway_edge.routing.plan import plan
-from tollway_edge.state import CALL_KEY, STATE
+from tollway_edge.routing.upstream import Upstream
+from tollway_edge.state import CALL_KEY, STATE, EdgeState
 
 PATH = "/messages/count_tokens"
 _CLIENT_HEADERS = ("anthropic-version", "anthropic-beta")
@@ -57,6 +61,45 @@ def requests_only(principal: Principal) -> Principal:
         if limit.requests_per_minute is not None
     ]
     return replace(principal, limits=limits)
+
+
+async def forward_unmetered(
+    call: Call,
+    state: EdgeState,
+    upstreams: Mapping[str, Upstream],
+    retry_of: Callable[[Deployment], RetryPolicy],
+    deployments: Sequence[Deployment],
+    targets: Callable[[], Awaitable[Mapping[str, Target]]],
+    anthropic: bool,
+) -> web.Response:
+    """Forward a call that bills nothing (``count_tokens``, a stored response's
+    read or delete) and answer the provider's JSON reply as it is (200) or in
+    the client's error format (``anthropic``: Anthropic's, else OpenAI's).
+
+    The caller has admitted ``call.ticket`` (requests only, see
+    :func:`requests_only`) or none; whatever happens it is settled unmetered
+    (no usage event will settle it) and the call released here. ``targets``
+    builds the provider targets after admission (it may redact: a refusal
+    still settles the ticket). Open circuit breakers are skipped like on every
+    other call. ``call.status`` / ``call.error_type`` are set from the reply.
+
+    Raises:
+        tollway_edge.errors.EdgeError: what ``targets`` or ``routing.forward``
+            raise (no deployment answered: 502/504; redaction refusals).
+    """
+    try:
+        answer = await forward(call, upstreams, deployments, await targets(), False, retry_of, state.breakers)
+    finally:
+        if call.ticket is not None and state.admission is not None:
+            await state.admission.settle_unmetered(call.ticket)
+        await call.release()
+    resp, raw = answer.response, answer.body
+    assert raw is not None  # not a stream: forward read the answer
+    call.status = resp.status
+    if resp.status == 200:
+        return web.Response(body=raw, status=200, content_type="application/json")
+    out, call.error_type = provider_error_body(resp.status, raw, anthropic, False)
+    return web.Response(body=out, status=resp.status, content_type="application/json")
 
 
 async def count_tokens(request: web.Request) -> web.StreamResponse:
@@ -97,24 +140,16 @@ async def count_tokens(request: web.Request) -> web.StreamResponse:
             call.ticket = await state.admission.admit(
                 requests_only(call.principal), model, entry, 0, 0, call.request_id, False
             )
-        try:
+
+        async def targets() -> dict[str, Target]:
+            redacted = body
             if state.redaction is not None:  # counted on what the provider may see (redacted)
-                body = await state.redaction.apply(call, body, ANTHROPIC_MESSAGES_FIELDS)
+                redacted = await state.redaction.apply(call, body, ANTHROPIC_MESSAGES_FIELDS)
             passed = {h: request.headers[h] for h in _CLIENT_HEADERS if h in request.headers}
-            target = Target(PATH, MessagesRequest(body), passed)
-            targets = {d.provider: target for d in deployments}
-            answer = await forward(call, upstreams, deployments, targets, False, catalogue.retry_of)
-            resp, raw = answer.response, answer.body
-        finally:
-            if call.ticket is not None and state.admission is not None:
-                await state.admission.settle_unmetered(call.ticket)  # no usage event will settle it
-            await call.release()
-        assert raw is not None  # not a stream: forward read the answer
-        call.status = resp.status
-        if resp.status == 200:
-            return web.Response(body=raw, status=200, content_type="application/json")
-        out, call.error_type = provider_error_body(resp.status, raw, True, False)
-        return web.Response(body=out, status=resp.status, content_type="application/json")
+            target = Target(PATH, MessagesRequest(redacted), passed)
+            return {d.provider: target for d in deployments}
+
+        return await forward_unmetered(call, state, upstreams, catalogue.retry_of, deployments, targets, True)
     except EdgeError as err:
         call.status, call.error_type = err.status, err.code
         raise

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from tollway_contracts.catalogue import Deployment
 from tollway_edge.auth import authenticate
-from tollway_edge.endpoints.count_tokens import requests_only
+from tollway_edge.endpoints.count_tokens import forward_unmetered, requests_only
 from tollway_edge.endpoints.response_state import (
     Holder,
     response_not_found,
@@ -37,8 +37,7 @@ from tollway_edge.endpoints.response_state import (
 )
 from tollway_edge.errors import EdgeError, bad_request, model_not_allowed, model_not_in_allowed_regions
 from tollway_edge.metrics import RESPONSE_STATE
-from tollway_edge.pipeline import provider_error_body
-from tollway_edge.routing.forward import Target, forward
+from tollway_edge.routing.forward import Target
 from tollway_edge.routing.plan import admitted
 from tollway_edge.state import CALL_KEY, STATE, EdgeState
 
@@ -98,31 +97,18 @@ async def _stored(request: web.Request, op: str, method: str, suffix: str) -> we
             call.ticket = await state.admission.admit(
                 requests_only(call.principal), holder.model, entry, 0, 0, call.request_id, False
             )
-        try:
-            query = tuple(request.query.items())
-            target = Target(f"/responses/{response_id}{suffix}", _NO_BODY, method=method, query=query)
-            answer = await forward(
-                call,
-                state.upstreams,
-                [deployment],
-                {deployment.provider: target},
-                False,
-                state.catalogue.retry_of,
-                state.breakers,
-            )
-            resp, raw = answer.response, answer.body
-        finally:
-            if call.ticket is not None and state.admission is not None:
-                await state.admission.settle_unmetered(call.ticket)  # no usage event will settle it
-            await call.release()
-        assert raw is not None  # not a stream: forward read the answer
-        call.status = resp.status
-        if method == "DELETE" and resp.status in (200, 404):
+        query = tuple(request.query.items())
+        target = Target(f"/responses/{response_id}{suffix}", _NO_BODY, method=method, query=query)
+
+        async def targets() -> dict[str, Target]:
+            return {deployment.provider: target}
+
+        out = await forward_unmetered(
+            call, state, state.upstreams, state.catalogue.retry_of, [deployment], targets, False
+        )
+        if method == "DELETE" and out.status in (200, 404):
             await directory.delete(tenant, response_id)
-        if resp.status == 200:
-            return web.Response(body=raw, status=200, content_type="application/json")
-        out, call.error_type = provider_error_body(resp.status, raw, False, False)
-        return web.Response(body=out, status=resp.status, content_type="application/json")
+        return out
     except EdgeError as err:
         call.status, call.error_type = err.status, err.code
         raise
