@@ -408,6 +408,42 @@ class Rig:
         kids = [int(p) for p in path.read_text().split()] if path.exists() else []
         return [k for k in kids if b"resource_tracker" not in Path(f"/proc/{k}/cmdline").read_bytes()]
 
+    def established_connections(self, pid: int) -> int:
+        """How many ESTABLISHED client connections on the edge's port process
+        ``pid`` holds (its socket inodes matched against ``/proc/net/tcp``;
+        state ``01``). SO_REUSEPORT spreads connections by a hash of the
+        4-tuple, so with a handful of keep-alive clients one worker may hold
+        few or none of them."""
+        inodes: set[str] = set()
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+        port = f"{self.edge_port:04X}"
+        count = 0
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            with contextlib.suppress(OSError):
+                for line in Path(table).read_text().splitlines()[1:]:
+                    cols = line.split()
+                    if cols[1].rsplit(":", 1)[1] == port and cols[3] == "01" and cols[9] in inodes:
+                        count += 1
+        return count
+
+    async def busiest_worker(self, at_least: int, within_s: float = 15.0) -> int:
+        """The edge worker holding the most client connections, once one holds
+        ``at_least`` (polled every 50 ms); the victim of a kill test, so the kill
+        surely meets calls in flight."""
+        deadline = time.monotonic() + within_s
+        while True:
+            counts = {pid: self.established_connections(pid) for pid in self.worker_pids()}
+            pid, n = max(counts.items(), key=lambda kv: kv[1])
+            if n >= at_least:
+                return pid
+            assert time.monotonic() < deadline, f"no worker holds {at_least} connections: {counts}"
+            await asyncio.sleep(0.05)
+
     async def set_fault(self, faults: dict[str, Any]) -> None:
         """Merge faults into the fake provider's run-time table (``/_fake/faults``)."""
         async with aiohttp.ClientSession() as http:

@@ -27,7 +27,9 @@ async def test_edge_worker_sigkilled_and_restarted_on_its_journal(rig_args: dict
     async with rig(**rig_args) as r:
         task = asyncio.create_task(load(r, 30))
         await asyncio.sleep(4)
-        victim = r.worker_pids()[0]
+        victim = await r.busiest_worker(
+            at_least=3
+        )  # not by pid order: SO_REUSEPORT may give one worker few clients
         os.kill(victim, signal.SIGKILL)
         assert r.edge is not None
         await asyncio.to_thread(r.edge.wait, 60)  # the supervisor drains the other worker and exits 1
