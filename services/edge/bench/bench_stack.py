@@ -41,7 +41,7 @@ def cpu_times(pid: int) -> tuple[float, float]:
     return int(fields[11]) / TICK, int(fields[12]) / TICK
 
 
-def wait_http(url: str, timeout: float = 20) -> None:
+def wait_http(url: str, timeout: float = 60) -> None:
     """Poll ``url`` until it answers 200; RuntimeError after ``timeout`` seconds."""
     deadline = time.time() + timeout
     while time.time() < deadline:

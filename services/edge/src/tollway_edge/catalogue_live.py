@@ -15,7 +15,7 @@ in one step of the event loop, so a call sees either the old or the new
 set. A call captures them when it starts (``pipeline.handle``) and keeps
 them: it is billed at the prices it was admitted under, and its
 ``catalogue_version`` names them. Providers whose configuration did not
-change keep their connection pools; the sessions of removed or changed ones
+change keep their connection pools; the clients of removed or changed ones
 are closed ``catalogue_retire_seconds`` later (calls in flight still use
 them), or at stop.
 """
@@ -59,7 +59,7 @@ class CatalogueWatcher:
             ``upstreams`` are replaced together).
         path: the catalogue file.
         interval_seconds: how often the file's ``stat`` is compared, s.
-        retire_seconds: how long sessions of removed or changed providers stay open, s.
+        retire_seconds: how long clients of removed or changed providers stay open, s.
     """
 
     def __init__(self, state: EdgeState, path: str, interval_seconds: float, retire_seconds: float) -> None:
@@ -81,7 +81,7 @@ class CatalogueWatcher:
         self._task = asyncio.create_task(self._run(), name="catalogue-watch")
 
     async def stop(self) -> None:
-        """Stop polling and close every retired provider session."""
+        """Stop polling and close every retired provider client."""
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
             signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a late SIGHUP must not end a stopping edge
@@ -91,7 +91,7 @@ class CatalogueWatcher:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         for upstream in self._retired:
-            await upstream.session.close()
+            await upstream.client.close()
         self._retired.clear()
 
     async def _run(self) -> None:
@@ -156,7 +156,7 @@ class CatalogueWatcher:
         async def close() -> None:
             await asyncio.sleep(self._retire)
             for upstream in upstreams:
-                await upstream.session.close()
+                await upstream.client.close()
                 self._retired.remove(upstream)
 
         task = asyncio.create_task(close(), name="catalogue-retire")

@@ -254,20 +254,20 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
         fast.execute_packed = counting_packed
     upstream = state.upstreams["fake"]
     at_provider: list[tuple[int, int]] = []
-    post = upstream.session.post
+    post = upstream.client.request
 
     def counting_post(*args: Any, **kw: Any) -> Any:
         at_provider.append((len(commands), pool.queries))
         return post(*args, **kw)
 
-    upstream.session.post = counting_post
+    upstream.client.request = counting_post
     try:
         status, _, _ = await _post(edge_http, edge, key)
     finally:
         client.execute_command = original
         if fast is not None:
             del fast.execute_packed
-        upstream.session.post = post
+        upstream.client.request = post
         sync._pool = pool._pool
     assert status == 200
     assert at_provider == [(1, 0)]  # ONE Valkey round trip (EVALSHA admit), NO Postgres query

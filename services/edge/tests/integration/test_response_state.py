@@ -221,13 +221,14 @@ async def test_a_fragmented_first_event_is_read_whole_and_relayed_unchanged() ->
     still found, and every byte read for it goes on to the relay."""
     import asyncio
 
-    import aiohttp
     import orjson
     from aiohttp import web
     from aiohttp.test_utils import TestServer
 
     from tollway_edge.endpoints.response_state import _stream_id
     from tollway_edge.routing.forward import Answer
+    from tollway_edge.routing.http1 import Timeouts
+    from tollway_edge.routing.http1_pool import Client
 
     created = b"event: response.created\ndata: " + orjson.dumps(
         {"type": "response.created", "response": {"id": "resp_abc123", "status": "in_progress"}}
@@ -247,13 +248,15 @@ async def test_a_fragmented_first_event_is_read_whole_and_relayed_unchanged() ->
     server = TestServer(app, host="127.0.0.1")
     await server.start_server()
     try:
-        async with aiohttp.ClientSession() as session, session.get(server.make_url("/")) as resp:
-            first = await resp.content.readany()
-            assert first == created[:10]
-            answer = Answer(resp, None, first)
-            assert await _stream_id(answer) == "resp_abc123"
-            assert answer.first is not None and answer.first.startswith(created)
-            rest = answer.first + await resp.content.read()
-            assert rest == created + later
+        client = Client(limit=1, connecting=1)  # the edge's provider client
+        resp = await client.request("GET", server.make_url("/"), {}, None, Timeouts())
+        first = await resp.content.readany()
+        assert first == created[:10]
+        answer = Answer(resp, None, first)
+        assert await _stream_id(answer) == "resp_abc123"
+        assert answer.first is not None and answer.first.startswith(created)
+        rest = answer.first + await resp.read()
+        assert rest == created + later
+        await client.close()
     finally:
         await server.close()

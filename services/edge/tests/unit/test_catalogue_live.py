@@ -89,7 +89,7 @@ async def test_configmap_swap_sighup_and_a_bad_file(tmp_path: Path) -> None:
         assert state.upstreams["b"] is not old_b and str(state.upstreams["b"].base_url).endswith("/b2/v1")
         assert _reloads("reloaded") == reloaded + 1
         await asyncio.sleep(0.05)
-        assert old_b.session.closed  # retired (after retire_seconds = 0)
+        assert old_b.client.closed  # retired (after retire_seconds = 0)
 
         version = state.catalogue_version
         invalid = _reloads("invalid")

@@ -29,7 +29,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import aiohttp
 from opentelemetry.trace import Span, Tracer
 from tenacity import AsyncRetrying, RetryCallState, wait_random_exponential
 
@@ -39,6 +38,7 @@ from tollway_edge import tracing
 from tollway_edge.call import Call
 from tollway_edge.errors import upstream_unreachable
 from tollway_edge.routing.breaker import Breakers, breaker_key
+from tollway_edge.routing.http1 import UpstreamConnectError, UpstreamResponse
 from tollway_edge.routing.upstream import Upstream
 
 MAX_ATTEMPTS_PER_CALL = 8
@@ -68,7 +68,7 @@ class Answer:
             so a stream that fails later can still be counted against it.
     """
 
-    response: aiohttp.ClientResponse
+    response: UpstreamResponse
     body: bytes | None
     first: bytes | None
     breaker: str | None = None
@@ -234,18 +234,14 @@ async def _send(
     """POST the call to one deployment; a streamed 200 is read up to its first chunk."""
     timeouts = upstream.timeouts_for(deployment, stream)
     t = time.perf_counter()
-    resp: aiohttp.ClientResponse | None = None
+    resp: UpstreamResponse | None = None
     try:
         async with asyncio.timeout(timeouts.deadline_seconds):
             url = upstream.url_for(target.path, deployment.upstream_model)
             url = url.extend_query(target.query) if target.query else url
-            if target.method == "POST":
-                body = target.outbound.encoded(deployment.upstream_model)
-                resp = await upstream.session.post(url, data=body, headers=headers, timeout=timeouts.client)
-            else:  # GET/DELETE of a stored response: no body
-                resp = await upstream.session.request(
-                    target.method, url, headers=headers, timeout=timeouts.client
-                )
+            # GET/DELETE of a stored response: no body
+            body = target.outbound.encoded(deployment.upstream_model) if target.method == "POST" else None
+            resp = await upstream.client.request(target.method, url, headers, body, timeouts.client)
             if stream and resp.status == 200:
                 first = await resp.content.readany()
                 if not first:
@@ -258,9 +254,9 @@ async def _send(
         if resp is not None:
             resp.close()
         return _Failure("upstream_timeout", None if resp is None else resp.status)
-    except aiohttp.ClientConnectorError:
+    except UpstreamConnectError:
         return _Failure("upstream_unavailable", retryable=True)  # refused, unreachable, DNS, TLS
-    except (aiohttp.ClientError, OSError):
+    except OSError:  # http1.UpstreamError: the connection failed or the answer was malformed
         if resp is not None:
             resp.close()
         return _Failure("upstream_unavailable", None if resp is None else resp.status)
@@ -292,7 +288,7 @@ def _detail(
     )
 
 
-def _retry_after(response: aiohttp.ClientResponse) -> float | None:
+def _retry_after(response: UpstreamResponse) -> float | None:
     """A 429's ``Retry-After`` in seconds, or None when absent or an HTTP date
     (then the backoff applies)."""
     raw = response.headers.get("Retry-After")

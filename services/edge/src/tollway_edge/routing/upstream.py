@@ -1,6 +1,6 @@
-"""Provider connections (adapter): one shared aiohttp ClientSession per provider.
+"""Provider connections (adapter): one HTTP/1.1 client (``routing.http1``) per provider.
 
-Each session keeps a large keep-alive pool (at least 1,024 connections, or the
+Each client keeps a large keep-alive pool (at least 1,024 connections, or the
 catalogue's ``max_connections`` when larger, so 1,000 concurrent streams fit)
 and the request headers are computed once at start, including the
 credential read from the provider's ``api_key_env``, placed the way the
@@ -9,15 +9,15 @@ provider's kind wants it (``routing.kinds``: Bearer, ``api-key``, ``x-api-key``)
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import aiohttp
 import structlog
 from yarl import URL
 
 from tollway_contracts.catalogue import Catalogue, Deployment, Provider
+from tollway_edge.routing.http1 import Timeouts
+from tollway_edge.routing.http1_pool import Client
 from tollway_edge.routing.kinds import ProviderKind, kind_of
 
 log = structlog.get_logger("tollway_edge.upstream")
@@ -32,18 +32,6 @@ time to first chunk). Loopback connects take ~0.1 ms, so 32 at a time still
 opens thousands per second; reused keep-alive connections never wait."""
 
 
-class _PacedConnector(aiohttp.TCPConnector):
-    """TCPConnector that opens at most ``MAX_CONNECTING`` connections at a time."""
-
-    def __init__(self, *args: object, **kw: object) -> None:
-        super().__init__(*args, **kw)  # type: ignore[arg-type]
-        self._connecting = asyncio.Semaphore(MAX_CONNECTING)
-
-    async def _create_connection(self, req, traces, timeout):  # type: ignore[no-untyped-def]  # noqa: ASYNC109 - overrides aiohttp's private signature as is
-        async with self._connecting:
-            return await super()._create_connection(req, traces, timeout)
-
-
 @dataclass(frozen=True, slots=True)
 class AttemptTimeouts:
     """One deployment's timeouts as an attempt applies them.
@@ -52,12 +40,12 @@ class AttemptTimeouts:
         deadline_seconds: the attempt's deadline up to its answer: the
             first-byte timeout of a stream (status line and first chunk),
             the total timeout of a non-streamed call (whole body); None = none.
-        client: aiohttp's per-request timeout: connect, idle between reads
-            (streams), and a stream's total.
+        client: the request's :class:`~tollway_edge.routing.http1.Timeouts`:
+            connect, idle between reads (streams), and a stream's total.
     """
 
     deadline_seconds: float | None
-    client: aiohttp.ClientTimeout
+    client: Timeouts
 
 
 def attempt_timeouts(provider: Provider, deployment: Deployment, stream: bool) -> AttemptTimeouts:
@@ -68,15 +56,13 @@ def attempt_timeouts(provider: Provider, deployment: Deployment, stream: bool) -
     if stream:
         return AttemptTimeouts(
             deadline_seconds=t.first_byte_seconds or provider.timeout_seconds,
-            client=aiohttp.ClientTimeout(
-                total=t.total_seconds,
-                sock_connect=connect,
-                sock_read=t.idle_seconds or provider.timeout_seconds,
+            client=Timeouts(
+                connect=connect, idle=t.idle_seconds or provider.timeout_seconds, total=t.total_seconds
             ),
         )
     return AttemptTimeouts(
         deadline_seconds=t.total_seconds or provider.timeout_seconds,
-        client=aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=None),
+        client=Timeouts(connect=connect),
     )
 
 
@@ -98,7 +84,7 @@ class Upstream:
 
     name: str
     provider: Provider
-    session: aiohttp.ClientSession
+    client: Client
     base_url: str
     headers: dict[str, str]
     timeout_seconds: float
@@ -135,7 +121,7 @@ def _base(provider: Provider) -> str:
 async def open_upstreams(
     catalogue: Catalogue, reuse: Mapping[str, Upstream] | None = None
 ) -> dict[str, Upstream]:
-    """Open one session per provider (call :func:`close_upstreams` at stop).
+    """Open one client per provider (call :func:`close_upstreams` at stop).
 
     Args:
         reuse: upstreams already open (a catalogue reload): a provider whose
@@ -161,25 +147,11 @@ async def open_upstreams(
             key, usable = None, False
         kind = kind_of(provider)
         headers.update(kind.headers(provider, key))
-        connector = _PacedConnector(
-            limit=max(provider.max_connections, MIN_POOL),
-            limit_per_host=0,
-            keepalive_timeout=75,
-            ttl_dns_cache=300,
-        )
-        session = aiohttp.ClientSession(
-            connector=connector,
-            timeout=aiohttp.ClientTimeout(
-                total=None,
-                sock_connect=provider.connect_timeout_seconds,
-                sock_read=provider.timeout_seconds,
-            ),
-            skip_auto_headers=("User-Agent",),
-        )
+        client = Client(limit=max(provider.max_connections, MIN_POOL), connecting=MAX_CONNECTING)
         upstreams[name] = Upstream(
             name=name,
             provider=provider,
-            session=session,
+            client=client,
             base_url=_base(provider),
             headers=headers,
             timeout_seconds=provider.timeout_seconds,
@@ -190,6 +162,6 @@ async def open_upstreams(
 
 
 async def close_upstreams(upstreams: dict[str, Upstream]) -> None:
-    """Close every provider session."""
+    """Close every provider client."""
     for upstream in upstreams.values():
-        await upstream.session.close()
+        await upstream.client.close()

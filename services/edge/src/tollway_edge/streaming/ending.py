@@ -11,11 +11,10 @@ import asyncio
 import time
 from collections.abc import Callable
 
-import aiohttp
-
 from tollway_contracts.catalogue import Prices
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction, SSERestorer
+from tollway_edge.routing.http1 import UpstreamResponse
 from tollway_edge.streaming.readers import StreamReader
 from tollway_edge.streaming.sse import SSESplitter
 from tollway_edge.usage import Tokens, estimated_tokens
@@ -27,7 +26,7 @@ TAIL_SECONDS = 2.0
 
 
 async def read_tail(
-    content: aiohttp.StreamReader, splitter: SSESplitter, reader: StreamReader, call: Call, deadline: float
+    content: UpstreamResponse, splitter: SSESplitter, reader: StreamReader, call: Call, deadline: float
 ) -> None:
     """After the client left: keep reading the provider's stream (at most
     ``TAIL_BYTES``, until ``deadline`` on ``time.monotonic()``) for its usage
@@ -41,7 +40,7 @@ async def read_tail(
         try:
             async with asyncio.timeout(remaining):
                 chunk = await content.readany()
-        except (aiohttp.ClientError, OSError, TimeoutError):
+        except (OSError, TimeoutError):  # http1.UpstreamError, the deadline
             return
         finally:
             call.upstream_wait += time.monotonic() - (deadline - remaining)

@@ -23,11 +23,11 @@ import contextlib
 import time
 from collections.abc import Awaitable
 
-import aiohttp
 import structlog
 from aiohttp import web
 
 from tollway_edge.call import Call
+from tollway_edge.routing.http1 import UpstreamResponse
 
 log = structlog.get_logger("tollway_edge.streams")
 
@@ -42,7 +42,7 @@ class LiveStream:
 
     __slots__ = ("request", "call", "upstream", "gone_at", "shutdown")
 
-    def __init__(self, request: web.Request, call: Call, upstream: aiohttp.ClientResponse) -> None:
+    def __init__(self, request: web.Request, call: Call, upstream: UpstreamResponse) -> None:
         self.request = request
         self.call = call
         self.upstream = upstream

@@ -48,6 +48,7 @@ from tollway_contracts.catalogue import Prices
 from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction
+from tollway_edge.routing.http1 import UpstreamResponse
 from tollway_edge.streaming.ending import TAIL_SECONDS, Once, read_tail, settle
 from tollway_edge.streaming.holdback import stream_scanner
 from tollway_edge.streaming.live import LiveStream, LiveStreams
@@ -94,7 +95,7 @@ async def _cover(
 async def relay_stream(
     request: web.Request,
     call: Call,
-    upstream: aiohttp.ClientResponse,
+    upstream: UpstreamResponse,
     *,
     first: bytes | None = None,
     terminator: Terminator,
@@ -152,7 +153,7 @@ async def relay_stream(
                 t = time.perf_counter()
                 try:
                     chunk = await content.readany()
-                except (aiohttp.ClientError, OSError, TimeoutError):
+                except (OSError, TimeoutError):  # http1.UpstreamError, the idle/total timeout
                     chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
                 t_read = time.perf_counter()
                 call.upstream_wait += t_read - t
