@@ -179,6 +179,8 @@ class Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        if self.closed:
+            return  # after a malformed answer or a close: nothing more is parsed
         self.activity = self.loop.time()
         self.received = True
         try:
