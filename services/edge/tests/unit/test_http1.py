@@ -5,7 +5,11 @@ pooled connection, failures and timeouts, and what goes on the wire."""
 from __future__ import annotations
 
 import asyncio
+import shutil
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import pytest
 from yarl import URL
@@ -178,7 +182,7 @@ async def test_failures_refused_cut_malformed_and_idle(client: Client) -> None:
         await _head(reader)
         writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         await writer.drain()
-        await asyncio.sleep(5)
+        await reader.read()  # silent until the client gives up and closes
 
     server, url = await _serve(silent)
     try:
@@ -240,6 +244,49 @@ async def test_a_cancelled_request_closes_its_connection_and_frees_its_slot() ->
             with pytest.raises(asyncio.CancelledError):
                 await task
         assert srv.connections == 2  # the second request got the slot and a new connection
+    finally:
+        await client.close()
+        server.close()
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate (and its key) for 127.0.0.1, by the openssl CLI."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+async def test_https_through_the_pool(certificate: tuple[Path, Path]) -> None:
+    """TLS (``loop.create_connection(ssl=...)``, host name check) against a
+    self-signed certificate for 127.0.0.1 trusted by the pool's context."""
+    cert, key = certificate
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+    srv = Server([JSON])
+    server = await asyncio.start_server(srv.handle, "127.0.0.1", 0, ssl=server_ctx)
+    url = URL(f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions")
+    client = Client(limit=2, connecting=1)
+    try:
+        with pytest.raises(UpstreamConnectError):  # not trusted by default
+            await client.request("POST", url, {}, b"{}", Timeouts(connect=5))
+        pool = next(iter(client._pools.values()))
+        assert pool.ssl is not None
+        pool.ssl.load_verify_locations(cert)
+        for _ in range(2):
+            resp = await client.request("POST", url, {}, b"{}", Timeouts(connect=5))
+            assert (resp.status, await resp.read()) == (200, b'{"ok":true}')
+        assert (
+            srv.connections == 1
+        )  # both on one kept-alive connection (a refused handshake never reaches it)
+        assert srv.requests[-1].startswith(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:")
     finally:
         await client.close()
         server.close()
