@@ -74,7 +74,9 @@ async def test_content_length_keep_alive_and_the_request_on_the_wire(client: Cli
     server, url = await _serve(srv.handle)
     try:
         for _ in range(3):
-            resp = await client.request("POST", url, {"Authorization": "Bearer k"}, b'{"a":1}', Timeouts())
+            resp = await client.request(
+                "POST", url, {"Authorization": "Bearer k", "x-note": "café"}, b'{"a":1}', Timeouts()
+            )
             assert (resp.status, resp.content_type, await resp.read()) == (
                 200,
                 "application/json",
@@ -85,7 +87,11 @@ async def test_content_length_keep_alive_and_the_request_on_the_wire(client: Cli
         assert srv.connections == 1  # one keep-alive connection for all three
         first = srv.requests[0]
         assert first.startswith(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:")
-        assert b"\r\nAccept-Encoding: identity\r\n" in first and b"\r\nAuthorization: Bearer k\r\n" in first
+        assert (
+            b"\r\nAccept-Encoding: identity\r\n" in first
+            and b"\r\nAuthorization: Bearer k\r\n" in first
+            and "x-note: café".encode() in first
+        )
         assert first.endswith(b'Content-Length: 7\r\n\r\n{"a":1}')
         get = await client.request("GET", url.with_query(after="x"), {}, None, Timeouts())
         await get.read()

@@ -143,9 +143,9 @@ class Client:
         lines += [f"{k}: {v}\r\n" for k, v in headers.items()]
         if body is not None:
             lines.append(f"Content-Length: {len(body)}\r\n\r\n")
-            return await pool.request("".join(lines).encode("latin-1") + body, timeouts)
+            return await pool.request("".join(lines).encode("utf-8", "surrogateescape") + body, timeouts)
         lines.append("\r\n")
-        return await pool.request("".join(lines).encode("latin-1"), timeouts)
+        return await pool.request("".join(lines).encode("utf-8", "surrogateescape"), timeouts)
 
     async def close(self) -> None:
         """Close every idle connection; later requests fail (in-flight ones finish)."""
