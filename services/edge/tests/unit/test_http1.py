@@ -285,7 +285,7 @@ async def test_https_through_the_pool(certificate: tuple[Path, Path]) -> None:
             await client.request("POST", url, {}, b"{}", Timeouts(connect=5))
         pool = next(iter(client._pools.values()))
         assert pool.ssl is not None
-        pool.ssl.load_verify_locations(cert)
+        pool.ssl = ssl.create_default_context(cafile=cert)
         for _ in range(2):
             resp = await client.request("POST", url, {}, b"{}", Timeouts(connect=5))
             assert (resp.status, await resp.read()) == (200, b'{"ok":true}')

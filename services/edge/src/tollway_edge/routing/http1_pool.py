@@ -10,6 +10,7 @@ reused one was closed by the provider before answering a byte.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 import time
 from collections import deque
@@ -28,13 +29,20 @@ KEEPALIVE_SECONDS = 75.0
 """An idle pooled connection older than this is closed instead of reused, s."""
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The process's client TLS context (system CAs, host name checked), built
+    once: loading the CA store takes ~0.1 s, not to be paid per pool."""
+    return ssl.create_default_context()
+
+
 class Pool:
     """Keep-alive connections to one (scheme, host, port), at most ``limit`` in
     use, at most ``connecting`` being opened at once."""
 
     def __init__(self, scheme: str, host: str, port: int, limit: int, connecting: int) -> None:
         self.host, self.port = host, port
-        self.ssl: ssl.SSLContext | None = ssl.create_default_context() if scheme == "https" else None
+        self.ssl: ssl.SSLContext | None = tls_context() if scheme == "https" else None
         self._idle: deque[Connection] = deque()
         self.closed = False
         self._slots = asyncio.Semaphore(limit)
