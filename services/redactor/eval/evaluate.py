@@ -16,13 +16,15 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (held-out v2, report only)
+    python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (held-out v3, report only)
+    python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (v2, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v1        # eval/frozen/*.jsonl (v1, spent: now tuning material)
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the frozen
-held-out v2 files: nobody tunes on them. The v1 frozen files were looked at
-while tuning round 2, so they are spent and may be read like tuning files.
+held-out v3 files: nobody tunes on them. The v1 and v2 frozen files were
+measured and then tuned against (rounds 2-4), so they are spent and may be
+read like tuning files.
 """
 
 from __future__ import annotations
@@ -44,16 +46,23 @@ TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument("--frozen", action="store_true", help="the frozen held-out set v2 (eval/frozen_v2)")
+    parser.add_argument(
+        "--frozen-v3", action="store_true", help="the frozen held-out set v3 (eval/frozen_v3)"
+    )
+    parser.add_argument(
+        "--frozen", "--frozen-v2", action="store_true", help="the spent v2 frozen set (eval/frozen_v2)"
+    )
     parser.add_argument("--frozen-v1", action="store_true", help="the spent v1 frozen set (eval/frozen)")
     parser.add_argument("--tuning", action="store_true", help="the issue-11 tuning set (eval/tuning)")
     parser.add_argument("--threshold", type=float, default=None)
     parser.add_argument("--policy", choices=["block", "patterns_only", "pass"], default=None)
     parser.add_argument(
-        "--misses", action="store_true", help="print misses and false positives (tuning only)"
+        "--misses", action="store_true", help="print misses and false positives (refused on frozen v3)"
     )
     args = parser.parse_args()
     paths: list[Path] = list(args.samples or [])
+    if args.frozen_v3:
+        paths += sorted((HERE / "frozen_v3").glob("*.jsonl"))
     if args.frozen:
         paths += sorted((HERE / "frozen_v2").glob("*.jsonl"))
     if args.frozen_v1:
@@ -62,7 +71,7 @@ def main() -> None:
         paths += sorted((HERE / "tuning").glob("*.jsonl"))
     if not paths:
         paths = [HERE / "samples.jsonl"]
-    frozen_dir = (HERE / "frozen_v2").resolve()
+    frozen_dir = (HERE / "frozen_v3").resolve()
     if args.misses and any(p.resolve().parent == frozen_dir for p in paths):
         sys.exit("--misses is refused on the frozen held-out set: nobody tunes on it")
 

@@ -1,6 +1,7 @@
 """The frozen held-out evaluation sets (issue 11) never drift: the committed files
-match their ``SHA256SUMS`` and their generators still reproduce them; v2's value
-pools share nothing with the pools the detector was tuned on."""
+match their ``SHA256SUMS`` and their generators still reproduce them; v2's and
+v3's value pools share nothing with the pools the detector was tuned on (v3's
+nothing with v2's or v1's either, both spent)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.unit
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
-SETS = {"frozen": EVAL / "frozen.py", "frozen_v2": EVAL / "frozen_v2.py"}
+SETS = {"frozen": EVAL / "frozen.py", "frozen_v2": EVAL / "frozen_v2.py", "frozen_v3": EVAL / "frozen_v3.py"}
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
 
@@ -78,3 +79,38 @@ def test_v2_pools_are_disjoint_from_every_tuning_pool() -> None:
     for case in tun.CASES:
         assert case[0] not in v2_text
         assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v2_names, case[0]
+
+
+def test_v3_pools_are_disjoint_from_every_earlier_pool() -> None:
+    v3, v2, v1, gen, tun = (
+        _load(EVAL / f) for f in ("frozen_v3.py", "frozen_v2.py", "frozen.py", "generate.py", "tuning.py")
+    )
+    v3_names = {n for pools in v3.NAMES.values() for pool in pools.values() for n in pool}
+    used_names = (
+        {n for pools in v2.NAMES.values() for pool in pools.values() for n in pool}
+        | {n for pool in v1.NAMES.values() for n in pool}
+        | set(gen.FIRST) | set(gen.LAST)
+        | set(tun.FIRST_FR) | set(tun.LAST_FR) | set(tun.FIRST_ES) | set(tun.LAST_ES)
+    )  # fmt: skip
+    assert not v3_names & used_names
+    v3_domains = {d for pool in v3.DOMAINS.values() for d in pool}
+    used_domains = {d for pool in v2.DOMAINS.values() for d in pool} | set(v1.DOMAINS) | set(gen.DOMAINS)
+    assert not v3_domains & (used_domains | {"correo.es", "exemple.fr"})
+    v3_templates = {t for pool in v3.TEMPLATES.values() for t in pool} | {
+        t for pool in v3.CHAT_FREE.values() for t in pool
+    }
+    used_templates = (
+        {t for pool in v2.TEMPLATES.values() for t in pool}
+        | {t for pool in v1.TEMPLATES.values() for t in pool}
+        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
+    )  # fmt: skip
+    assert not v3_templates & used_templates
+    assert not set(v3._US_AREAS) & (set(gen.US_AREA) | set(v2._US_AREAS))
+    v3_ibans = {c for pool in v3._IBAN_COUNTRIES.values() for c in pool}
+    assert not v3_ibans & (
+        {c for pool in v2._IBAN_COUNTRIES.values() for c in pool} | set(gen.IBAN_COUNTRIES)
+    )
+    v3_text = "".join(r["text"] for rs in v3.generate().values() for r in rs)
+    for case in tun.CASES:
+        assert case[0] not in v3_text
+        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v3_names, case[0]
