@@ -116,6 +116,28 @@ CASES: list[tuple[str, list[tuple[str, str]]] | tuple[str, list[tuple[str, str]]
     ("Vault on node-7 reports 3 sealed shards.", []),
     ("What is the capital of France?", []),  # France, Chad, Georgia: countries that are given names
     ("Compare the weather in Georgia and Texas in May.", []),
+    # round 5 (v3 frozen first; these are new cases, none of v3's)
+    ("pls ask maria gonzalez to send the deck before noon", [("PERSON", "maria gonzalez")]),
+    ("remind james wilson that the car is due for its service", [("PERSON", "james wilson")]),
+    ("Best regards,\nHannah Kleinschmidt\nHead of Finance", [("PERSON", "Hannah Kleinschmidt")]),
+    ("Cordialement,\nFrançoise Dumont", [("PERSON", "Françoise Dumont")], "fr"),
+    ("Un saludo,\nBeatriz Lozano", [("PERSON", "Beatriz Lozano")], "es"),
+    ("Chère Madame Lefort, merci pour votre message.", [("PERSON", "Lefort")], "fr"),
+    ("Estimada señora Quiroga, le escribo por la factura.", [("PERSON", "Quiroga")], "es"),
+    ("Please cc Wanjiru Kamau on the thread.", [("PERSON", "Wanjiru Kamau")]),
+    ("Tell Alexa to play the news and ping Cloudflare DNS.", []),
+    ("Can you invite Thuy Linh Pham to the kickoff?", [("PERSON", "Thuy Linh")]),
+    ("Tell Ask Jeeves it is 1999 again.", []),
+    ("Ask Google Assistant to set a timer for ten minutes.", []),
+    ("How do I contact Microsoft Support about a billing error?", []),
+    ("Is Lisbon or Porto better for a weekend in October?", []),
+    ("what's the best way to store basil and mint in the fridge", []),
+    ("Explain the difference between Visual Studio and Visual Studio Code.", []),
+    ("Peux-tu comparer Marseille et Toulouse pour un week-end ?", [], "fr"),
+    ("¿Es mejor Sevilla o Granada para una escapada en marzo?", [], "es"),
+    ("The deploy on 14 Oct failed; retry on Nov 3.", []),
+    ("retryPolicy = RetryPolicy(max = 3, backoff = 2.0)", []),
+    ("class InvoiceMapper(BaseMapper): pass", []),
 ]
 
 FIRST_FR = ["Camille", "Louis", "Chloé", "Gabriel", "Léa", "Arthur", "Jade", "Raphaël", "Louise", "Jules"]
@@ -297,6 +319,140 @@ def _pii_free(rng: random.Random, n: int) -> list[dict]:
     ]
 
 
+def _pii_free_round5(rng: random.Random, n: int) -> list[dict]:
+    """Round 5: more technical text (stack traces of five languages, SQL DDL, k8s
+    events, payment-provider ids, test output, code identifiers that carry a
+    person's name: ``Dijkstra``, ``BloomFilter``, ``JacksonObjectMapper``)."""
+    h = lambda k: "".join(rng.choice("0123456789abcdef") for _ in range(k))  # noqa: E731
+    a = lambda k: "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(k))  # noqa: E731
+    day = lambda: f"{rng.randint(2019, 2027)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"  # noqa: E731
+    hms = lambda: f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}"  # noqa: E731
+    makers = [
+        lambda: (
+            f"{day()} {hms()}.{_d(rng, 3)}  INFO {rng.randint(1000, 99999)} --- [           main] o.s.b.w.e.tomcat.TomcatWebServer         : Tomcat started on port(s): {rng.choice([8080, 8443, 9090])} (http)"
+        ),
+        lambda: (
+            f'INFO:     uvicorn.access worker-{rng.randint(1, 16)} - "POST /v1/chat/completions HTTP/1.1" {rng.choice([200, 429, 500])} OK'
+        ),
+        lambda: (
+            f"thread 'main' panicked at src/parser.rs:{rng.randint(1, 900)}:{rng.randint(1, 80)}:\ncalled `Option::unwrap()` on a `None` value"
+        ),
+        lambda: (
+            f"    at Object.<anonymous> (/app/dist/index.js:{rng.randint(1, 500)}:{rng.randint(1, 80)})\n    at Module._compile (node:internal/modules/cjs/loader:{rng.randint(1000, 1400)}:{rng.randint(1, 40)})"
+        ),
+        lambda: (
+            f"   at Contoso.Orders.OrderProcessor.Process(Order order) in C:\\src\\OrderProcessor.cs:line {rng.randint(10, 900)}"
+        ),
+        lambda: (
+            f"CREATE INDEX CONCURRENTLY idx_orders_customer_{rng.randint(1, 9)} ON orders (customer_id) WHERE deleted_at IS NULL; -- {rng.randint(1, 900)} ms"
+        ),
+        lambda: (
+            f"SELECT p.sku, COUNT(*) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY p.sku ORDER BY 2 DESC LIMIT {rng.randint(5, 100)};"
+        ),
+        lambda: (
+            f"Warning  BackOff  {rng.randint(1, 59)}m (x{rng.randint(2, 40)} over {rng.randint(5, 90)}m)  kubelet  Back-off restarting failed container worker in pod etl-{h(9)}-{h(5)}"
+        ),
+        lambda: (
+            f"helm upgrade --install ingress-nginx ingress-nginx/ingress-nginx --version {rng.randint(3, 4)}.{rng.randint(0, 12)}.{rng.randint(0, 9)} -n ingress --atomic"
+        ),
+        lambda: (
+            f'{{"type": "invoice.paid", "data": {{"id": "in_{a(24)}", "customer": "cus_{a(14)}", "amount_due": {rng.randint(100, 99999)}}}}}'
+        ),
+        lambda: f"charge ch_{a(24)} refunded via re_{a(24)} ({rng.randint(1, 999)}.{_d(rng, 2)} EUR)",
+        lambda: (
+            f'{h(12)}   postgres:{rng.randint(12, 17)}-alpine   "docker-entrypoint.s…"   {rng.randint(2, 23)} hours ago   Up {rng.randint(2, 23)} hours   5432/tcp   db-{rng.randint(1, 9)}'
+        ),
+        lambda: (
+            f"--- FAIL: TestLedgerBalance (0.{_d(rng, 2)}s)\n    ledger_test.go:{rng.randint(10, 300)}: got {rng.randint(100, 9999)}, want {rng.randint(100, 9999)}"
+        ),
+        lambda: (
+            f"FAILED tests/test_refunds.py::test_partial_refund_rounds_half_even - AssertionError: assert {rng.randint(100, 9999)} == {rng.randint(100, 9999)}"
+        ),
+        lambda: (
+            f"Release {rng.randint(2023, 2027)}.{rng.randint(1, 12)}.0 (LTS) is supported until {day()}; {rng.randint(1, 40)} fixes, {rng.randint(0, 9)} breaking changes."
+        ),
+        lambda: (
+            f"PAY-{rng.randint(100, 9999)} blocked by INFRA-{rng.randint(10, 999)}; moved to sprint {rng.randint(2024, 2027)}-S{rng.randint(1, 26):02d}"
+        ),
+        lambda: (
+            f"Ticket #{_d(rng, 7)} merged into #{_d(rng, 7)} (priority: {rng.choice(['low', 'high', 'urgent'])})"
+        ),
+        lambda: (
+            f"Invoice no. {rng.randint(2020, 2027)}/{_d(rng, 4)}-FR, VAT 20 %, net {rng.randint(1, 9)} {_d(rng, 3)},{_d(rng, 2)} €"
+        ),
+        lambda: (
+            f"Your order {_d(rng, 3)}-{_d(rng, 7)}-{_d(rng, 7)} has shipped and arrives {rng.choice(['Tuesday', 'Friday'])}."
+        ),
+        lambda: f"git rev-parse HEAD -> {h(40)}",
+        lambda: f'"integrity": "sha512-{a(86)}=="',
+        lambda: (
+            f"GET /v2/tenants/{uuid.UUID(int=rng.getrandbits(128))}/invoices?page={rng.randint(1, 40)}&per_page=50 -> {rng.choice([200, 404])}"
+        ),
+        lambda: (
+            f"Last-Modified: {rng.choice(['Mon', 'Wed', 'Sat'])}, {rng.randint(1, 28):02d} {rng.choice(['Jan', 'Mar', 'Jun', 'Aug', 'Sep', 'Dec'])} {rng.randint(2015, 2027)} {hms()} GMT"
+        ),
+        lambda: (
+            f"{rng.choice(['Jan', 'Feb', 'Mar', 'Apr', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'])} {rng.randint(1, 28):2d} {hms()} web-{rng.randint(1, 9)} systemd[1]: Started Daily apt upgrade and clean activities."
+        ),
+        lambda: (
+            f"val retryBackoff = ExponentialBackoff(initial = {rng.randint(50, 900)}.millis, max = {rng.randint(5, 60)}.seconds)"
+        ),
+        lambda: f"let userAgent = req.headers['user-agent'] ?? 'unknown'; // {rng.randint(1, 99)} % of calls",
+        lambda: (
+            f"# aws_s3_bucket.logs_{rng.randint(1, 9)} will be updated in-place\n  ~ versioning {{ enabled = false -> true }}"
+        ),
+        lambda: (
+            f"id,created_at,status,amount\n{_d(rng, 5)},{day()}T{hms()}Z,settled,{rng.randint(1, 999)}.{_d(rng, 2)}"
+        ),
+        lambda: (
+            f"[FIRING:{rng.randint(1, 9)}] KubePodCrashLooping (prod-eu worker-{h(3)} kube-system critical)"
+        ),
+        lambda: (
+            f" src/ledger/balance.rs | {rng.randint(1, 300)} +++++++++-----\n {rng.randint(1, 20)} files changed, {rng.randint(1, 900)} insertions(+), {rng.randint(1, 900)} deletions(-)"
+        ),
+        lambda: (
+            f"Get:{rng.randint(1, 60)} http://deb.debian.org/debian bookworm/main amd64 libssl3 amd64 3.0.{rng.randint(1, 15)}-1~deb12u{rng.randint(1, 4)} [{rng.randint(1, 3)},{_d(rng, 3)} kB]"
+        ),
+        lambda: f"DATABASE_URL=postgres://app@db:5432/ledger?sslmode=require&pool={rng.randint(2, 40)}",
+        lambda: (
+            f"BloomFilter<String> seen = new BloomFilter<>(1 << {rng.randint(10, 24)}, 0.0{rng.randint(1, 9)});"
+        ),
+        lambda: (
+            f"Dijkstra over {rng.randint(100, 99999)} nodes took {rng.randint(1, 900)} ms; A* took {rng.randint(1, 900)} ms"
+        ),
+        lambda: f"from scipy.stats import pearsonr, spearmanr  # r = {rng.uniform(-1, 1):.3f}",
+        lambda: (
+            f"ObjectMapper mapper = JacksonObjectMapperFactory.create(); // v{rng.randint(2, 3)}.{rng.randint(0, 17)}"
+        ),
+        lambda: (
+            f"GaussianBlur(sigma={rng.randint(1, 9)}.{rng.randint(0, 9)}) applied to frame {rng.randint(1, 99999)} of {rng.randint(100000, 999999)}"
+        ),
+        lambda: (
+            f"export const selectInvoiceTotals = createSelector([selectLines], (lines) => sum(lines, {rng.randint(0, 4)}));"
+        ),
+        lambda: (
+            f"impl From<LedgerError> for ApiError {{ fn from(e: LedgerError) -> Self {{ ApiError::Internal({rng.randint(500, 599)}) }} }}"
+        ),
+        lambda: (
+            f"Caused by: org.hibernate.exception.ConstraintViolationException: could not execute statement [uk_invoice_number_{rng.randint(1, 9)}]"
+        ),
+        lambda: (
+            f"WARN  [HikariPool-{rng.randint(1, 4)} housekeeper] com.zaxxer.hikari.pool.HikariPool - Thread starvation or clock leap detected (housekeeper delta={rng.randint(1, 59)}s{rng.randint(1, 999)}ms)."
+        ),
+        lambda: f"Marshal.load failed at offset 0x{h(6)}: unexpected tag {rng.randint(0, 255)}",
+        lambda: (
+            f"Sprint review {day()}: Carousel v{rng.randint(1, 5)} shipped, Checkout {rng.randint(2, 9)} in QA, Atlas migration at {rng.randint(10, 99)} %."
+        ),
+        lambda: (
+            f"nvidia-smi: GPU {rng.randint(0, 7)} A100-SXM4-80GB {rng.randint(30, 85)}C P0 {rng.randint(60, 400)}W / 400W | {rng.randint(1000, 80000)}MiB / 81920MiB"
+        ),
+    ]
+    return [
+        {"id": f"tg{i + 1:04d}", "lang": "en", "text": makers[i % len(makers)](), "entities": []}
+        for i in range(n)
+    ]
+
+
 def _cases() -> list[dict]:
     out = []
     for i, case in enumerate(CASES):
@@ -340,6 +496,8 @@ def main() -> None:
         "samples-fr.jsonl": _lang_samples("fr", rng, 80),
         "samples-es.jsonl": _lang_samples("es", rng, 80),
         "pii_free.jsonl": _pii_free(rng, 480),
+        # round 5: its own generator so the files above stay byte for byte
+        "pii_free_round5.jsonl": _pii_free_round5(random.Random(SEED + 5), 440),
     }
     for name, records in files.items():
         with (OUT / name).open("w", encoding="utf-8") as fh:

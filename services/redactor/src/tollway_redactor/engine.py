@@ -58,9 +58,14 @@ from tollway_redactor.name_lists import ambiguous_first_names  # noqa: E402
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
+    code_or_date,
+    context_names,
     cue_names,
+    everyday_word,
     extend_person,
+    first_line,
     gazetteer_names,
+    lowercase_names,
     ner_segments,
     plausible_person,
     trim_labels,
@@ -85,7 +90,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-02.issue11-r3"
+DETECTOR_REVISION = "2026-12-02.issue11-r5"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -647,13 +652,29 @@ def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
-            trimmed = trim_labels(text, s)
+            trimmed = trim_labels(text, first_line(text, s))
             if trimmed is None or not plausible_person(text, trimmed):
                 continue
             s = extend_person(text, trimmed)
+            if text[s.start : s.end] in ambiguous_first_names():
+                continue  # one everyday word, place or product alone ("Atlas migration"): the gazetteer's rule
         out.append(s)
     if score_threshold <= CUE_SCORE:
         out.extend(cue_names(text))
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
+        out.extend(context_names(text))
+    # code and dates are never names, whoever found them (issue 11, round 5)
+    out = [s for s in out if s.entity_type != "PERSON" or not _not_a_name(text, s)]
+    if score_threshold <= GAZETTEER_SCORE:
+        out.extend(lowercase_names(text))
     return out
+
+
+def _not_a_name(text: str, span: Span) -> bool:
+    """Code, a date, one everyday word, or all lower case: ``max``, ``para aprender``."""
+    return (
+        code_or_date(text, span)
+        or everyday_word(text, span)
+        or not any(c.isupper() for c in text[span.start : span.end])
+    )

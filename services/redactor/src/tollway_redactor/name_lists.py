@@ -55,7 +55,7 @@ PLACE_NAMES = frozenset(
     Chelsea Brooklyn Madison Israel India China Kenya Nancy Lourdes Valence Valencia Savannah
     Adelaide Orlando Lorraine Alexandria Columbia Santiago Lima Elche Soria Teruel Vienna Geneva
     Sofia Regina Helena Augusta Marion Tyler Shelby Beverly Charlotte Lincoln Washington Jordan
-    Aurora Jackson Memphis Cleveland Raleigh Dublin Kingston Camden Cheyenne Tacoma Eugene
+    Aurora Jackson Memphis Cleveland Raleigh Dublin Kingston Camden Cheyenne Tacoma Eugene Lyon
     """.split()
 )
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from tollway_redactor.detection import Span
-from tollway_redactor.name_lists import ambiguous_first_names, person_names, place_names
+from tollway_redactor.name_lists import ambiguous_first_names, common_words, person_names, place_names
 
 CUE_SCORE = 0.6
 GAZETTEER_SCORE = 0.5
@@ -38,6 +38,7 @@ STOP_WORDS = frozenset(
     I We You He She They It My Our Your His Her Their This That These Those There Here
     Dear Hi Hello Hey Thanks Thank Please Cheers Regards Best Love Sincerely Yours
     Mr Mrs Ms Miss Dr Prof Sir Madam Team All Everyone Guys Folks Again Also Attn Attention
+    Madame Monsieur Mme Mlle Señor Señora Señorita Sr Sra Srta
     Call Ask Tell Email Mail Send Ship Write Draft Contact Customer Colleague Summarise Summarize
     Translate Fix Forward Transfer Wire Refund Parcel Order Log Good Morning Evening Afternoon
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
@@ -70,6 +71,8 @@ COMMAND_WORDS = frozenset(
     Simplifie Simplifiez Décris Décrivez Imagine Imaginez Cite Citez Planifie Planifiez Propón Dame Dime
     Haz Muestra Enumera Calcula Compara Crea Genera Busca Ayúdame Recomienda Prepara Organiza Revisa
     Reformula Simplifica Describe Imagina Sugiere Explícame Resúmeme
+    Open Close Start Stop Save Load Move Copy Paste Delete Print Hide Set Get Put Push Pull Pick Sort
+    Filter Join Split Turn Bring Fetch Parse Export Import Upload Download Archive
     """.split()
 )
 # Software a technical text names at a sentence start ("Kafka offset ..."):
@@ -97,16 +100,18 @@ TECH_WORDS = frozenset(
 STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS
 NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS
 
-_CUE = re.compile(
-    r"(?:(?<=\W)|^)(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
+_CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
+    r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
     r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|mr\.?|mrs\.?|ms\.?|dr\.?|prof\.?|"
-    r"love|regards|cheers|best|sincerely|"
+    r"love|regards|cheers|best|sincerely|yours\s+truly|many\s+thanks|"
     r"bonjour|bonsoir|salut|cher|chère|merci|je\s+m['’]appelle|je\s+suis|"
-    r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy)[,:]?\s+"
-    rf"(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})"
+    r"madame|monsieur|mme\.?|mlle\.?|cordialement|bien\s+à\s+vous|amitiés|bises|"
+    r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
+    r"señor|señora|señorita|sr\.?|sra\.?|srta\.?|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+)+"
+    rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"  # a name never spans lines
 )
-_LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD})\s+$")
-_RIGHT_WORD = re.compile(rf"^\s+({_NAME_WORD})(?=\W|$)")
+_LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD})[ \t]+$")  # never across lines
+_RIGHT_WORD = re.compile(rf"^[ \t]+({_NAME_WORD})(?=\W|$)")
 _NOT_NAME = re.compile(r"[\d@]")
 
 
@@ -137,6 +142,18 @@ def extend_person(text: str, span: Span) -> Span:
     if (start, end) == (span.start, span.end):
         return span
     return Span(span.entity_type, start, end, span.score)
+
+
+def first_line(text: str, span: Span) -> Span:
+    """``span`` cut at its first line break: a name never spans lines (the small
+    model tags "Hannah Kleinschmidt\\nHead" in a signature block)."""
+    if text.find("\n", span.start, span.end) < 0:
+        return span
+    for m in re.finditer(r"[^\n]+", text[span.start : span.end]):
+        if any(c.isalpha() for c in m.group()):  # the first line with a letter in it
+            start = span.start + m.start() + len(m.group()) - len(m.group().lstrip())
+            return Span(span.entity_type, start, span.start + len(m.group().rstrip()) + m.start(), span.score)
+    return span
 
 
 def plausible_person(text: str, span: Span) -> bool:
@@ -214,6 +231,122 @@ def ner_segments(text: str) -> list[tuple[int, int]]:
 _CAP_TOKEN = re.compile(rf"(?<![\w@./\\#$%&=:_-]){_NAME_WORD}(?![\w@/\\_=(]|[.:-]\w)")
 
 
+# Month names and their abbreviations: beside a number they are a date ("17 Jan
+# 2026", "ETA 19 Sep"), never a person ("Jan" is a Dutch and Polish name).
+MONTH_WORDS = frozenset(
+    """
+    Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June July
+    August September October November December Janv Févr Avr Juil Sept Déc Ene Abr Ago Dic
+    """.split()
+)
+_DATE_BEFORE = re.compile(r"\d[\s,./-]{0,2}$")
+_DATE_AFTER = re.compile(r"^[\s,./-]{0,2}\d")
+# Characters a name never holds but code does: calls, pointers, paths,
+# assignments, generics, snake_case, attribute access ("main.(*Server).handle",
+# "LedgerRepository(BaseModel)", "Object.keys"), and digits.
+_CODE_TOKEN = re.compile(r"[()\[\]{}<>*_/\\=|$#@\d]|\w{2,}\.\w|::|->")
+# An upper-case letter right after a lower-case one inside a word is CamelCase
+# ("OrderProcessor") unless a surname prefix explains it (McKenzie, DeShawn).
+_CAMEL = re.compile(r"[a-zà-ÿß][A-ZÀ-ÖØ-Þ]")
+_NAME_PREFIX = re.compile(r"^(?:Mc|Mac|O['’]|De|Di|Da|Du|La|Le|Van|Von|Fitz)[A-ZÀ-ÖØ-Þ]")
+_EDGE = "\"'«»“”‘’`,;:.!?()[]{}*_~"  # markdown emphasis too: **Jane Doe**
+_KEY_VALUE = "=;,\"'"  # "name=Jane Doe;", '"name": "Jane Doe"': the value is no code
+_ASSIGNED = re.compile(r"^\s*(?:=(?!=)|:=|\+=)")
+
+
+def code_or_date(text: str, span: Span) -> bool:
+    """True when ``span`` is code or a date, not a person's name.
+
+    Code: a word of the span sits in a whitespace-delimited token (surrounding
+    quotes, brackets and sentence punctuation stripped) that holds a code
+    character, a digit or an attribute access (``main.(*Server).handle``,
+    ``LedgerRepository(BaseModel)``), or is CamelCase (``OrderProcessor``;
+    not ``McKenzie``), or the span is assigned to (``max = 5``). Date: the
+    span is one month word (``Jan``, ``Sep``, ``Oct``) with a number beside it.
+    Names in parentheses (``(Marisol Brannigan).``) and values of key-value
+    pairs (``name=Jane Doe;``) are not code.
+    """
+    value = text[span.start : span.end]
+    if value in MONTH_WORDS and (
+        _DATE_BEFORE.search(text[max(0, span.start - 4) : span.start])
+        or _DATE_AFTER.match(text[span.end : span.end + 4])
+    ):
+        return True
+    if _ASSIGNED.match(text[span.end : span.end + 4]):
+        return True
+    start, end = span.start, span.end
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in _KEY_VALUE:
+        start -= 1
+    while end < len(text) and not text[end].isspace() and text[end] not in _KEY_VALUE:
+        end += 1
+    for token in text[start:end].split():
+        core = token.strip(_EDGE)
+        if _CODE_TOKEN.search(core):
+            return True
+        if _CAMEL.search(core) and not _NAME_PREFIX.match(core):
+            return True
+    return False
+
+
+# Verbs and nouns whose object is a person, not a product or a company ("cc X",
+# "remind X", "attendees: X", "avisa a X"; not "ask", "tell", "contact" or
+# "call": "Ask Google Assistant", "contact Microsoft Support"): a weaker cue
+# than a greeting.
+_PERSON_CONTEXT = re.compile(
+    r"(?:(?<=\W)|^)(?i:cc|bcc|met|remind|invite|thank|thanking|"
+    r"under\s+the\s+name|attendees?:|referees?:|guests?:|intro\s+to|introduce|"
+    r"prévenir|préviens|invite[rz]?|remercie[rz]?|"
+    r"avisa\s+a|avise\s+a|invita\s+a|dile\s+a)\s+"
+    rf"(?P<name>{_NAME_WORD}(?: {_NAME_WORD})?)(?![\w@/\\_=(-]|\.\w)"
+)
+
+
+_COMPOUND = re.compile(r"-(?:based|born|style|like|free|friendly|only|wide|related|specific|compatible)$")
+
+
+def context_names(text: str) -> list[Span]:
+    """PERSON spans for one or two capitalised words right after a verb or noun that
+    takes a person (``intro to Soo-jin Stroud``, ``cc Rosamund``, ``avisa a
+    Ainhoa Fuentes``), score :data:`GAZETTEER_SCORE`.
+
+    Every word must be a possible name: no stop, label, command or software
+    word, no everyday word of a supported or nearby language, no ambiguous
+    first name and no place (:mod:`tollway_redactor.name_lists`); the first
+    word that is not ends the name.
+    """
+    common = common_words()
+    ambiguous = ambiguous_first_names()
+    places = place_names()
+    _, last = person_names()
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS
+    out: list[Span] = []
+    for m in _PERSON_CONTEXT.finditer(text):
+        base = m.start("name")
+        end = None
+        for w in re.finditer(r"\S+", m.group("name")):
+            word = w.group()
+            if word in never or word in places or _COMPOUND.search(word):
+                break
+            if (word in ambiguous or word.lower() in common) and (end is None or word not in last):
+                break  # an everyday word, unless it is the surname after a name ("Soo-jin Park")
+            end = base + w.end()
+        if end is not None:
+            out.append(Span("PERSON", base, end, GAZETTEER_SCORE))
+    return out
+
+
+def everyday_word(text: str, span: Span) -> bool:
+    """True when ``span`` is one word that is an everyday or stop word of en, fr, es,
+    de, it, nl or pt (:func:`tollway_redactor.name_lists.common_words`) and no
+    listed first name or surname: the small models tag a sentence-initial noun
+    or question word as PERSON (French ``Livraison``, Spanish ``Qué``)."""
+    value = text[span.start : span.end]
+    if " " in value or value.lower() not in common_words():
+        return False
+    first, last = person_names()
+    return value not in first and value not in last
+
+
 def gazetteer_names(text: str) -> list[Span]:
     """PERSON spans for listed first names, with up to two capitalised words after them.
 
@@ -238,6 +371,19 @@ def gazetteer_names(text: str) -> list[Span]:
     while i < len(words):
         name = words[i].group()
         if name not in first or name in never:
+            if (
+                i + 1 < len(words)
+                and name not in never
+                and name not in last
+                and text[words[i].end() : words[i + 1].start()] == " "
+                and _plain_surname(words[i + 1].group(), last, never)
+                and name.lower() not in common_words()
+                and name not in place_names()
+            ):
+                # an unlisted given name before a listed surname ("Soo-jin Pemberton")
+                out.append(Span("PERSON", words[i].start(), words[i + 1].end(), GAZETTEER_SCORE))
+                i += 2
+                continue
             i += 1
             continue
         j = i
@@ -255,4 +401,49 @@ def gazetteer_names(text: str) -> list[Span]:
         # a first name we do not list before it ("Tamsin" of "Tamsin Vance")
         out.append(extend_person(text, Span("PERSON", start, end, GAZETTEER_SCORE)))
         i = j + 1
+    return out
+
+
+def _plain_surname(word: str, last: frozenset[str], never: frozenset[str]) -> bool:
+    """A listed surname that is no everyday word, stop word, place or label."""
+    return (
+        word in last
+        and word not in never
+        and word.lower() not in common_words()
+        and word not in place_names()
+    )
+
+
+_LOWER_WORD = re.compile(r"(?<![\w@./\\#$%&=:_-])[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?(?![\w@/\\_=(]|[.:-]\w)")
+
+
+def _capitalise(word: str) -> str:
+    return "-".join(p[:1].upper() + p[1:] if i == 0 else p for i, p in enumerate(word.split("-")))
+
+
+def lowercase_names(text: str) -> list[Span]:
+    """PERSON spans for a listed first name and a listed surname typed in lower case
+    ("remind priya raman about the standup").
+
+    Both words must be listed (:func:`tollway_redactor.name_lists.person_names`)
+    and neither may be an everyday or stop word of a supported or nearby
+    language, a place, a label/command/software word or an ambiguous first
+    name (``will``, ``mark``), so ordinary lower-case prose never matches.
+    Score :data:`GAZETTEER_SCORE`.
+    """
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    common = common_words()
+    places = place_names()
+    words = list(_LOWER_WORD.finditer(text))
+    out: list[Span] = []
+    for a, b in zip(words, words[1:], strict=False):
+        if text[a.end() : b.start()] != " " or a.group() in common or b.group() in common:
+            continue
+        given, family = _capitalise(a.group()), _capitalise(b.group())
+        if given not in first or given in ambiguous or family not in last:
+            continue
+        if {given, family} & NOT_NAME_WORDS or family in places:
+            continue
+        out.append(Span("PERSON", a.start(), b.end(), GAZETTEER_SCORE))
     return out

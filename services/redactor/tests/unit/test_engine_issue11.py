@@ -137,3 +137,34 @@ def test_phone_numbers_no_numbering_plan_validates_are_found_by_context(detector
 )
 def test_bare_digit_runs_without_a_phone_word_are_no_phones(detector, text):
     assert found(detector, text)[0] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "goroutine 171 [running]:\nmain.(*Server).handle(0xc000a51c01, 0xca74)\n\t/build/server.go:374 +0x90d",
+        "Fri, 17 Jan 2026 14:28:38 +0000 cron[78151]: job vacuum exited 2",
+        "Shipment SHP351907733 left hub LHR-2 at 21:53, ETA 19 Sep, parcel 3/10.",
+        "class LedgerRepository(BaseModel):\n    max_retries: int = 7",
+        "   at Contoso.Orders.OrderProcessor.Process(Order order) in C:\\src\\OrderProcessor.cs:line 57",
+        "val retryBackoff = ExponentialBackoff(initial = 200.millis, max = 30.seconds)",
+        "Sprint review 2026-02-16: Carousel v3 shipped, Checkout 6 in QA, Atlas migration at 41 %.",
+        "¿Qué es mejor para aprender a programar, Python o JavaScript?",
+    ],
+)
+def test_code_dates_and_everyday_words_are_no_names(detector, text):
+    """Round 5: the PERSON false positives of technical text (issue 11)."""
+    assert found(detector, text)[0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("pls ask maria gonzalez to send the deck before noon", "maria gonzalez"),
+        ("Best regards,\nHannah Kleinschmidt\nHead of Finance", "Hannah Kleinschmidt"),
+        ("Please cc Wanjiru Kamau on the thread.", "Wanjiru Kamau"),
+        ("Format as CSV: name=Thaddeus Okonkwo; phone=0117 934 2275", "Thaddeus Okonkwo"),
+    ],
+)
+def test_names_in_lower_case_signatures_and_key_values_are_found(detector, text, name):
+    assert ("PERSON", name) in found(detector, text)[0]
