@@ -656,7 +656,7 @@ def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[
             if trimmed is None or not plausible_person(text, trimmed):
                 continue
             s = extend_person(text, trimmed)
-            if text[s.start : s.end] in ambiguous_first_names():
+            if s.score < 1.0 and text[s.start : s.end] in ambiguous_first_names():
                 continue  # one everyday word, place or product alone ("Atlas migration"): the gazetteer's rule
         out.append(s)
     if score_threshold <= CUE_SCORE:
@@ -664,8 +664,9 @@ def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
         out.extend(context_names(text))
-    # code and dates are never names, whoever found them (issue 11, round 5)
-    out = [s for s in out if s.entity_type != "PERSON" or not _not_a_name(text, s)]
+    # code and dates are never names, whoever found them (issue 11, round 5);
+    # deny-listed words (score 1.0) are the operator's word and always stay
+    out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(lowercase_names(text))
     return out
