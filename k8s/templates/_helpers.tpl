@@ -217,6 +217,8 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: {{ $svc.drain.flushSeconds | quote }}
 - name: TOLLWAY_EDGE_JOURNAL_DIR
   value: {{ $svc.journal.mountPath | quote }}
+- name: TOLLWAY_EDGE_KAFKA_LINGER_MS
+  value: {{ $svc.kafka.lingerMs | quote }}
 {{- end }}
 {{- if eq $name "redactor" }}
 - name: TOLLWAY_REDACTOR_WORKERS
@@ -227,6 +229,13 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: {{ not $root.Values.migrations.job | quote }}
 - name: TOLLWAY_QUOTA_SHUTDOWN_TIMEOUT_SECONDS
   value: {{ $svc.drain.drainDeadlineSeconds | quote }}
+# Batch size against latency (docs/edge-performance.md "Whole-stack CPU per call").
+- name: TOLLWAY_QUOTA_FETCH_MIN_BYTES
+  value: {{ $svc.kafka.fetchMinBytes | quote }}
+- name: TOLLWAY_QUOTA_FETCH_MAX_WAIT_MS
+  value: {{ $svc.kafka.fetchMaxWaitMs | quote }}
+- name: TOLLWAY_QUOTA_BATCH_MAX_RECORDS
+  value: {{ $svc.kafka.batchMaxRecords | quote }}
 - name: TOLLWAY_QUOTA_USAGE_TOPIC
   value: {{ $t.usage.name | quote }}
 - name: TOLLWAY_QUOTA_DLQ_TOPIC
@@ -239,6 +248,13 @@ margin, or a larger explicit value; a smaller one fails the render).
   value: {{ not $root.Values.migrations.job | quote }}
 - name: TOLLWAY_LEDGER_SHUTDOWN_TIMEOUT_SECONDS
   value: {{ $svc.drain.drainDeadlineSeconds | quote }}
+# Batch size against latency (docs/edge-performance.md "Whole-stack CPU per call").
+- name: TOLLWAY_LEDGER_FETCH_MIN_BYTES
+  value: {{ $svc.kafka.fetchMinBytes | quote }}
+- name: TOLLWAY_LEDGER_FETCH_MAX_WAIT_MS
+  value: {{ $svc.kafka.fetchMaxWaitMs | quote }}
+- name: TOLLWAY_LEDGER_BATCH_MAX_RECORDS
+  value: {{ $svc.kafka.batchMaxRecords | quote }}
 - name: TOLLWAY_LEDGER_TOPIC
   value: {{ $t.usage.name | quote }}
 - name: TOLLWAY_LEDGER_DLQ_TOPIC

@@ -55,7 +55,7 @@ from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
 from tollway_admission.periods import Clock, Window, period_window, utc_now
-from tollway_admission.pipelined import PipelinedClient
+from tollway_admission.pipelined import PipelinedClient, pack
 from tollway_admission.plan import CheckKind, plan
 from tollway_admission.plan import applicable as applicable  # re-exported: its old home
 from tollway_admission.urls import ValkeyClient
@@ -821,7 +821,9 @@ class Admission:
     ) -> list[SettleResult | ValueError]:
         """Settle many reservations in two pipelined round trips (settle.lua,
         the same script and the same once-per-request-id marker as
-        :meth:`settle`).
+        :meth:`settle`); through the ``pipelined`` client when given (one
+        packed write per round, replies parsed by hiredis: a fraction of
+        redis-py's pipeline CPU per item), else redis-py's pipeline.
 
         Round 1 reads every record's counter list (``HGET c``, pipelined);
         round 2 runs one ``EVALSHA settle`` per item (a non-transactional
@@ -854,10 +856,13 @@ class Admission:
                 continue
             todo.append((i, base, [request_id, tokens, cost, self._settled_ttl_ms]))
         if todo:
-            async with self._r.pipeline(transaction=False) as p:
-                for _, base, _ in todo:
-                    p.hget(base[0], "c")
-                raws = await p.execute()
+            if self._fast is not None:
+                raws = await self._fast.execute_many([pack(("HGET", base[0], "c")) for _, base, _ in todo])
+            else:
+                async with self._r.pipeline(transaction=False) as p:
+                    for _, base, _ in todo:
+                        p.hget(base[0], "c")
+                    raws = await p.execute()
             calls: list[tuple[int, list[str], list[Any]]] = []
             for (i, base, args), raw in zip(todo, raws, strict=True):
                 c = orjson.loads(raw) if raw is not None else []
@@ -895,6 +900,16 @@ class Admission:
                     return await cluster.evalsha(script.sha, len(keys), *keys, *args)
 
             return list(await asyncio.gather(*(one(keys, args) for _, keys, args in calls)))
+        fast = self._fast
+        if fast is not None:
+            packed = [pack(("EVALSHA", script.sha, len(keys), *keys, *args)) for _, keys, args in calls]
+            for attempt in range(2):
+                try:
+                    return await fast.execute_many(packed)
+                except NoScriptError:
+                    if attempt:
+                        raise
+                    await fast.execute("SCRIPT", "LOAD", script.source)
         for attempt in range(2):
             async with self._r.pipeline(transaction=False) as p:
                 for _, keys, args in calls:

@@ -236,6 +236,40 @@ class PipelinedClient:
         except TimeoutError:
             raise RedisTimeoutError(f"no reply from Valkey within {self._timeout} s") from None
 
+    async def execute_many(self, packed: Sequence[bytes]) -> list[Any]:
+        """Send commands already packed with :func:`pack` in ONE write and return
+        their replies in order: one round trip (counted once), however many
+        commands — a batch's pipeline, as redis-py's ``Pipeline.execute`` (no
+        transaction: each command runs on its own).
+
+        Raises:
+            redis.exceptions.ConnectionError, TimeoutError (no complete answer
+                within ``timeout`` s); the first error reply (``ResponseError``,
+                ``NoScriptError``) once every reply arrived — the other commands ran.
+        """
+        if not packed:
+            return []
+        proto = self._proto
+        if proto is None or proto.lost:
+            proto = await self._protocol()
+        loop = asyncio.get_running_loop()
+        futs: list[asyncio.Future[Any]] = [loop.create_future() for _ in packed]
+        proto.pending.extend(futs)
+        proto.send(b"".join(packed))
+        self._round_trips.inc()
+        try:
+            async with asyncio.timeout(self._timeout):
+                replies = await asyncio.gather(*futs, return_exceptions=True)
+        except TimeoutError:
+            for f in futs:  # the late replies are dropped in order
+                if not f.done():
+                    f.cancel()
+            raise RedisTimeoutError(f"no reply from Valkey within {self._timeout} s") from None
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return replies
+
     async def evalsha(self, sha: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """``EVALSHA sha len(keys) *keys *args`` in one packed write."""
         return await self.execute_packed(pack(["EVALSHA", sha, len(keys), *keys, *args]))

@@ -1,17 +1,33 @@
 """Integration: ``Admission.settle_many`` (pipelined settlement) on real Valkey —
-the same once-per-request-id guarantee as ``settle``, batch after batch."""
+the same once-per-request-id guarantee as ``settle``, batch after batch, whether
+the batch goes through redis-py's pipeline or the lean ``PipelinedClient``
+(quota's settlement, one packed write per round)."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator, Callable
 
 import pytest
+import pytest_asyncio
 import redis.asyncio as aioredis
 
-from tollway_admission import Admission, SettleResult
+from tollway_admission import Admission, PipelinedClient, SettleResult
 from tollway_contracts.limits import Limit
 
 pytestmark = pytest.mark.integration
+
+
+@pytest_asyncio.fixture(params=["redis-py", "pipelined"])
+async def make_adm(request, adm_redis, adm_clock) -> AsyncIterator[Callable[[], Admission]]:  # noqa: ANN001
+    """Builds the Admission under test: scripts and batches through redis-py, or
+    through a ``PipelinedClient`` (how quota's settlement runs)."""
+    kw = adm_redis.connection_pool.connection_kwargs  # the same Valkey and db
+    url = f"redis://{kw.get('host', '127.0.0.1')}:{kw.get('port', 6379)}/{kw.get('db', 0)}"
+    fast = PipelinedClient(url) if request.param == "pipelined" else None
+    yield lambda: Admission(adm_redis, clock=adm_clock, seed_provider=_zero, pipelined=fast)
+    if fast is not None:
+        await fast.aclose()
 
 
 async def _zero(limit, window) -> int:  # noqa: ANN001
@@ -33,9 +49,9 @@ async def _snapshot(r: aioredis.Redis, tenant: str) -> dict:
 
 
 async def test_settle_many_settles_each_once_and_a_replayed_batch_changes_nothing(
-    adm_redis, adm_tenant, adm_clock
+    adm_redis, adm_tenant, make_adm
 ):
-    adm = Admission(adm_redis, clock=adm_clock, seed_provider=_zero)
+    adm = make_adm()
     limits = [
         Limit(
             scope="key",
@@ -74,8 +90,8 @@ async def test_settle_many_settles_each_once_and_a_replayed_batch_changes_nothin
     assert await _snapshot(adm_redis, adm_tenant) == once
 
 
-async def test_settle_many_reports_unsettleable_items_and_settles_the_rest(adm_redis, adm_tenant, adm_clock):
-    adm = Admission(adm_redis, clock=adm_clock, seed_provider=_zero)
+async def test_settle_many_reports_unsettleable_items_and_settles_the_rest(adm_redis, adm_tenant, make_adm):
+    adm = make_adm()
     limits = [Limit(scope="key", scope_id="k1", budget_micro_usd=1_000_000, budget_period="day")]
     r = str(uuid.uuid4())
     assert (await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, cost_micro_usd=900)).admitted
@@ -86,3 +102,20 @@ async def test_settle_many_reports_unsettleable_items_and_settles_the_rest(adm_r
     assert isinstance(out[2], SettleResult) and out[2].status == "settled"
     usage = await adm.budget_usage(adm_tenant, limits[0])
     assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (700, 0)
+
+
+async def test_pipelined_settle_many_loads_the_script_when_valkey_lost_it(adm_redis, adm_tenant, make_adm):
+    """After ``SCRIPT FLUSH`` (a restarted Valkey) the batch's EVALSHAs answer NOSCRIPT:
+    the script is loaded and the batch sent again, every item settled once."""
+    adm = make_adm()
+    limits = [Limit(scope="key", scope_id="k1", budget_micro_usd=1_000_000, budget_period="day")]
+    rids = [str(uuid.uuid4()) for _ in range(5)]
+    for r in rids:
+        assert (
+            await adm.admit(tenant_id=adm_tenant, request_id=r, limits=limits, cost_micro_usd=100)
+        ).admitted
+    await adm_redis.script_flush()
+    out = await adm.settle_many([(adm_tenant, r, 1, 50) for r in rids])
+    assert [x.status for x in out] == ["settled"] * 5  # type: ignore[union-attr]
+    usage = await adm.budget_usage(adm_tenant, limits[0])
+    assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (250, 0)

@@ -138,6 +138,35 @@ class KafkaSettings(BaseSettings):
     kafka_bootstrap_servers: str = shared("kafka_bootstrap_servers", default="127.0.0.1:9092")
 
 
+class ConsumerFetchSettings(BaseSettings):
+    """Mixin: how a usage consumer fetches from Kafka (fields under the service's own prefix,
+    e.g. ``TOLLWAY_LEDGER_FETCH_MIN_BYTES``, ``TOLLWAY_QUOTA_FETCH_MAX_WAIT_MS``).
+
+    Every fetched batch costs a fixed amount whatever its size: a fetch and an
+    offset commit at the broker, a transaction (ledger) or a pipeline (quota).
+    Under a steady trickle of events, a consumer that asks for one byte gets
+    a batch per producer flush; asking for more makes the broker hold the fetch
+    until that much arrived or the wait passed, so batches grow with the load and
+    each event's share of the fixed cost shrinks (docs/edge-performance.md
+    "Whole-stack CPU per call").
+
+    Attributes:
+        fetch_min_bytes: the broker answers a fetch once this many bytes are
+            ready over the fetched partitions (bytes; default 256 KiB, about
+            330 usage events). 1 = answer as soon as anything arrives.
+        fetch_max_wait_ms: ... or once this long passed (ms; default 250): the
+            most a quiet topic delays an event's settlement or ledger row
+            beyond the edge's shipping linger.
+    """
+
+    fetch_min_bytes: int = Field(default=256 * 1024, ge=1)
+    fetch_max_wait_ms: int = Field(default=250, ge=0, le=30_000)
+
+    def fetch_kwargs(self) -> dict[str, int]:
+        """The ``AIOKafkaConsumer`` keyword arguments of these settings."""
+        return {"fetch_min_bytes": self.fetch_min_bytes, "fetch_max_wait_ms": self.fetch_max_wait_ms}
+
+
 class AdminTokenSettings(BaseSettings):
     """Mixin: the admin API token (a secret; never logged)."""
 

@@ -89,6 +89,7 @@ async def _kafka(app: web.Application) -> AsyncIterator[None]:
         auto_offset_reset=settings.auto_offset_reset,
         isolation_level="read_committed",
         max_partition_fetch_bytes=settings.max_partition_fetch_bytes,
+        **settings.fetch_kwargs(),
     )
     await producer.start()
     loop = LedgerConsumer(

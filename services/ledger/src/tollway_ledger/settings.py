@@ -12,10 +12,10 @@ from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from tollway_contracts.topics import LEDGER_CONSUMER_GROUP, USAGE, USAGE_DLQ
-from tollway_runtime.settings import KafkaSettings, PostgresSettings, ServiceSettings
+from tollway_runtime.settings import ConsumerFetchSettings, KafkaSettings, PostgresSettings, ServiceSettings
 
 
-class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
+class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings, ConsumerFetchSettings):
     """Ledger settings (env ``TOLLWAY_LEDGER_<FIELD>``).
 
     Attributes:
@@ -28,6 +28,9 @@ class LedgerSettings(ServiceSettings, PostgresSettings, KafkaSettings):
         max_partition_fetch_bytes: Kafka fetch size per partition, bytes
             (4 MiB, about 5,000 events; aiokafka's 1 MiB default caps batches).
         batch_timeout_ms: longest wait for a batch, ms.
+        fetch_min_bytes, fetch_max_wait_ms: how long the broker holds a fetch
+            to fill a batch (:class:`tollway_runtime.settings.ConsumerFetchSettings`:
+            256 KiB or 250 ms).
         partition_months_ahead: monthly partitions kept ahead of the current
             UTC month (at least 2).
         partition_interval_seconds: how often partitions are ensured (1 h).

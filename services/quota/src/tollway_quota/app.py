@@ -31,7 +31,7 @@ from aiokafka import AIOKafkaProducer
 from psycopg_pool import AsyncConnectionPool
 from redis.asyncio import Redis
 
-from tollway_admission import Admission, count_round_trips
+from tollway_admission import Admission, PipelinedClient, count_round_trips
 from tollway_quota.alerting import AdmissionBudgetReader, AlertEmitter, SettlementAlerts
 from tollway_quota.api import ADMIN_TOKEN, PEPPER, PUBLISHER, STORE, add_admin_routes, admin_middleware
 from tollway_quota.consumer import DlqLimit, UsageConsumer
@@ -114,7 +114,11 @@ def create_app(settings: QuotaSettings) -> web.Application:
         webhooks.start()
         valkey = app[VALKEY]
         store = app[STORE]
-        admission = Admission(valkey)
+        # Each batch's settlements go out as two packed writes on one lean connection
+        # (tollway_admission.PipelinedClient): redis-py's pipeline cost more CPU per
+        # settled call than the scripts (docs/edge-performance.md "Whole-stack CPU per call").
+        fast = PipelinedClient(settings.valkey_url, service="quota")
+        admission = Admission(valkey, pipelined=fast)
         emitter = AlertEmitter(valkey, producer, settings.alerts_topic, store.tenant_webhook, webhooks)
         consumer = UsageConsumer(
             bootstrap_servers=settings.kafka_bootstrap_servers,
@@ -130,6 +134,8 @@ def create_app(settings: QuotaSettings) -> web.Application:
                 limits_of_many=store.key_limits_many,
             ),
             dlq_limit=DlqLimit(settings.dlq_max_per_minute),
+            max_records=settings.batch_max_records,
+            **settings.fetch_kwargs(),
             tracer=tracing.tracer,
         )
         await consumer.start()
@@ -142,6 +148,7 @@ def create_app(settings: QuotaSettings) -> web.Application:
             await webhooks.stop(5.0)
             await http.aclose()
             await producer.stop()
+            await fast.aclose()
             await asyncio.to_thread(tracing.shutdown)  # flush the last batch spans
 
     async def reconciliation(app: web.Application) -> AsyncIterator[None]:

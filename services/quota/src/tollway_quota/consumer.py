@@ -82,6 +82,9 @@ class UsageConsumer(BatchConsumer[Batch]):
         after_settle: called with the command and the settle status.
         dlq_limit: dead-letter rate limit.
         max_records: records per fetch.
+        fetch_min_bytes, fetch_max_wait_ms: the broker holds a fetch until
+            this many bytes are ready or this long passed (bytes, ms; the
+            service passes ``QuotaSettings``'; default aiokafka's 1 byte, 500 ms).
         retry_initial_seconds, retry_max_seconds: backoff on transient errors.
         tracer: one CONSUMER span per batch, linked to each message's trace
             (``tollway_runtime.tracing``); default none.
@@ -99,6 +102,8 @@ class UsageConsumer(BatchConsumer[Batch]):
         after_settle: AfterSettle | None = None,
         dlq_limit: DlqLimit | None = None,
         max_records: int = 500,
+        fetch_min_bytes: int = 1,
+        fetch_max_wait_ms: int = 500,
         retry_initial_seconds: float = 0.2,
         retry_max_seconds: float = 5.0,
         tracer: Tracer | None = None,
@@ -111,6 +116,8 @@ class UsageConsumer(BatchConsumer[Batch]):
                 enable_auto_commit=False,
                 auto_offset_reset="earliest",
                 client_id=f"{group_id}-settlement",
+                fetch_min_bytes=fetch_min_bytes,
+                fetch_max_wait_ms=fetch_max_wait_ms,
             ),
             name="usage-consumer",
             prepare=lambda records: records,

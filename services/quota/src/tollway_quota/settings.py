@@ -13,6 +13,7 @@ from tollway_contracts.principals import INVALIDATION_CHANNEL
 from tollway_contracts.topics import ALERTS, QUOTA_CONSUMER_GROUP, USAGE, USAGE_DLQ
 from tollway_runtime.settings import (
     AdminTokenSettings,
+    ConsumerFetchSettings,
     KafkaSettings,
     PepperSettings,
     PostgresSettings,
@@ -22,7 +23,13 @@ from tollway_runtime.settings import (
 
 
 class QuotaSettings(
-    ServiceSettings, PostgresSettings, ValkeySettings, KafkaSettings, AdminTokenSettings, PepperSettings
+    ServiceSettings,
+    PostgresSettings,
+    ValkeySettings,
+    KafkaSettings,
+    AdminTokenSettings,
+    PepperSettings,
+    ConsumerFetchSettings,
 ):
     """Quota settings.
 
@@ -38,6 +45,13 @@ class QuotaSettings(
         usage_topic, dlq_topic, alerts_topic, consumer_group: Kafka names, the
             contract's unless a test isolates itself.
         dlq_max_per_minute: dead letters per minute before the consumer stops.
+        batch_max_records: usage events settled per batch at most (one
+            pipeline of settle scripts; ``TOLLWAY_QUOTA_BATCH_MAX_RECORDS``,
+            default 2000).
+        fetch_min_bytes, fetch_max_wait_ms: how long the broker holds a fetch
+            to fill a batch (``TOLLWAY_QUOTA_FETCH_MIN_BYTES``,
+            ``TOLLWAY_QUOTA_FETCH_MAX_WAIT_MS``;
+            :class:`tollway_runtime.settings.ConsumerFetchSettings`: 256 KiB or 250 ms).
         webhook_queue_size: alerts waiting for webhook delivery at most (more are dropped).
         webhook_timeout_seconds: per POST attempt.
         webhook_attempts: tries per alert.
@@ -76,6 +90,7 @@ class QuotaSettings(
     alerts_topic: str = ALERTS.name
     consumer_group: str = QUOTA_CONSUMER_GROUP
     dlq_max_per_minute: int = Field(default=60, ge=1)
+    batch_max_records: int = Field(default=2000, ge=1)
     webhook_queue_size: int = Field(default=1000, ge=1)
     webhook_timeout_seconds: float = Field(default=5.0, gt=0)
     webhook_attempts: int = Field(default=5, ge=1)

@@ -39,6 +39,7 @@ log = structlog.get_logger("tollway_edge.journal")
 
 READ_CHUNK_BYTES = 256 * 1024
 BATCH_BYTES = 512 * 1024  # below the broker's default message.max.bytes (1 MiB)
+TRICKLE_BYTES = READ_CHUNK_BYTES // 2  # a pass that shipped less lingers before the next one
 
 
 class Shipper:
@@ -52,7 +53,11 @@ class Shipper:
         on_rejected: called with a record the broker refuses for itself (too
             large for the topic, corrupt): it can never be delivered.
         max_record_bytes: the journal's bound on a record's payload.
-        linger_ms: after being woken, wait this long so one pass ships more (ms).
+        linger_ms: after being woken, and after a pass that shipped less than
+            ``TRICKLE_BYTES`` (a steady trickle rather than a backlog), wait
+            this long so the next pass ships more (ms): under load, about one
+            produce request per ``linger_ms`` instead of one per broker round
+            trip. A backlog (adopted journals, Kafka back) ships without pause.
         window_bytes: bound of records read and not yet acknowledged (bytes).
         connect_backoff_max_seconds: cap of the reconnect backoff (s).
         request_timeout_ms: the producer's request timeout (a batch not
@@ -184,7 +189,13 @@ class Shipper:
         if not records and self._in_flight_bytes < self._window:
             records = await self._read(self._window - self._in_flight_bytes)
         if records:
-            return await self._send(self.producer, records)
+            sent = await self._send(self.producer, records)
+            if sent and self._linger_s and sum(r.size for r in records) < TRICKLE_BYTES:
+                # Under steady load something new is always unread right after a send:
+                # shipping it at once sent a few records per produce request (one
+                # broker request, fetch and consumer batch each). Let it gather.
+                await asyncio.sleep(self._linger_s)
+            return sent
         self._wake.clear()
         if self._in_flight_bytes < self._window and self._has_unread():
             return True
