@@ -19,7 +19,8 @@ usage events going through Kafka to the ledger (Postgres) and to quota
    calls/s for ``--seconds`` in ``--producers`` processes of
    ``metering_shipper.py`` run by the variant's interpreter: the edge's own
    usage journal and Kafka shipper (``tollway_edge.journal``), one per edge
-   worker, with the variant's default linger unless ``--linger-ms``;
+   worker, with the variant's default linger unless ``--linger-ms`` (this
+   checkout) or ``--ref-linger-ms`` (the reference);
 3. measures CPU (utime+stime+cutime+cstime, ``/proc``) over the window: the
    journal processes (after their start-up), the ledger and quota processes, the Postgres backends connected to the bench
    database, and the whole Kafka broker (``:9092``), Valkey (``:6379``) and
@@ -280,8 +281,9 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--producers", type=int, default=2, help="journals (the edge's worker processes)")
     ap.add_argument(
-        "--linger-ms", type=int, default=None, help="the journals' linger, ms (default: the variant's)"
+        "--linger-ms", type=int, default=None, help="this checkout's journals' linger, ms (default: its own)"
     )
+    ap.add_argument("--ref-linger-ms", type=int, default=None, help="the reference's journals' linger, ms")
     ap.add_argument("--keys", type=int, default=20)
     ap.add_argument(
         "--reference", type=Path, help="another checkout (with its .venv) measured beside this one"
@@ -296,10 +298,18 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
     if args.valkey_db == 0:
         raise SystemExit("--valkey-db must not be 0 (the running stack's)")
 
-    variants: dict[str, tuple[str, dict[str, str]]] = {}
+    variants: dict[str, tuple[str, dict[str, str], int | None]] = {}
     if args.reference is not None:
-        variants["reference"] = (str(args.reference / ".venv/bin/python"), parse_env(args.env + args.ref_env))
-    variants["this checkout"] = (str(REPO / ".venv/bin/python"), parse_env(args.env + args.new_env))
+        variants["reference"] = (
+            str(args.reference / ".venv/bin/python"),
+            parse_env(args.env + args.ref_env),
+            args.ref_linger_ms,
+        )
+    variants["this checkout"] = (
+        str(REPO / ".venv/bin/python"),
+        parse_env(args.env + args.new_env),
+        args.linger_ms,
+    )
 
     suffix = uuid.uuid4().hex[:10]
     db = f"metering_bench_{suffix}"
@@ -362,7 +372,7 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
         await adm.load()
         calls_per_window = int(args.rate * args.seconds)
         for rnd in range(args.rounds):
-            for name, (python, extra) in variants.items():
+            for name, (python, extra, linger) in variants.items():
                 group = f"bench-metering-{suffix}-{rnd}-{name.replace(' ', '-')}"
                 topic = f"bench.metering.usage.{suffix}.{rnd}.{name.replace(' ', '-')}"
                 await admin.create_topics([NewTopic(topic, PARTITIONS, 1)])
@@ -386,9 +396,7 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
                 procs = [ledger, quota]
                 with AdminClient(f"http://127.0.0.1:{quota_port}", TOKEN) as c:
                     wait_ready(c, quota)
-                warmers = Shippers(
-                    python, topic, warm, args.rate, args.producers, args.linger_ms, args.bootstrap
-                )
+                warmers = Shippers(python, topic, warm, args.rate, args.producers, linger, args.bootstrap)
                 warmers.go()  # warm-up: 2 s at the rate
                 await warmers.wait()
                 produced = 2 * len(warm)
@@ -401,9 +409,7 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
                 await asyncio.sleep(args.seconds)
                 idle = {k: (ticks(pids[k]) - i0[k]) / CLK_TCK for k in shared}
                 backends = await db_backends(args.dsn, db)
-                shippers = Shippers(
-                    python, topic, calls, args.rate, args.producers, args.linger_ms, args.bootstrap
-                )
+                shippers = Shippers(python, topic, calls, args.rate, args.producers, linger, args.bootstrap)
                 own = {
                     "journal": shippers.pids(),
                     "ledger": tree(ledger.pid),

@@ -39,7 +39,12 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         max_in_flight: calls served at once by this process; beyond it the
             edge answers 503 with ``Retry-After`` (DESIGN.md "Load shedding").
         kafka_linger_ms: the journal's shipper waits this long after being
-            woken before it reads and produces, ms (off the call's path).
+            woken, and after a pass that shipped only a trickle, before it
+            reads and produces again, ms (default 200; off the call's path:
+            it delays an event's arrival in Kafka, never a call). Larger
+            means fewer, fuller produce requests and consumer fetches: less
+            broker CPU per call (docs/edge-performance.md "Whole-stack CPU
+            per call").
         usage_topic: the topic usage events go to (tests use a fresh one).
         accept_grace_seconds: after SIGTERM, ``/readyz`` is 503 and the listener
             keeps accepting this long (load balancers catch up), s
@@ -113,7 +118,7 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     version_poll_interval_seconds: float = Field(default=1.0, gt=0)
     negative_cache_size: int = Field(default=10_000, ge=1)
     max_in_flight: int = Field(default=4096, ge=1)
-    kafka_linger_ms: int = Field(default=50, ge=0)
+    kafka_linger_ms: int = Field(default=200, ge=0)
     usage_topic: str = "tollway.usage.v1"
     accept_grace_seconds: float = Field(default=3.0, ge=0)
     drain_deadline_seconds: float = Field(default=25.0, gt=0)
