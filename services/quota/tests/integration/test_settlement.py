@@ -102,6 +102,10 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
         webhook_backoff_seconds=0.05,
         log_format="json",
         reconcile_expired=False,
+        # Each message sent below is its own fetch, hence its own batch: an alert's
+        # `used` is the budget read after its batch (alerting.after_batch), so the
+        # values checked below need one event per batch, not the default 250 ms wait.
+        fetch_min_bytes=1,
     )
     server = TestServer(create_app(settings), host="127.0.0.1", port=0)
     await server.start_server()
