@@ -82,6 +82,13 @@ async def adm_redis2(cluster_url: str) -> AsyncIterator[RedisCluster]:
     await client.aclose()
 
 
+@pytest_asyncio.fixture
+async def make_adm(adm_redis: RedisCluster, adm_clock: Any) -> AsyncIterator[Any]:
+    """The settle-many tests' Admission: on a cluster through ``RedisCluster`` alone
+    (a ``PipelinedClient`` talks to one node and refuses cluster URLs)."""
+    yield lambda: Admission(adm_redis, clock=adm_clock, seed_provider=_zero)
+
+
 def _limits(tenant: str) -> list[Limit]:
     return [
         Limit(scope="key", scope_id="k1", requests_per_minute=100, tokens_per_minute=10**6, max_concurrent=5),

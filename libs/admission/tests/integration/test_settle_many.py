@@ -104,7 +104,7 @@ async def test_settle_many_reports_unsettleable_items_and_settles_the_rest(adm_r
     assert usage is not None and (usage.spent_micro_usd, usage.reserved_micro_usd) == (700, 0)
 
 
-async def test_pipelined_settle_many_loads_the_script_when_valkey_lost_it(adm_redis, adm_tenant, make_adm):
+async def test_settle_many_loads_the_script_when_valkey_lost_it(adm_redis, adm_tenant, make_adm):
     """After ``SCRIPT FLUSH`` (a restarted Valkey) the batch's EVALSHAs answer NOSCRIPT:
     the script is loaded and the batch sent again, every item settled once."""
     adm = make_adm()

@@ -13,9 +13,8 @@ are sent again — a record is never forgotten, only possibly sent twice
 itself (too large for the topic, corrupt), which is split out of its batch,
 then given up and counted so it cannot wedge the journal. After an error
 that breaks the idempotent producer's sequence state the producer is
-replaced. At most ``window_bytes`` of records are
-read and unacknowledged at a time, so memory stays bounded however large the
-journal on disk is.
+replaced. At most ``window_bytes`` of records are read and unacknowledged at
+a time, so memory stays bounded however large the journal on disk is.
 """
 
 from __future__ import annotations
@@ -53,11 +52,9 @@ class Shipper:
         on_rejected: called with a record the broker refuses for itself (too
             large for the topic, corrupt): it can never be delivered.
         max_record_bytes: the journal's bound on a record's payload.
-        linger_ms: after being woken, and after a pass that shipped less than
-            ``TRICKLE_BYTES`` (a steady trickle rather than a backlog), wait
-            this long so the next pass ships more (ms): under load, about one
-            produce request per ``linger_ms`` instead of one per broker round
-            trip. A backlog (adopted journals, Kafka back) ships without pause.
+        linger_ms: after being woken, and after a pass that shipped under
+            ``TRICKLE_BYTES`` (a trickle, not a backlog), wait this long so the
+            next pass ships more (ms): ~one produce request per linger under load.
         window_bytes: bound of records read and not yet acknowledged (bytes).
         connect_backoff_max_seconds: cap of the reconnect backoff (s).
         request_timeout_ms: the producer's request timeout (a batch not
@@ -191,10 +188,7 @@ class Shipper:
         if records:
             sent = await self._send(self.producer, records)
             if sent and self._linger_s and sum(r.size for r in records) < TRICKLE_BYTES:
-                # Under steady load something new is always unread right after a send:
-                # shipping it at once sent a few records per produce request (one
-                # broker request, fetch and consumer batch each). Let it gather.
-                await asyncio.sleep(self._linger_s)
+                await asyncio.sleep(self._linger_s)  # under load, something is always unread: let it gather
             return sent
         self._wake.clear()
         if self._in_flight_bytes < self._window and self._has_unread():
