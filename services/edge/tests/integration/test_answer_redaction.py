@@ -317,14 +317,49 @@ async def test_anthropic_stream_block_ends_with_an_error_event_the_sdk_raises(ed
     assert EMAIL not in "".join(got) and "Garcia" not in "".join(got)
 
 
-async def test_responses_stream_with_answer_policy_is_refused_before_the_provider(
-    edge: Edge, echo_provider: Any
-) -> None:
+async def test_responses_stream_answer_redacted_through_the_sdk(edge: Edge, echo_provider: Any) -> None:
+    """``responses.create(stream=True)`` under ``answers: redact``: the deltas the
+    SDK accumulates and every event repeating the text (``*.done``, the final
+    ``response``) carry placeholders, never the echoed values; sequence numbers
+    stay consecutive; billed as completed."""
     key = await _key(edge, {"mode": "off", "answers": "redact"})
-    with pytest.raises(openai.BadRequestError) as info:
-        await _client(edge, key).responses.create(model="gpt-4o-mini", input=PII, stream=True)
-    assert info.value.code == "answer_redaction_unsupported"
-    assert echo_provider.requests(info.value.response.headers["x-request-id"]) == []
+    raw = await _client(edge, key).responses.with_raw_response.create(
+        model="gpt-4o-mini", input=PII, stream=True
+    )
+    request_id = raw.headers["x-request-id"]
+    events = [e async for e in raw.parse()]
+    deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
+    text = "".join(deltas)
+    (done,) = [e.text for e in events if e.type == "response.output_text.done"]
+    (final,) = [e.response for e in events if e.type == "response.completed"]
+    for value in VALUES:
+        assert value not in text and value not in done and value not in final.output_text
+    assert "<EMAIL_ADDRESS_1>" in text and "<CREDIT_CARD_1>" in text and "<PERSON_1>" in text
+    assert text.startswith("Please write to") and text.endswith("nothing else.")
+    assert done == text == final.output_text  # the repeats say what the deltas delivered
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    (received,) = echo_provider.requests(request_id)
+    assert EMAIL in orjson.dumps(received["body"]).decode()  # mode off: the provider got (and echoed) it
+    completed = await _terminal(edge, request_id)
+    assert completed["type"] == "completed" and completed["completion_tokens"] > 0
+
+
+async def test_responses_stream_block_ends_with_the_error_event_and_is_billed(edge: Edge) -> None:
+    key = await _key(edge, {"mode": "off", "answers": "block"})
+    raw = await _client(edge, key).responses.with_raw_response.create(
+        model="gpt-4o-mini", input=PII, stream=True
+    )
+    got: list[str] = []
+    with pytest.raises(openai.APIError) as info:
+        async for event in raw.parse():
+            if event.type == "response.output_text.delta":
+                got.append(event.delta)
+    assert "answer_blocked" in str(info.value.body) or "personal data" in info.value.message
+    text = "".join(got)
+    assert EMAIL not in text and CARD not in text and "Garcia" not in text
+    failed = await _terminal(edge, raw.headers["x-request-id"])
+    assert failed["type"] == "failed" and failed["error_type"] == "answer_blocked"
+    assert failed["completion_tokens"] > 0 and failed["cost_micro_usd"] > 0
 
 
 @pytest.mark.parametrize("edge", ["$closed"], indirect=True)
@@ -438,3 +473,47 @@ def test_any_split_of_the_stream_releases_the_same_text(
         "bo@example.com",
     ):  # (whether a card counts depends on its context words)
         assert value not in whole
+
+
+def _responses_event(kind: str, seq: int, **data: Any) -> bytes:
+    return (
+        b"event: "
+        + kind.encode()
+        + b"\ndata: "
+        + orjson.dumps({"type": kind, **data, "sequence_number": seq})
+        + b"\n\n"
+    )
+
+
+async def test_responses_events_held_text_goes_before_the_done_and_repeats_are_scanned(
+    redactor: RedactorProcess,
+) -> None:
+    """Held text released at ``output_text.done`` (a read later than the last
+    delta) arrives in an inserted delta with the next sequence number; a
+    function call's arguments that came in no delta are scanned in the repeat."""
+    where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    args = orjson.dumps({"to": "ana.lee@example.org"}).decode()
+    item = {"type": "function_call", "id": "fc_1", "name": "send", "arguments": args}
+    reads = [
+        _responses_event("response.output_text.delta", 0, **where, delta="Mail ana.lee@", logprobs=[]),
+        _responses_event("response.output_text.delta", 1, **where, delta="example.org now", logprobs=[]),
+        _responses_event("response.output_text.done", 2, **where, text="Mail ana.lee@example.org now")
+        + _responses_event("response.output_item.done", 3, output_index=1, item=item),
+    ]
+    policy = RedactionPolicy(answers="redact", entity_types=["EMAIL_ADDRESS"])
+    async with aiohttp.ClientSession() as http:
+        scanner = StreamScanner(_Call(policy), RedactorPool([redactor.url], http), 10_000, 64)  # type: ignore[arg-type]
+        splitter = SSESplitter()
+        out: list[SSEEvent] = []
+        for read in reads:
+            out.extend(await scanner.scan(splitter.feed(read)))
+    objs = [e.json() for e in out]
+    assert [o["sequence_number"] for o in objs] == list(range(len(objs)))
+    assert all(e.raw.startswith(b"event: " + o["type"].encode()) for e, o in zip(out, objs, strict=True))
+    text = "".join(o["delta"] for o in objs if o["type"] == "response.output_text.delta")
+    assert text == "Mail <EMAIL_ADDRESS_1> now"
+    (done,) = [o for o in objs if o["type"] == "response.output_text.done"]
+    assert done["text"] == text
+    (item_done,) = [o for o in objs if o["type"] == "response.output_item.done"]
+    assert orjson.loads(item_done["item"]["arguments"]) == {"to": "<EMAIL_ADDRESS_1>"}
+    assert [o["type"] for o in objs].count("response.output_text.delta") == 3  # one inserted

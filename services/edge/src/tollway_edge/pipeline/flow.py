@@ -30,7 +30,6 @@ from tollway_edge.pipeline.answer import answer_json
 from tollway_edge.pipeline.cached import serve_hit, store_stream
 from tollway_edge.pipeline.protocols import Endpoint, ParsedRequest
 from tollway_edge.pipeline.routes import build_targets, plan_call, stream_reader, translation_for
-from tollway_edge.redaction.answers import answers_not_covered, answers_on
 from tollway_edge.routing.forward import forward
 from tollway_edge.state import CALL_KEY, STATE
 from tollway_edge.streaming.readers import UsageReader
@@ -92,8 +91,6 @@ async def handle(request: web.Request, endpoint: Endpoint) -> web.StreamResponse
         policy = call.principal.redaction_policy
         if endpoint.redaction_fields is None and policy is not None and policy.mode in ("redact", "block"):
             raise redaction_not_covered(endpoint.upstream_path, policy.mode)
-        if parsed.stream and answers_on(policy) and endpoint.upstream_path == "/responses":
-            raise answers_not_covered(endpoint.upstream_path)
         if state.admission is not None:
             call.ticket = await state.admission.admit(
                 call.principal,

@@ -91,19 +91,6 @@ def answer_blocked(entity_types: Iterable[str]) -> EdgeError:
     )
 
 
-def answers_not_covered(path: str) -> EdgeError:
-    """400 ``answer_redaction_unsupported``: the key scans answers and this
-    endpoint's streamed answer cannot be scanned yet (the Responses API's events
-    repeat the text in ``*.done`` events); refused before the provider hears of it."""
-    return EdgeError(
-        400,
-        f"This API key's answer redaction policy cannot be applied to streamed answers of /v1{path}; "
-        "ask without stream, or use /v1/chat/completions. The request was not sent to the provider.",
-        code="answer_redaction_unsupported",
-        param="stream",
-    )
-
-
 class Placeholders:
     """One call's answer placeholders (module doc).
 

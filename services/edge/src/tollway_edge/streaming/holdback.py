@@ -25,7 +25,9 @@ an event inserted before the end marker.
 Formats: OpenAI chat chunks (``content``, ``refusal``, each tool call's
 ``arguments`` as raw JSON), legacy completion chunks (``text``), Anthropic's
 ``content_block_delta`` (``text_delta``, ``thinking_delta``,
-``input_json_delta``) — the client's format, after any translation.
+``input_json_delta``), OpenAI's Responses events (``holdback_responses``:
+deltas held back, the events repeating the text rewritten to what the deltas
+delivered) — the client's format, after any translation.
 
 ``answers: block``: the first detection ends the stream (:attr:`StreamScanner.refusal`,
 502-equivalent ``answer_blocked``; the relay writes the terminator's error
@@ -35,7 +37,6 @@ provider's stream breaks off is never released.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter, deque
 from typing import Any
@@ -55,37 +56,18 @@ from tollway_edge.redaction.request import RedactorLike
 from tollway_edge.redaction.restore_anthropic import anthropic_event
 from tollway_edge.redaction.step import EdgeRedaction
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef
+from tollway_edge.streaming.holdback_responses import (
+    ResponsesBuffers,
+    delta_key,
+    delta_template,
+    is_responses_event,
+)
+from tollway_edge.streaming.release import DEFAULT_WINDOW, Key, Sink, append_final, release_point
 from tollway_edge.streaming.sse import SSEEvent
 
-DEFAULT_WINDOW = 64
-"""Characters held at most after the last sentence end (the issue's default)."""
+__all__ = ["DEFAULT_WINDOW", "StreamScanner", "release_point", "stream_scanner"]
 
-_SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f]+|\n+")
 _ANTHROPIC_FIELDS = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
-
-Key = tuple[Any, ...]
-
-
-def release_point(held: str, window: int, final: bool) -> int:
-    """How much of ``held`` (text not yet released) may be released now, before
-    scanning: all of it when ``final``; else up to the last sentence end, and at
-    least all but the last ``window`` characters."""
-    if final:
-        return len(held)
-    end = 0
-    for m in _SENTENCE_END.finditer(held):
-        end = m.end()
-    return max(end, len(held) - window, 0)
-
-
-class _Sink:
-    """Where a field's released text goes: the container (a delta, a choice, a
-    tool call's function) and the event that carries it."""
-
-    __slots__ = ("event", "obj", "container", "field")
-
-    def __init__(self, event: SSEEvent, obj: Any, container: dict[str, Any], field: str) -> None:
-        self.event, self.obj, self.container, self.field = event, obj, container, field
 
 
 class StreamScanner:
@@ -116,6 +98,7 @@ class StreamScanner:
         self._held: dict[Key, str] = {}
         self._json: set[Key] = set()
         self._template: dict[str, Any] | None = None
+        self._r = ResponsesBuffers()
         self.refusal: EdgeError | None = None
         self.entities: Counter[str] = Counter()
         self.scans = 0
@@ -137,11 +120,12 @@ class StreamScanner:
         (redacted) per the module doc. After a refusal: ``[]``."""
         if self.refusal is not None:
             return []
-        sinks: dict[Key, _Sink] = {}
+        sinks: dict[Key, Sink] = {}
         finals: dict[
             Key, tuple[int, dict[str, Any] | None]
         ] = {}  # key -> (event index to insert before, sink)
         changed: dict[int, tuple[Any, int]] = {}
+        repeats: list[tuple[dict[str, Any], str, Key]] = []
         for i, event in enumerate(events):
             if event.is_done:
                 for key in self._held:
@@ -159,29 +143,49 @@ class StreamScanner:
                     self._template = {k: obj[k] for k in ("id", "object", "created", "model") if k in obj}
                 if self._chunk(i, event, obj, sinks, finals):
                     changed[i] = (obj, tokens)
+            elif is_responses_event(obj) and self._responses(i, event, obj, sinks, finals, repeats):
+                changed[i] = (obj, tokens)
         released = await self._release(finals)
         if released is None:
             return []
         inserts: dict[int, list[SSEEvent]] = {}
         for key, text in released.items():
+            if key[0] == "r" and self._r.released(key, text):
+                continue  # a repeat's own text: it goes back into the repeat only
             if not text:
                 continue
             final = finals.get(key)
             sink = sinks.get(key)
             if final is not None and final[1] is not None:
-                _append_final(key, final[1], text)
+                append_final(key, final[1], text)
                 changed.setdefault(final[0], (events[final[0]].json(), events[final[0]].completion_tokens))
             elif final is None and sink is not None:
                 sink.container[sink.field] += text
             else:
                 at = final[0] if final is not None else len(events)
                 inserts.setdefault(at, []).append(self._new_event(key, text))
+        for container, field, key in repeats:  # what the client got through the deltas
+            container[field] = self._r.sent.get(key, "")
         out: list[SSEEvent] = []
         for i, event in enumerate(events):
-            out.extend(inserts.get(i, ()))
+            for new in inserts.get(i, ()):
+                obj = new.json()
+                if is_responses_event(obj):
+                    obj["sequence_number"] = self._r.seq.inserted()
+                    new = anthropic_event(obj)
+                    new.count_as(0)
+                out.append(new)
+            obj = event.json()
+            if (
+                type(obj) is dict
+                and is_responses_event(obj)
+                and self._r.seq.relayed(obj)
+                and i not in changed
+            ):
+                changed[i] = (obj, event.completion_tokens)
             if i in changed:
                 obj, tokens = changed[i]
-                if obj.get("type") == "content_block_delta":
+                if obj.get("type") == "content_block_delta" or is_responses_event(obj):
                     event = anthropic_event(obj)
                 else:
                     event.replace(obj)
@@ -195,7 +199,7 @@ class StreamScanner:
         i: int,
         event: SSEEvent,
         obj: dict[str, Any],
-        sinks: dict[Key, _Sink],
+        sinks: dict[Key, Sink],
         finals: dict[Key, tuple[int, dict[str, Any] | None]],
     ) -> bool:
         """An OpenAI chunk: take each choice's texts; a ``finish_reason`` ends the choice's fields."""
@@ -205,19 +209,19 @@ class StreamScanner:
                 continue
             idx = choice.get("index", 0)
             if self._take((idx, "text"), choice, "text"):
-                sinks[(idx, "text")] = _Sink(event, obj, choice, "text")
+                sinks[(idx, "text")] = Sink(event, obj, choice, "text")
                 took = True
             delta = choice.get("delta")
             if isinstance(delta, dict):
                 for field in ("content", "refusal"):
                     if self._take((idx, field), delta, field):
-                        sinks[(idx, field)] = _Sink(event, obj, delta, field)
+                        sinks[(idx, field)] = Sink(event, obj, delta, field)
                         took = True
                 for tc in delta.get("tool_calls") or []:
                     fn = tc.get("function") if isinstance(tc, dict) else None
                     key = (idx, "tool", tc.get("index", 0) if isinstance(tc, dict) else 0)
                     if isinstance(fn, dict) and self._take(key, fn, "arguments", json_text=True):
-                        sinks[key] = _Sink(event, obj, fn, "arguments")
+                        sinks[key] = Sink(event, obj, fn, "arguments")
                         took = True
             if choice.get("finish_reason") is not None:
                 for key in self._held:
@@ -230,7 +234,7 @@ class StreamScanner:
         i: int,
         event: SSEEvent,
         obj: dict[str, Any],
-        sinks: dict[Key, _Sink],
+        sinks: dict[Key, Sink],
         finals: dict[Key, tuple[int, dict[str, Any] | None]],
     ) -> bool:
         """Anthropic's block deltas: take their text; ``content_block_stop`` ends the block's fields."""
@@ -247,8 +251,28 @@ class StreamScanner:
         key = ("a", index, field, delta["type"])
         if not self._take(key, delta, field, json_text=field == "partial_json"):
             return False
-        sinks[key] = _Sink(event, obj, delta, field)
+        sinks[key] = Sink(event, obj, delta, field)
         return True
+
+    def _responses(
+        self,
+        i: int,
+        event: SSEEvent,
+        obj: dict[str, Any],
+        sinks: dict[Key, Sink],
+        finals: dict[Key, tuple[int, dict[str, Any] | None]],
+        repeats: list[tuple[dict[str, Any], str, Key]],
+    ) -> bool:
+        """A Responses event (``holdback_responses``): take a delta's text; a
+        repeat ends its buffers and is rewritten after the release."""
+        key = delta_key(obj)
+        if key is not None:
+            if not self._take(key, obj, "delta", json_text=key[3] == "arguments"):
+                return False
+            sinks[key] = Sink(event, obj, obj, "delta")
+            self._r.templates[key] = delta_template(obj)
+            return True
+        return self._r.repeats(i, obj, self._held, self._json, finals, repeats)
 
     async def _release(self, finals: dict[Key, tuple[int, dict[str, Any] | None]]) -> dict[Key, str] | None:
         """One redactor round trip over every buffer with text to release; the
@@ -295,31 +319,19 @@ class StreamScanner:
 
     def _new_event(self, key: Key, text: str) -> SSEEvent:
         """An event of its own carrying released text (before an end marker)."""
-        if key[0] == "a":
+        if key[0] == "r":
+            event = anthropic_event({**self._r.templates.get(key, {}), "delta": text})
+        elif key[0] == "a":
             event = anthropic_event(
                 {"type": "content_block_delta", "index": key[1], "delta": {"type": key[3], key[2]: text}}
             )
         else:
             choice: dict[str, Any] = {"index": key[0], "finish_reason": None}
-            _append_final(key, choice, text)
+            append_final(key, choice, text)
             base = self._template or {"object": "chat.completion.chunk"}
             event = SSEEvent.from_json({**base, "choices": [choice]})
         event.count_as(0)
         return event
-
-
-def _append_final(key: Key, choice: dict[str, Any], text: str) -> None:
-    """Released text appended to a chunk's choice (its delta, or ``text`` for legacy completions)."""
-    if key[1] == "text":
-        choice["text"] = (choice.get("text") or "") + text
-        return
-    delta = choice.get("delta")
-    if not isinstance(delta, dict):
-        delta = choice["delta"] = {}
-    if key[1] == "tool":
-        delta.setdefault("tool_calls", []).append({"index": key[2], "function": {"arguments": text}})
-    else:
-        delta[key[1]] = (delta.get(key[1]) or "") + text
 
 
 def stream_scanner(redaction: EdgeRedaction, call: AnswerCall) -> StreamScanner | None:
