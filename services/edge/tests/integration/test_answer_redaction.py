@@ -362,6 +362,28 @@ async def test_responses_stream_block_ends_with_the_error_event_and_is_billed(ed
     assert failed["completion_tokens"] > 0 and failed["cost_micro_usd"] > 0
 
 
+async def test_held_text_is_released_scanned_when_the_provider_breaks_off(
+    edge: Edge, echo_provider: Any
+) -> None:
+    """The provider drops the connection while the hold-back holds "Please write
+    to Maria Garcia" (no sentence end yet): that text reaches the client,
+    redacted, before the error event — not dropped."""
+    echo_provider.set_faults({"model:fake-model": {"cut_after_chunks": 5}})
+    key = await _key(edge, {"mode": "off", "answers": "redact"})
+    raw = await _client(edge, key).chat.completions.with_raw_response.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": PII}], stream=True
+    )
+    got: list[str] = []
+    with pytest.raises(openai.APIError) as info:
+        async for chunk in raw.parse():
+            got.extend(c.delta.content or "" for c in chunk.choices)
+    assert "upstream_stream_error" in str(info.value.body) or "provider ended" in info.value.message
+    text = "".join(got)
+    assert text.startswith("Please write to <PERSON_1>") and "Garcia" not in text
+    failed = await _terminal(edge, raw.headers["x-request-id"])
+    assert failed["type"] == "failed" and failed["error_type"] == "upstream_stream_error"
+
+
 @pytest.mark.parametrize("edge", ["$closed"], indirect=True)
 @pytest.mark.parametrize("stream", [False, True])
 async def test_an_answer_that_cannot_be_scanned_is_not_delivered(

@@ -31,8 +31,10 @@ delivered) — the client's format, after any translation.
 
 ``answers: block``: the first detection ends the stream (:attr:`StreamScanner.refusal`,
 502-equivalent ``answer_blocked``; the relay writes the terminator's error
-event); a redactor failure ends it likewise (fail closed). Text held when the
-provider's stream breaks off is never released.
+event); a redactor failure ends it likewise (fail closed). When the provider's
+stream breaks off (its failure, the drain deadline) the held text is scanned
+and released before the terminator's error event (``scan(flush=True)``); on
+admission's cut it is not (module ``relay``).
 """
 
 from __future__ import annotations
@@ -115,9 +117,10 @@ class StreamScanner:
         container[field] = ""
         return True
 
-    async def scan(self, events: list[SSEEvent]) -> list[SSEEvent]:
+    async def scan(self, events: list[SSEEvent], flush: bool = False) -> list[SSEEvent]:
         """The events to forward for ``events``: text held back or released
-        (redacted) per the module doc. After a refusal: ``[]``."""
+        (redacted) per the module doc; ``flush`` (the stream breaks off): every
+        buffer is released too, scanned, in events appended. After a refusal: ``[]``."""
         if self.refusal is not None:
             return []
         sinks: dict[Key, Sink] = {}
@@ -145,6 +148,8 @@ class StreamScanner:
                     changed[i] = (obj, tokens)
             elif is_responses_event(obj) and self._responses(i, event, obj, sinks, finals, repeats):
                 changed[i] = (obj, tokens)
+        for key in self._held if flush else ():
+            finals.setdefault(key, (len(events), None))
         released = await self._release(finals)
         if released is None:
             return []
@@ -167,7 +172,8 @@ class StreamScanner:
         for container, field, key in repeats:  # what the client got through the deltas
             container[field] = self._r.sent.get(key, "")
         out: list[SSEEvent] = []
-        for i, event in enumerate(events):
+        tail: list[SSEEvent | None] = [*events, None]  # None: the end (a final flush inserts there)
+        for i, relayed in enumerate(tail):
             for new in inserts.get(i, ()):
                 obj = new.json()
                 if is_responses_event(obj):
@@ -175,13 +181,12 @@ class StreamScanner:
                     new = anthropic_event(obj)
                     new.count_as(0)
                 out.append(new)
+            if relayed is None:
+                break
+            event = relayed
             obj = event.json()
-            if (
-                type(obj) is dict
-                and is_responses_event(obj)
-                and self._r.seq.relayed(obj)
-                and i not in changed
-            ):
+            renumbered = type(obj) is dict and is_responses_event(obj) and self._r.seq.relayed(obj)
+            if renumbered and i not in changed:
                 changed[i] = (obj, event.completion_tokens)
             if i in changed:
                 obj, tokens = changed[i]
@@ -191,7 +196,6 @@ class StreamScanner:
                     event.replace(obj)
                 event.count_as(tokens)  # the provider produced them, whenever they are released
             out.append(event)
-        out.extend(inserts.get(len(events), ()))
         return out
 
     def _chunk(

@@ -15,6 +15,11 @@ one upstream read go out in one write. The stream ends in one of six ways:
   event (the SDK raises), ``failed`` with ``upstream_stream_error``;
 - the drain deadline (``LiveStreams.shut_down``): the error event with
   ``server_shutting_down``, ``failed``;
+  in both, answer text the hold-back still holds is scanned and released
+  before the error event (under ``answers: block`` a detection in it ends
+  the stream with ``answer_blocked`` instead). Not on admission's cut: the
+  held text may include text of the events the cut drops, whose tokens the
+  reservation did not cover, and the buffers do not say which;
 - the client goes away (a failed write, or the ``LiveStreams`` watch):
   its concurrency slot is released at once, then the provider's tail is read
   (at most ``TAIL_BYTES`` / ``TAIL_SECONDS``) for its usage; ``failed`` with
@@ -174,11 +179,13 @@ async def relay_stream(
                 reader_done = True
             else:
                 reader_done = False
-            if events:
+            # the provider broke off (or the drain cut it): held answer text is scanned and released
+            broke_off = scanner is not None and not chunk and not reader.done
+            if events or broke_off:
                 if not reader_done:
                     events = reader.filter(events)
                 if scanner is not None:  # answer redaction: before restoration (holdback.py)
-                    events = await scanner.scan(events)
+                    events = await scanner.scan(events, flush=broke_off)
                     if scanner.refusal is not None and not refused:
                         refused, call.error_type = True, scanner.refusal.code
                         await read_tail(content, splitter, reader, call, time.monotonic() + tail_seconds)
