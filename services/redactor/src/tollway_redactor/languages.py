@@ -16,6 +16,11 @@ Two signals, both offline and in-process:
   called 11 % of the English tuning texts Norwegian, Italian or Welsh; the
   two together 0.6 %, all English prompts quoting a German address).
   About 0.3 ms for a confident English message, ~1 ms otherwise.
+- **Cues for short text** (:func:`cue_language`, pure): when Lingua cannot
+  tell (fewer than :data:`MIN_WORDS` words or :data:`MIN_LETTERS` letters, or
+  no language above :data:`MIN_CONFIDENCE`), words and letters that belong to
+  one of en/fr/es decide ("Je suis Jean Martin." is French); with no cue or a
+  tie the text stays undetermined (read as English).
 
 The policy for what no model covers (``block``, ``patterns_only``,
 ``pass``) is applied by the engine; this module only reports.
@@ -114,6 +119,67 @@ def foreign_script_runs(text: str, min_letters: int = 2) -> list[ScriptRun]:
     return runs
 
 
+# Short-text cues (:func:`cue_language`): words that are common in one of the
+# languages with a model or a named policy and not a word of the others
+# (``la``, ``de``, ``en``, ``que``, ``un``, ``tu``, ``me``, ``le``, ``no``, ``son``
+# are left out: shared), and letters only one of them writes.
+CUE_WORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the is am are my name to and of for with please thanks thank hi hello this that you your "
+        "can could what who where when it its send call email reply contact fix write summarise "
+        "summarize translate yes tomorrow today from about how".split()
+    ),
+    "fr": frozenset(
+        "je suis est sont les des du une et avec pour dans sur mon ma mes ton ta tes votre vos vous "
+        "nous il elle ils bonjour bonsoir merci salut appelle oui pas ne au aux chez très ce cet "
+        "cette ces qui quoi mais où ça moi toi voici voilà ici fais dis peux écris envoie appelez "
+        "réponds contacte rappelle corrige résume plaît souci bon bonne beaucoup aide demain".split()
+    ),
+    "es": frozenset(
+        "yo soy eres es está están estoy el los las del una con para por mi mis su sus hola "
+        "gracias llamo llama llámame correo buenos buenas días tardes noches señor señora como "
+        "cómo qué quién dónde cuándo muy pero favor sí esto este esta estos eso ese nombre mañana "
+        "hoy ayuda escribe envía responde contacta haz puedes quiero necesito habla saluda nada".split()
+    ),
+}
+CUE_LETTERS: dict[str, frozenset[str]] = {
+    "fr": frozenset("èêàçùûôîïœëâé"),
+    "es": frozenset("ñáíóú¿¡"),
+}
+"""A word holding one of these counts half a cue word (names carry them too)."""
+
+
+def cue_language(text: str) -> str | None:
+    """The language a short text's cues point to (the policy for text too short
+    for the statistical detector), or None.
+
+    Each cue word (:data:`CUE_WORDS`, case-insensitive) counts 1, each other
+    word holding a letter of :data:`CUE_LETTERS` 0.5, and ``¿``/``¡`` 1 for
+    Spanish. The best language must score at least 1 and strictly more than
+    every other: ``Je suis Jean Martin.`` → ``fr``, ``Hola María`` → ``es``,
+    ``Bonjour is French for hello`` → ``en``, ``Merci`` (one word) → ``fr``,
+    ``Camille Dubois`` → None.
+    """
+    scores = dict.fromkeys(CUE_WORDS, 0.0)
+    for word in _WORD.findall(text):
+        low = word.lower()
+        hit = [lang for lang, words in CUE_WORDS.items() if low in words]
+        if hit:
+            for lang in hit:
+                scores[lang] += 1.0
+            continue
+        for lang, letters in CUE_LETTERS.items():
+            if any(ch in letters for ch in low):
+                scores[lang] += 0.5
+    if "¿" in text or "¡" in text:
+        scores["es"] += 1.0
+    ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+    best, score = ranked[0]
+    if score < 1.0 or score <= ranked[1][1]:
+        return None
+    return best
+
+
 class LanguageDetector:
     """ISO 639-1 code of a text's (Latin-script) language, or None when undetermined.
 
@@ -140,6 +206,7 @@ class LanguageDetector:
             LanguageDetectorBuilder.from_languages(*languages).with_preloaded_language_models().build()
         )
         self._default = Language.from_iso_code_639_1(getattr(IsoCode639_1, default.upper()))
+        self._codes = frozenset(candidates)
         self.default = default
 
     def detect(self, text: str) -> str | None:
@@ -149,7 +216,7 @@ class LanguageDetector:
             text = text[:half] + "\n" + text[-half:]
         words = [w for w in _WORD.findall(text) if _script(w[0]) is None]
         if len(words) < MIN_WORDS or sum(len(w) for w in words) < MIN_LETTERS:
-            return None
+            return self._by_cues(text)
         sample = " ".join(words)
         fast = self._fast.compute_language_confidence_values(sample)
         if fast and fast[0].language == self._default and fast[0].value >= SURE_DEFAULT:
@@ -160,5 +227,11 @@ class LanguageDetector:
         if any(v.language == self._default and v.value >= KEEP_DEFAULT for v in values):
             return self.default
         if values[0].value < MIN_CONFIDENCE:
-            return None
+            return self._by_cues(text)
         return str(values[0].language.iso_code_639_1.name).lower()
+
+    def _by_cues(self, text: str) -> str | None:
+        """Undetermined by Lingua: :func:`cue_language`, among the candidates (the
+        default language's own answer is returned as such)."""
+        lang = cue_language(text)
+        return lang if lang is not None and lang in self._codes else None

@@ -64,6 +64,27 @@ def test_supported_french_and_unsupported_spanish(detector):
     assert found(detector, es, "pass")[0:3:2] == ([], "pass")
 
 
+@pytest.mark.parametrize(
+    ("text", "lang", "policy", "expected"),
+    [
+        ("Je suis Jean Martin.", "fr", "supported", [("PERSON", "Jean Martin")]),  # not "Je" (English NER)
+        ("Bonjour, je m'appelle Camille Dubois", "fr", "supported", [("PERSON", "Camille Dubois")]),
+        (
+            "Hola, soy María García, mi correo es maria@correo.es",
+            "es",
+            "patterns_only",
+            [("PERSON", "María García"), ("EMAIL_ADDRESS", "maria@correo.es")],
+        ),
+        ("Me llamo Pedro Ruiz.", "es", "patterns_only", [("PERSON", "Pedro Ruiz")]),
+        ("My name is Camille Dubois", "en", "supported", [("PERSON", "Camille Dubois")]),
+    ],
+)
+def test_short_lines_are_read_in_their_language(detector, text, lang, policy, expected):
+    """One-line French/Spanish prompts get their language (cues when Lingua
+    cannot tell): French with the French model, Spanish by the unsupported-language policy."""
+    assert found(detector, text) == (expected, lang, policy)
+
+
 def test_entities_across_window_edges_are_found_whole(detector):
     # no whitespace: window edges cannot move off the values
     values = [f"jane.roe{i}@example.com" for i in range(120)]

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tollway_redactor.detection import Span
-from tollway_redactor.languages import LanguageDetector, foreign_script_runs
+from tollway_redactor.languages import LanguageDetector, cue_language, foreign_script_runs
 from tollway_redactor.names import trim_labels
 from tollway_redactor.windows import plan_windows
 
@@ -70,6 +70,35 @@ def detector() -> LanguageDetector:
 )
 def test_language_detection(detector, text, lang):
     assert detector.detect(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Je suis Jean Martin.", "fr"),
+        ("Bonjour Camille", "fr"),
+        ("Merci", "fr"),
+        ("Me llamo Pedro Ruiz.", "es"),
+        ("Hola María", "es"),
+        ("¿Puedes traducir esto?", "es"),
+        ("My name is Camille Dubois", "en"),
+        ("Bonjour is French for hello", "en"),  # more English cues than French ones
+        ("Camille Dubois", None),  # names alone: no cue, read as English
+        ("ok", None),
+        ("María", None),  # half a cue (a letter Spanish writes) is not enough
+    ],
+)
+def test_short_texts_by_cues(detector, text, lang):
+    """Texts too short for Lingua (or that it cannot tell) go by cue words and
+    letters; no cue (or a tie) leaves them undetermined: the English model."""
+    assert cue_language(text) == lang
+    assert detector.detect(text) == lang
+
+
+def test_cues_are_limited_to_the_candidates():
+    only_en = LanguageDetector(candidates=["en", "fr"])
+    assert only_en.detect("Hola María") is None  # es is not a candidate: not reported
+    assert only_en.detect("Bonjour Camille") == "fr"
 
 
 def test_labels_are_never_names():
