@@ -43,7 +43,6 @@ def test_cards_over_every_issuer_range_and_separator(number):
     [
         "4111 1111 1111 1112",  # Luhn fails
         "9111 1111 1111 1116",  # no payment network starts with 9 (except Troy 9792)
-        "order id=4111111111111111",  # an id, no card word
         "41111 11111",  # too short
         "4111 1111-1111.1111",  # mixed separators
         "scores 4 5 3 4 5 3 4 5 3 4 5 3 4",
@@ -54,6 +53,34 @@ def test_cards_over_every_issuer_range_and_separator(number):
     ],
 )
 def test_not_cards(text):
+    assert cards(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [
+        ("Your order 4111111111111111 has shipped", "4111111111111111"),
+        ("order id=4111111111111111", "4111111111111111"),
+        ("order #5555555555554444 confirmed", "5555555555554444"),
+        ("invoice 378282246310005 paid", "378282246310005"),
+        ("Order number 4000000000000000006 arrived", "4000000000000000006"),
+    ],
+)
+def test_a_card_after_an_id_word_is_still_a_card(text, card):
+    """Luhn + issuer range + length decide; words before the number do not (a leak otherwise)."""
+    assert cards(text) == [card]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your order 4111111111111112 has shipped",
+        "order id=1234567890123456",
+        "Card order 4111111111111112 declined",  # a card word does not make a Luhn failure a card
+        "Order ORD-2024-000123 has shipped",
+    ],
+)
+def test_order_ids_that_fail_luhn_stay_untouched(text):
     assert cards(text) == []
 
 
