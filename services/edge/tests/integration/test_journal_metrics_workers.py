@@ -60,9 +60,14 @@ async def test_journal_depth_grows_in_metrics_across_workers_while_kafka_is_unre
                 calls += 1
             await asyncio.gather(*(one() for _ in range(CALLS)))
             calls += CALLS
-            # The gauges are set once a second; then every scrape, whichever worker answers, holds both.
+            # Every call has returned, so every append has happened (the terminal event goes to the
+            # journal before the response's last byte); the records gauge is refreshed once a second,
+            # so wait until it has caught up with the counter, then every scrape, whichever worker
+            # answers, holds both workers' figures.
             deadline = time.monotonic() + 10
-            while (got := await scrape())["tollway_journal_appended_total"] < calls:
+            while (got := await scrape())["tollway_journal_appended_total"] < calls or got[
+                "tollway_journal_records"
+            ] != got["tollway_journal_appended_total"]:
                 assert time.monotonic() < deadline, got
                 await asyncio.sleep(0.2)
             for _ in range(8):
