@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 import sys
 
-from tollway_edge.settings import EdgeSettings
-from tollway_edge.workers import serve, supervise
-from tollway_runtime.cli import settings_from_cli
+from tollway_edge.lean import lean_imports
+
+with lean_imports():  # first: the libraries load without integrations the edge never uses
+    from tollway_edge.settings import EdgeSettings
+    from tollway_edge.workers import serve, supervise
+    from tollway_runtime.cli import settings_from_cli
 
 
 def _catalogue_problem(settings: EdgeSettings) -> str | None:

@@ -30,12 +30,15 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from typing import TYPE_CHECKING
 
 import structlog
-from aiohttp import web
 
 from tollway_edge.settings import EdgeSettings
-from tollway_edge.state import STATE
+from tollway_runtime.process import settle_memory
+
+if TYPE_CHECKING:  # aiohttp and the application (state) are imported where used: the
+    from aiohttp import web  # supervisor imports this module for stop_seconds and serves nothing
 
 log = structlog.get_logger("tollway_edge.drain")
 
@@ -61,6 +64,8 @@ def stop_seconds(settings: EdgeSettings) -> float:
 
 async def _until_idle(app: web.Application, deadline: float) -> bool:
     """Wait until no call is in flight or ``deadline`` (monotonic) passes; True when idle."""
+    from tollway_edge.state import STATE
+
     state = app[STATE]
     while state.in_flight > 0:
         if time.monotonic() >= deadline:
@@ -71,6 +76,8 @@ async def _until_idle(app: web.Application, deadline: float) -> bool:
 
 async def drain(app: web.Application, runner: web.AppRunner, settings: EdgeSettings) -> None:
     """Steps 1–4 of the module doc; the caller's ``runner.cleanup()`` does step 5."""
+    from tollway_edge.state import STATE
+
     state = app[STATE]
     state.draining = True
     log.info(
@@ -95,7 +102,13 @@ async def drain(app: web.Application, runner: web.AppRunner, settings: EdgeSetti
 
 
 async def serve_until_stopped(app: web.Application, settings: EdgeSettings, *, reuse_port: bool) -> None:
-    """Serve ``app`` on ``settings.host:port`` until SIGTERM/SIGINT, then drain and clean up."""
+    """Serve ``app`` on ``settings.host:port`` until SIGTERM/SIGINT, then drain and clean up.
+
+    Once listening, ``tollway_runtime.process.settle_memory`` runs: what startup
+    built is frozen out of the garbage collector's walks and the heap it freed
+    goes back to the OS (docs/edge-performance.md, "Idle RSS")."""
+    from aiohttp import web
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):  # before startup: a signal then drains right after it
@@ -105,6 +118,7 @@ async def serve_until_stopped(app: web.Application, settings: EdgeSettings, *, r
     try:
         site = web.TCPSite(runner, settings.host, settings.port, backlog=4096, reuse_port=reuse_port)
         await site.start()
+        settle_memory()  # started: freeze the startup objects out of the GC's walks, trim the heap
         await stop.wait()
         await drain(app, runner, settings)
     finally:

@@ -20,6 +20,7 @@ import signal
 import time
 
 from tollway_edge.drain import serve_until_stopped, stop_seconds
+from tollway_edge.lean import lean_imports
 from tollway_edge.settings import EdgeSettings
 from tollway_runtime.logging import configure_logging
 from tollway_runtime.metrics import mark_worker_dead, start_multiprocess, stop_multiprocess
@@ -28,7 +29,8 @@ from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
     """Run one edge process until SIGTERM/SIGINT, then drain (``tollway_edge.drain``)."""
-    from tollway_edge.app import create_app
+    with lean_imports():  # the application's libraries, without integrations it never uses
+        from tollway_edge.app import create_app
 
     raise_nofile_limit()
     install_uvloop()

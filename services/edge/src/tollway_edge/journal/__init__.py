@@ -10,9 +10,29 @@ Wiring (the emitter's role)::
     await journal.stop(deadline_seconds)        # at shutdown, after in-flight calls ended
 """
 
-from tollway_edge.journal.journal import UsageJournal
-from tollway_edge.journal.metrics import JournalStats
+from typing import TYPE_CHECKING, Any
+
 from tollway_edge.journal.settings import FullPolicy, JournalSettings
+
+if TYPE_CHECKING:
+    from tollway_edge.journal.journal import UsageJournal
+    from tollway_edge.journal.metrics import JournalStats
+
+
+def __getattr__(name: str) -> Any:
+    """``UsageJournal`` and ``JournalStats`` load on first use: the settings
+    (``tollway_edge.settings``, which the workers' supervisor imports) need only
+    ``JournalSettings``, not aiokafka."""
+    if name == "UsageJournal":
+        from tollway_edge.journal.journal import UsageJournal
+
+        return UsageJournal
+    if name == "JournalStats":
+        from tollway_edge.journal.metrics import JournalStats
+
+        return JournalStats
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FullPolicy",
