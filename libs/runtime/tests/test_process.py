@@ -43,3 +43,12 @@ def test_settle_memory_freezes_what_exists() -> None:
         gc.unfreeze()
     settle_memory(freeze=False)
     assert gc.get_freeze_count() == 0
+
+
+def test_settle_memory_sets_the_first_threshold_only() -> None:
+    before = gc.get_threshold()
+    try:
+        settle_memory(freeze=False, gen0_threshold=5_000)
+        assert gc.get_threshold() == (5_000, before[1], before[2])
+    finally:
+        gc.set_threshold(*before)

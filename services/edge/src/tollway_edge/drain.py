@@ -45,6 +45,12 @@ log = structlog.get_logger("tollway_edge.drain")
 CUT_SECONDS = 2.0
 """After the drain deadline: time the cut streams get to write their error
 event and journal their terminal event, s."""
+GC_GEN0_THRESHOLD = 10_000
+"""The garbage collector's first threshold once the edge listens (CPython: 700).
+During a burst of 1,000 streams, 700 meant ~200 young and ~19 middle collections
+and a full one (~450 ms of collector CPU with the startup objects frozen); 10,000
+meant 11 young and one middle collection (~180 ms), no full one
+(docs/edge-performance.md, "GC")."""
 CLEANUP_SECONDS = 1.0
 """aiohttp's shutdown timeout after the drain: handlers still running then
 (non-streamed calls waiting on a provider) are cancelled, s."""
@@ -105,8 +111,9 @@ async def serve_until_stopped(app: web.Application, settings: EdgeSettings, *, r
     """Serve ``app`` on ``settings.host:port`` until SIGTERM/SIGINT, then drain and clean up.
 
     Once listening, ``tollway_runtime.process.settle_memory`` runs: what startup
-    built is frozen out of the garbage collector's walks and the heap it freed
-    goes back to the OS (docs/edge-performance.md, "Idle RSS")."""
+    built is frozen out of the garbage collector's walks, the heap it freed
+    goes back to the OS, and young collections wait for ``GC_GEN0_THRESHOLD``
+    net allocations (docs/edge-performance.md, "Idle RSS" and "GC")."""
     from aiohttp import web
 
     stop = asyncio.Event()
@@ -118,7 +125,8 @@ async def serve_until_stopped(app: web.Application, settings: EdgeSettings, *, r
     try:
         site = web.TCPSite(runner, settings.host, settings.port, backlog=4096, reuse_port=reuse_port)
         await site.start()
-        settle_memory()  # started: freeze the startup objects out of the GC's walks, trim the heap
+        # started: freeze the startup objects out of the GC's walks, trim the heap, fewer young collections
+        settle_memory(gen0_threshold=GC_GEN0_THRESHOLD)
         await stop.wait()
         await drain(app, runner, settings)
     finally:
