@@ -93,14 +93,18 @@ class Load:
     def __init__(self, http: aiohttp.ClientSession, edge: Edge, key: str, workers: int = 8) -> None:
         self.phase = "before"
         self.seen: dict[str, list[tuple[int, Any]]] = {}
+        self.t0 = time.monotonic()
+        self.log: list[tuple[float, float, str, int]] = []  # (start s, duration s, phase, status) per call
         self._stop = False
         self._tasks = [asyncio.create_task(self._run(http, edge, key)) for _ in range(workers)]
 
     async def _run(self, http: aiohttp.ClientSession, edge: Edge, key: str) -> None:
         while not self._stop:
             phase = self.phase
+            t0 = time.monotonic()
             result = await _call(http, edge, key)
             self.seen.setdefault(phase, []).append(result)
+            self.log.append((round(t0 - self.t0, 3), round(time.monotonic() - t0, 3), phase, result[0]))
 
     async def stop(self) -> None:
         self._stop = True
@@ -178,7 +182,14 @@ async def test_valkey_stopped_refuse_mode_answers_503_then_exact_again(
     private_valkey.stop()
     await _wait_mode(edge_http, edge, "refuse")
     load.phase = "outage"
+    # At least 1 s of outage and 3 calls begun and answered in it (under load, calls that
+    # were in flight when Valkey went can take longer than 1 s to end: each Valkey step
+    # waits up to admission_timeout_seconds before the call is refused).
     await asyncio.sleep(1.0)
+    deadline = time.monotonic() + 15
+    while len(load.seen.get("outage", [])) < 3:
+        assert time.monotonic() < deadline, [e for e in load.log if e[2] != "before"][:40]
+        await asyncio.sleep(0.05)
     load.phase = "restarting"
     await private_valkey.restart()
     await _wait_mode(edge_http, edge, "exact")
