@@ -16,15 +16,15 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (held-out v3, report only)
+    python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (v3, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (v2, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v1        # eval/frozen/*.jsonl (v1, spent: now tuning material)
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
-``--misses`` (print every miss and false positive) is refused on the frozen
-held-out v3 files: nobody tunes on them. The v1 and v2 frozen files were
-measured and then tuned against (rounds 2-4), so they are spent and may be
-read like tuning files.
+``--misses`` (print every miss and false positive) is refused on the files of
+the current frozen held-out set (``HELD_OUT_DIRS``): nobody tunes on them. The
+v1, v2 and v3 frozen files were measured once and are spent (v3 on
+2026-12-02, round 5): they may be read like tuning files.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ from tollway_redactor.engine import Detector
 from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
+# Folders of the current frozen held-out set: measured once, never read for
+# tuning. Empty between v3 (spent 2026-12-02) and the next set.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
@@ -57,7 +60,9 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None)
     parser.add_argument("--policy", choices=["block", "patterns_only", "pass"], default=None)
     parser.add_argument(
-        "--misses", action="store_true", help="print misses and false positives (refused on frozen v3)"
+        "--misses",
+        action="store_true",
+        help="print misses and false positives (refused on the current held-out set)",
     )
     args = parser.parse_args()
     paths: list[Path] = list(args.samples or [])
@@ -71,8 +76,8 @@ def main() -> None:
         paths += sorted((HERE / "tuning").glob("*.jsonl"))
     if not paths:
         paths = [HERE / "samples.jsonl"]
-    frozen_dir = (HERE / "frozen_v3").resolve()
-    if args.misses and any(p.resolve().parent == frozen_dir for p in paths):
+    held_out = {(HERE / d).resolve() for d in HELD_OUT_DIRS}
+    if args.misses and any(p.resolve().parent in held_out for p in paths):
         sys.exit("--misses is refused on the frozen held-out set: nobody tunes on it")
 
     settings = RedactorSettings()
