@@ -1,22 +1,32 @@
 """The frozen held-out evaluation sets (issue 11) never drift: the committed files
 match their ``SHA256SUMS`` and their generators still reproduce them; v2's and
 v3's value pools share nothing with the pools the detector was tuned on (v3's
-nothing with v2's or v1's either, both spent)."""
+nothing with v2's or v1's either, both spent); v4's pools and values share
+nothing with any earlier generator or labelled file, and every v4 gold span is
+sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
+Luhn-valid, IBAN check digits and lengths as the registry has them)."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
+import phonenumbers
 import pytest
 
 pytestmark = pytest.mark.unit
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
-SETS = {"frozen": EVAL / "frozen.py", "frozen_v2": EVAL / "frozen_v2.py", "frozen_v3": EVAL / "frozen_v3.py"}
+SETS = {
+    "frozen": EVAL / "frozen.py",
+    "frozen_v2": EVAL / "frozen_v2.py",
+    "frozen_v3": EVAL / "frozen_v3.py",
+    "frozen_v4": EVAL / "frozen_v4.py",
+}
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
 
@@ -114,3 +124,246 @@ def test_v3_pools_are_disjoint_from_every_earlier_pool() -> None:
     for case in tun.CASES:
         assert case[0] not in v3_text
         assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v3_names, case[0]
+
+
+# --- v4 ----------------------------------------------------------------------
+
+# IBAN lengths of the SWIFT IBAN registry, for the countries v4 uses
+IBAN_LENGTHS = {
+    "AT": 20, "LV": 21, "CY": 28, "MT": 31, "LI": 21, "GI": 23, "AE": 23, "SA": 24, "IL": 23, "TR": 26,
+    "UA": 29, "TN": 24, "MR": 27, "LB": 28, "MU": 30, "CR": 22, "DO": 28, "GT": 28, "SV": 28,
+}  # fmt: skip
+
+
+def _v4_records() -> dict[str, list[dict]]:
+    return {
+        name: [
+            json.loads(line) for line in (EVAL / "frozen_v4" / name).read_text(encoding="utf-8").splitlines()
+        ]
+        for name in sorted(FILES)
+    }
+
+
+def _earlier_gold() -> dict[str, list[str]]:
+    """Every labelled value of every earlier JSONL file under eval/ (tuning, samples, v1-v3), by type."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(EVAL.glob("**/*.jsonl")):
+        if path.parent.name == "frozen_v4":
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                for e in json.loads(line)["entities"]:
+                    out.setdefault(e["type"], []).append(e["value"])
+    return out
+
+
+def _tokens(name: str, particles: tuple[str, ...] = ()) -> set[str]:
+    return {t.lower() for t in re.split(r"[\s\-,.]+", name) if t and t.lower() not in particles}
+
+
+def _shape(phone: str) -> str:
+    return re.sub(r"\d", "9", phone)
+
+
+def _nanp_area(phone: str) -> str | None:
+    """The area code of a valid North American number, else None."""
+    try:
+        n = phonenumbers.parse(phone, "US")
+    except phonenumbers.NumberParseException:
+        return None
+    valid = n.country_code == 1 and phonenumbers.is_valid_number(n)
+    return str(n.national_number)[:3] if valid else None
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        n = int(ch) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def _iban_ok(value: str) -> bool:
+    code = value.replace(" ", "")
+    if len(code) != IBAN_LENGTHS.get(code[:2], -1):
+        return False
+    return int("".join(str(int(c, 36)) for c in code[4:] + code[:4])) % 97 == 1
+
+
+def test_v4_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
+    v4, v3, v2, v1, gen, tun = (
+        _load(EVAL / f)
+        for f in ("frozen_v4.py", "frozen_v3.py", "frozen_v2.py", "frozen.py", "generate.py", "tuning.py")
+    )
+    earlier = _earlier_gold()
+    # names: no token of a v4 name (particles aside) in any earlier pool or labelled PERSON
+    v4_names = {
+        t
+        for pools in v4.NAMES.values()
+        for pool in pools.values()
+        for n in pool
+        for t in _tokens(n, v4.PARTICLES)
+    }
+    used_names = {
+        t
+        for n in (
+            [n for m in (v3, v2) for pools in m.NAMES.values() for pool in pools.values() for n in pool]
+            + [n if isinstance(n, str) else " ".join(n) for pool in v1.NAMES.values() for n in pool]
+            + list(gen.FIRST) + list(gen.LAST)
+            + list(tun.FIRST_FR) + list(tun.LAST_FR) + list(tun.FIRST_ES) + list(tun.LAST_ES)
+            + earlier["PERSON"]
+        )
+        for t in _tokens(n)
+    }  # fmt: skip
+    assert not v4_names & used_names
+    # e-mail domains
+    v4_domains = {d for pool in v4.DOMAINS.values() for d in pool}
+    used_domains = (
+        {d for m in (v3, v2) for pool in m.DOMAINS.values() for d in pool} | set(v1.DOMAINS) | set(gen.DOMAINS)
+        | {v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]}
+    )  # fmt: skip
+    assert not v4_domains & used_domains
+    # templates (with PII and PII-free chat)
+    v4_templates = {t for m in (v4.TEMPLATES, v4.CHAT_FREE) for pool in m.values() for t in pool}
+    used_templates = (
+        {t for m in (v3.TEMPLATES, v3.CHAT_FREE, v2.TEMPLATES, v1.TEMPLATES) for pool in m.values() for t in pool}
+        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
+    )  # fmt: skip
+    assert not v4_templates & used_templates
+    # phones: NANP area codes and digit layouts no earlier pool or labelled phone used
+    v4_areas = set(v4._US_AREAS) | set(v4._CA_AREAS) | set(v4._QC_AREAS)
+    used_areas = (
+        set(gen.US_AREA)
+        | set(v2._US_AREAS)
+        | set(v3._US_AREAS)
+        | {a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))}
+    )
+    assert not v4_areas & used_areas
+    records = _v4_records()
+    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
+    v4_shapes = {_shape(e["value"]) for e in gold if e["type"] == "PHONE_NUMBER"}
+    assert not v4_shapes & {_shape(v) for v in earlier["PHONE_NUMBER"]}
+    # IBAN countries, and no value of any type seen before (digits and letters only)
+    v4_countries = {c for pool in v4._IBAN_COUNTRIES.values() for c in pool}
+    used_countries = (
+        {c for m in (v3, v2) for pool in m._IBAN_COUNTRIES.values() for c in pool} | set(gen.IBAN_COUNTRIES)
+        | {v.replace(" ", "")[:2] for v in earlier["IBAN_CODE"]}
+    )  # fmt: skip
+    assert not v4_countries & used_countries
+    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
+    used_values = {norm(v) for vs in earlier.values() for v in vs}
+    for e in gold:
+        if e["type"] != "PERSON":
+            assert norm(e["value"]) not in used_values, e
+    # street names
+    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
+    for street in (s for pool in v4.STREETS.values() for s in pool):
+        core = re.sub(r"^(c/|avda\.|av\.|pza\.)\s*", "", street.lower())
+        assert not any(core in v for v in used_streets), street
+    # tuning cases
+    v4_text = "".join(r["text"] for rs in records.values() for r in rs)
+    for case in tun.CASES:
+        assert case[0] not in v4_text
+        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & {
+            n for pools in v4.NAMES.values() for pool in pools.values() for n in pool
+        }, case[0]
+
+
+def test_v4_gold_spans_are_sound() -> None:
+    v4 = _load(EVAL / "frozen_v4.py")
+    minimum = {"en": 50, "fr": 30, "es": 30}
+    cards: list[str] = []
+    for name, records in _v4_records().items():
+        counts: dict[str, int] = {}
+        for r in records:
+            spans = sorted((e["start"], e["end"]) for e in r["entities"])
+            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), r["id"]
+            for e in r["entities"]:
+                counts[e["type"]] = counts.get(e["type"], 0) + 1
+                value = e["value"]
+                assert r["text"][e["start"] : e["end"]] == value and value == value.strip(), r["id"]
+                if e["type"] == "PHONE_NUMBER":
+                    assert any(
+                        phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+                        for region in v4.PHONE_REGIONS[r["lang"]]
+                    ), value
+                elif e["type"] == "CREDIT_CARD":
+                    digits = re.sub(r"[ -]", "", value)
+                    assert digits.isdigit() and 12 <= len(digits) <= 19 and _luhn_ok(digits), value
+                    cards.append(digits)
+                elif e["type"] == "IBAN_CODE":
+                    assert _iban_ok(value), value
+                elif e["type"] == "EMAIL_ADDRESS":
+                    assert re.fullmatch(r"[\w.+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+", value), value
+        if name == "pii_free.jsonl":
+            assert not counts and len(records) >= 480
+        else:
+            lang = name[len("heldout-") : -len(".jsonl")]
+            assert sorted(counts) == sorted(evaluate_types()), (name, counts)
+            assert min(counts.values()) >= minimum[lang], (name, counts)
+    assert any(2221 <= int(c[:4]) <= 2720 and len(c) == 16 for c in cards)  # Mastercard 2-series
+    assert sum(len(c) == 19 for c in cards) >= 10
+
+
+def evaluate_types() -> list[str]:
+    """The entity types ``evaluate.py`` reports (without importing it: it loads the detector)."""
+    source = (EVAL / "evaluate.py").read_text(encoding="utf-8")
+    match = re.search(r"^TYPES = (\[.*\])$", source, re.M)
+    assert match
+    return list(json.loads(match.group(1)))
+
+
+def test_v4_pii_free_texts_hold_no_personal_data() -> None:
+    v4 = _load(EVAL / "frozen_v4.py")
+    names = {
+        t
+        for pools in v4.NAMES.values()
+        for pool in pools.values()
+        for n in pool
+        for t in _tokens(n, v4.PARTICLES)
+    }
+    patterns = {
+        "ipv4": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+        "ipv6": re.compile(
+            r"\b(?:[0-9a-f]{1,4}:){4,7}[0-9a-f]{1,4}\b|\b[0-9a-f]{1,4}::(?:[0-9a-f]{1,4})?\b", re.I
+        ),
+        "mac": re.compile(r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b", re.I),
+        "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
+    }
+    free = [r for rs in _v4_records().values() for r in rs if not r["entities"]]
+    assert len(free) >= 140 + 110 + 110 + 480
+    for r in free:
+        for kind, pattern in patterns.items():
+            assert not pattern.search(r["text"]), (kind, r["text"])
+        words = {w.lower() for w in re.findall(r"[^\W\d_]+", r["text"])}
+        assert not words & names, r["text"]
+
+
+class _Analysed(Exception):
+    """Raised by the stub detector instead of analysing anything."""
+
+
+class _StubDetector:
+    """Stands in for ``Detector`` so no test ever runs the detector on v4."""
+
+    default_policy = "stub"
+    model_version = "stub"
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def analyze_texts(self, texts: list[str], *args: object) -> None:
+        raise _Analysed(len(texts))
+
+
+def test_evaluate_reads_v4_and_refuses_misses_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluate = _load(EVAL / "evaluate.py")
+    monkeypatch.setattr(evaluate, "Detector", _StubDetector)
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v4",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4", "--misses"])
+    with pytest.raises(SystemExit, match="refused"):
+        evaluate.main()
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4"])
+    with pytest.raises(_Analysed) as analysed:
+        evaluate.main()
+    assert analysed.value.args == (sum(len(rs) for rs in _v4_records().values()),)
