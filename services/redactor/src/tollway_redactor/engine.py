@@ -46,12 +46,14 @@ from presidio_analyzer.nlp_engine import NerModelConfiguration, NlpArtifacts, Sp
 from presidio_analyzer.predefined_recognizers import (  # noqa: E402
     EmailRecognizer,
     IbanRecognizer,
+    IpRecognizer,
     PhoneRecognizer,
 )
 from spacy.language import Language  # noqa: E402
 from spacy.tokens import Doc  # noqa: E402
 from spacy.tokens import Span as Span_  # noqa: E402
 
+from tollway_redactor.addresses import PATTERNS as ADDRESS_PATTERNS  # noqa: E402
 from tollway_redactor.detection import Span, TextAnalysis, resolve_overlaps  # noqa: E402
 from tollway_redactor.languages import LanguageDetector, foreign_script_runs  # noqa: E402
 from tollway_redactor.name_lists import ambiguous_first_names  # noqa: E402
@@ -72,6 +74,7 @@ from tollway_redactor.names import (  # noqa: E402
 )
 from tollway_redactor.number_rules import (  # noqa: E402
     bare_run_ok,
+    dotted_quad_not_ip,
     find_cards,
     phone_candidate_ok,
     possible_phone_ok,
@@ -90,7 +93,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-02.issue11-r7"
+DETECTOR_REVISION = "2026-12-02.issue11-r8"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -141,36 +144,8 @@ _MIN_DIGITS = {
 }
 _DIGIT = re.compile(r"\d")
 
-# Tollway's own recognizers. Street addresses: house number + capitalised
-# street name + a street suffix (US/UK style), or a German/Dutch-style
-# "<Name>straße 12"; an optional unit ("Apt 4B") and "City, ST 12345" or a
-# postcode may follow. Capitalisation is enforced with (?-i:...) because
-# Presidio matches case-insensitively.
-_SUFFIX = (
-    r"(?-i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    r"Terrace|Close|Square|Sq|Parkway|Pkwy|Highway|Hwy|Crescent|Gardens|Row|Mews|Circle|Cir|Trail)"
-)
-_NAME_WORD = r"(?:(?-i:[A-Z][a-z'\-]+|[A-Z]\.?)|\d{1,3}(?:st|nd|rd|th))"
-_DIRECTION = r"(?:\s+(?-i:N|S|E|W|NE|NW|SE|SW)\b\.?)?"
-_UNIT = r"(?:,?\s+(?-i:(?:Apt|Apartment|Suite|Ste|Unit|Flat|Fl)\.?)\s*#?\w{1,5})?"
-_CITY = r"(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)"
-_US_ZIP = rf"(?:,\s*{_CITY},?\s+(?-i:[A-Z]{{2}})\s+\d{{5}}(?:-\d{{4}})?)"
-_UK_POSTCODE = rf"(?:,\s*{_CITY},?\s+(?-i:[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}}))"
-_US_TAIL = rf"{_DIRECTION}{_UNIT}(?:{_US_ZIP}|{_UK_POSTCODE})?"
-_STREET_US = rf"\b\d{{1,5}}[A-Za-z]?\s+(?:{_NAME_WORD}\s+){{0,4}}{_SUFFIX}\b\.?{_US_TAIL}"
-_STREET_EU = r"\b(?-i:[A-Z][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|laan|straat|gracht|plein))\s+\d{1,4}[a-z]?\b(?:,\s*\d{4,5}\s+(?-i:[A-Z][a-zäöüß]+))?"
-_CAP = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]+)"
-_FR_TYPE = r"(?:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|cours|square|passage)"
-_FR_LINK = r"(?:(?:de\s+la|de\s+l['’]|du|des|de|d['’])\s*)?"
-_FR_CITY = rf"(?:,?\s*\d{{5}}\s+{_CAP}(?:[\s\-]{_CAP}){{0,2}})?"
-_STREET_FR = rf"\b\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+(?-i:{_FR_TYPE})\s+{_FR_LINK}{_CAP}(?:\s+{_FR_LINK}{_CAP}){{0,3}}{_FR_CITY}"
-_ES_TYPE = r"(?:Calle|C/|Avenida|Avda\.?|Av\.|Plaza|Pza\.|Paseo|Camino|Carretera|Ronda|Travesía|Rambla|Vía)"
-_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|del|de)\s+)?"
-_STREET_ES = (
-    rf"(?-i:{_ES_TYPE})\s+{_ES_LINK}{_CAP}(?:\s+{_ES_LINK}{_CAP}){{0,3}},?\s*(?:n\.?º\s*)?\d{{1,4}}(?-i:[A-Z])?\b"
-    rf"(?:,\s*\d{{5}}\s+{_CAP}(?:\s{_CAP})?)?"
-)
-
+# Tollway's own recognizers: street addresses (``addresses.py`` holds the
+# patterns and the layouts they cover).
 BUILTIN_RECOGNIZERS = [
     {
         "name": "tollway_street_address",
@@ -178,10 +153,8 @@ BUILTIN_RECOGNIZERS = [
         "patterns": [
             # 0.85 = spaCy's NER score: on a tie the longer span (the whole
             # address) wins over a city or street name tagged PERSON.
-            {"name": "street_number_first", "regex": _STREET_US, "score": 0.85},
-            {"name": "street_number_last", "regex": _STREET_EU, "score": 0.85},
-            {"name": "street_fr", "regex": _STREET_FR, "score": 0.85},
-            {"name": "street_es", "regex": _STREET_ES, "score": 0.85},
+            {"name": name, "regex": regex, "score": 0.85}
+            for name, regex in ADDRESS_PATTERNS
         ],
         "context": [
             "address",
@@ -366,6 +339,8 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
                     code = _COUNTRY_CODE.search(text, m.start(), r.start)
                     if code is not None:
                         r.start = code.start()
+                    elif _international_prefix(text, m.start(), r.start):
+                        r.start = m.start()  # "+52 1 55 1234 5678": the matcher kept "1234 5678"
                     results.append(r)
         return results
 
@@ -379,6 +354,37 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
             ):
                 results.append(self._get_recognizer_result(match, window, region, None))  # type: ignore[no-untyped-call]  # Presidio helper, untyped
         return EntityRecognizer.remove_duplicates(results)
+
+
+def _international_prefix(text: str, run_start: int, match_start: int) -> bool:
+    """True when the digit run starts with ``+``/``00`` and the matcher left out at
+    most 5 digits of it before ``match_start`` (a country code and a trunk or
+    area part: ``+52 1 55`` of ``+52 1 55 1234 5678``), which then belong to the number."""
+    if match_start <= run_start or not text.startswith(("+", "00", "(+"), run_start):
+        return False
+    return sum(c.isdigit() for c in text[run_start:match_start]) <= 5
+
+
+class DottedIpRecognizer(IpRecognizer):
+    """Presidio's IP recognizer without the dotted quads that are no address.
+
+    A French number written with dots (``+33 6.65.87.82.76``) holds an
+    IPv4-shaped ``6.65.87.82``, which scored 0.6 and beat the phone (0.4):
+    the phone was lost and its last group leaked (frozen v3, round 5). A
+    quad inside a longer dotted run of digits, after a country code or
+    after a version word is dropped
+    (:func:`tollway_redactor.number_rules.dotted_quad_not_ip`).
+    """
+
+    def analyze(  # noqa: D102 - documented on the class
+        self,
+        text: str,
+        entities: list[str],
+        nlp_artifacts: NlpArtifacts | None = None,
+        regex_flags: int | None = None,
+    ) -> list[RecognizerResult]:
+        found = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        return [r for r in found if not dotted_quad_not_ip(text, r.start, r.end)]
 
 
 class AnyDomainEmailRecognizer(EmailRecognizer):
@@ -454,6 +460,8 @@ class Detector:
         registry.add_recognizer(WindowedPhoneRecognizer())
         registry.remove_recognizer("CreditCardRecognizer")
         registry.add_recognizer(CardRecognizer())
+        registry.remove_recognizer("IpRecognizer")
+        registry.add_recognizer(DottedIpRecognizer())
         registry.remove_recognizer("EmailRecognizer")
         registry.add_recognizer(AnyDomainEmailRecognizer())
         customs = list(BUILTIN_RECOGNIZERS) if config.get("builtin_recognizers", True) else []

@@ -171,13 +171,32 @@ _PHONE_KEYS = re.compile(
 )
 
 
+# Short keys that name a phone in signatures and vCards (``T:+44…``, ``M:07…``).
+_SHORT_PHONE_KEYS = frozenset({"t", "m", "p", "f", "ph", "mob", "gsm", "cel", "fixe", "tfno", "tlf", "tel"})
+_GROUP_RE = re.compile(r"\d+")
+
+
+def _phone_key(key: str) -> bool:
+    """True when ``key`` (of ``key=value`` / ``key:value``) names a phone number."""
+    return key.lower() in _SHORT_PHONE_KEYS or _PHONE_KEYS.search(key) is not None
+
+
+def _unix_time(group: str) -> bool:
+    """True for 10 or 13 digits starting 15-19: Unix time in s or ms (2017-2033).
+
+    No national number without a trunk prefix starts so (NANP area codes
+    never start with 1; 10-digit numbers elsewhere start 0 or 6-9)."""
+    return len(group) in (10, 13) and group[0] == "1" and group[1] in "56789"
+
+
 # A number right after one of these words is an identifier, not a phone
 # number ("Tracking number 021796984477", "Kafka offset 0918344916021").
 _PHONE_ID_KEY = re.compile(
     r"(?i)\b(?:id|ids|uid|uuid|guid|offset|seq|sequence|ts|timestamp|epoch(?:_ms)?|order|tracking|"
     r"shipment|ref|reference|invoice|ticket|build|block|po|partition|checksum|crc|hash|isbn|ean|sku|"
     r"serial|version|commit|pid|pids|port|ports|range|case|batch|job|run|request|transaction|txn|size|bytes|"
-    r"mtime|ctime|atime|created|updated|amount|count|total)"
+    r"mtime|ctime|atime|created|updated|amount|count|total|account|acct|customer|member|policy|contract|"
+    r"loan|parcel)"
     r"(?:\s+(?:number|no\.?|nr\.?|id|#))?\s*[#:=]?\s*$"
 )
 
@@ -206,12 +225,16 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     key_value = re.search(r"(\w+)[\"']?\s*[=:]\s*[\"']?$", text[max(0, start - 40) : start])
     if (
         key_value is not None
-        and not _PHONE_KEYS.search(key_value.group(1))
-        and (left in "=\"'" or "_" in key_value.group(1))
+        and not _phone_key(key_value.group(1))
+        and (left in "=\"'" or "_" in key_value.group(1) or (left == ":" and not phone_context(text, start)))
     ):
-        return False  # key=value, "key": value, snake_case keys: an identifier unless the key says phone
-    if run.isdigit() and len(run) in (10, 13) and run[0] == "1" and run[1] in "56789":
-        return False  # Unix time in seconds or milliseconds (2017-2033)
+        # key=value, "key": value, snake_case keys, ``window:1772275282``
+        # (no space after the colon: a key, not a label): an identifier
+        # unless the key says phone
+        return False
+    first = _GROUP_RE.match(run.lstrip("+("))
+    if first is not None and not run.startswith("+") and _unix_time(first.group()):
+        return False  # Unix time in seconds or milliseconds (2017-2033), alone or as a run's first group
     if _PHONE_ID_KEY.search(text[max(0, start - 30) : start]):
         return False
     if right and (right.isalnum() or right == "_"):
@@ -261,3 +284,31 @@ def possible_phone_ok(text: str, start: int, end: int) -> bool:
     by its shape: an international prefix (``+``, ``00``) or a phone word before it."""
     run = text[start:end].lstrip("(")
     return run.startswith(("+", "00")) or phone_context(text, start)
+
+
+# --- IPv4 look-alikes -------------------------------------------------------
+
+_COUNTRY_CODE_BEFORE = re.compile(r"(?:\+|\b00)\d{1,3}[ \t\u00a0]?(?:\(0\)[ \t\u00a0]?)?$")
+_VERSION_BEFORE = re.compile(r"(?i)\b(?:version|ver\.?|v|release|build|firmware|fw|rev)\s*[:=]?\s*$")
+
+
+def dotted_quad_not_ip(text: str, start: int, end: int) -> bool:
+    """True when the IPv4-shaped ``text[start:end]`` is part of something else.
+
+    - a longer dotted run of digits (``+33 6.65.87.82.76``: a French number
+      written with dots; ``1.2.3.4.5``): a digit group joined by a dot on
+      either side;
+    - the national part of a phone after a country code (``+33 6.65.87.82``,
+      ``0033 6.65.87.82``);
+    - a version after a version word (``version 1.12.34.56``, ``build 2.0.1.7``).
+
+    An IPv6 match (no dot) is never rejected here.
+    """
+    if "." not in text[start:end]:
+        return False
+    if text[end : end + 1] == "." and text[end + 1 : end + 2].isdigit():
+        return True
+    if start >= 2 and text[start - 1] == "." and text[start - 2].isdigit():
+        return True
+    before = text[max(0, start - 12) : start]
+    return _COUNTRY_CODE_BEFORE.search(before) is not None or _VERSION_BEFORE.search(before) is not None

@@ -167,3 +167,40 @@ def test_diners_club_international_14_digits_in_38_and_39():
 
     text = "Diners card 3852 000002 3237 on file"
     assert [(m.start, m.end) for m in find_cards(text)] == [(12, 28)]
+
+
+@pytest.mark.parametrize(
+    ("text", "quad", "not_ip"),
+    [
+        ("le +33 6.65.87.82.76.", "6.65.87.82", True),  # a dotted French number
+        ("0033 6.65.87.82", "6.65.87.82", True),
+        ("see 1.2.3.4.5", "1.2.3.4", True),
+        ("see 1.2.3.4.5", "2.3.4.5", True),
+        ("version 1.12.34.56", "1.12.34.56", True),
+        ("Build: 2.0.17.4", "2.0.17.4", True),
+        ("host 192.168.1.254 down", "192.168.1.254", False),
+        ("ip=10.0.0.1.", "10.0.0.1", False),  # a sentence's full stop is no digit group
+        ("gw 2001:db8::1", "2001:db8::1", False),
+    ],
+)
+def test_dotted_quads_inside_phones_and_versions(text, quad, not_ip):
+    from tollway_redactor.number_rules import dotted_quad_not_ip
+
+    i = text.index(quad)
+    assert dotted_quad_not_ip(text, i, i + len(quad)) is not_ip
+
+
+@pytest.mark.parametrize(
+    ("text", "run", "ok"),
+    [
+        ("account 069674476666 billed", "069674476666", False),
+        ("window:1772275282 1", "1772275282 1", False),  # Unix time as a run's first group
+        ("key:0612345678", "0612345678", False),  # key:value without a space
+        ("Tel:0612345678", "0612345678", True),
+        ("T:+44 20 7946 0958", "+44 20 7946 0958", True),
+        ("Teléfono de casa:912345678", "912345678", True),  # a phone word before the key
+        ("Phone: 0612345678", "0612345678", True),
+    ],
+)
+def test_phone_candidates_after_keys_and_ids(text, run, ok):
+    assert _ok(text, run) is ok
