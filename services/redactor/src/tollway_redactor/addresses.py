@@ -66,7 +66,9 @@ _EN_SEP = r"(?:,[ \t]*\n?[ \t]*|[ \t]*\n[ \t]*)"
 _EN_TAIL = (
     rf"(?:{_EN_SEP}{_EN_CITY}(?:(?:,?[ \t]+|[ \t]*\n[ \t]*)"
     rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE})"
-    rf"|,[ \t]*{_US_STATE_ZIP}))?"
+    rf"|,[ \t]*{_US_STATE_ZIP})"
+    # no comma after the street: only with a state and ZIP ("PO Box 12 Fresno, CA 93721")
+    rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ})?"
 )
 STREET_EN = (
     rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?(?:-\d{{1,4}})?\s+(?:{_EN_NAME}\s+){{1,4}}{_EN_TYPE}"
@@ -91,8 +93,8 @@ _FR_TYPE = (
 )
 _FR_LINK = r"(?:(?:de\s+la|de\s+l['’]|du|des|de|d['’])\s*)?"
 _FR_UNIT = (
-    r"(?:,?\s+(?:bât\.?|bâtiment|esc\.?|escalier|étage|ét\.|appt\.?|apt\.?|appartement|porte|lot)"
-    r"\s*[\w°]{1,4}){0,3}"
+    r"(?:,?\s+(?:bâtiment|bât\.?|escalier|esc\.?|étage|ét\.|appartement|appt\.?|apt\.?|porte|lot)"
+    r"[ \t]*[\w°]{1,4}\b){0,3}"
 )
 _FR_COMMUNE = (
     rf"{_CAP}(?:[ \t\-](?!(?-i:CEDEX|Cedex)\b){_CAP}){{0,2}}(?:[ \t]+(?-i:CEDEX|Cedex)(?:[ \t]+\d{{1,2}})?)?"
@@ -117,10 +119,13 @@ _ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|del|de|dels|d['’])\s*)?"
 _ES_NUMBER = r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n)"
 # The floor and door part: "2º B", "3.º A", "3º dcha.", "1º izq.", "4ª planta",
 # "bajo B", "ático", "pral. 1ª", "piso 3", "puerta 2", "esc. B", "portal 2".
-_ES_ORDINAL = r"\d{1,2}\.?\s?[ºª°](?:\s?(?:dcha|dch|der|izq|izda|ctro|centro)\b\.?|\s?(?-i:[A-Z])\b|\s?\d{1,2}\s?[ºª°])?"
+_ES_ORDINAL = (
+    r"\d{1,2}\.?[ \t]?[ºª°](?:[ \t]?(?:dcha|dch|der|izq|izda|ctro|centro)\b\.?|[ \t]?(?-i:[A-Z])\b"
+    r"|[ \t]?\d{1,2}[ \t]?[ºª°])?"
+)
 _ES_FLOOR_WORD = (
     r"(?:bajo|ático|entresuelo|entlo\.|pral\.|principal|sótano|planta|piso|puerta|pta\.|portal|esc\.|"
-    r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?)(?:\s?(?:\d{1,3}\s?[ºª°]?|(?-i:[A-Z])\b))?"
+    r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?)(?:[ \t]?(?:\d{1,3}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
 )
 _ES_FLOOR = rf"(?:,?\s*(?:{_ES_ORDINAL}|{_ES_FLOOR_WORD})){{0,4}}"
 _ES_CITY_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]*)"

@@ -244,7 +244,9 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     core = run.lstrip("+(")
     if _DATE_SHAPES.match(core) or _IPV4.match(core):
         return False
-    if "." in core and not any(c in core for c in " -()/"):
+    after_country_code = _COUNTRY_CODE_BEFORE.search(text[max(0, start - 12) : start]) is not None
+    if "." in core and not any(c in core for c in " -()/") and not after_country_code:
+        # (after "+33 " a dotted run is the national part: "+33 6.90.65.02.82")
         groups = core.split(".")
         if len(groups) >= 3 and any(len(g) == 1 for g in groups):
             return False  # a version such as 10.0.19045.3803

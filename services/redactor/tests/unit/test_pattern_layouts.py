@@ -39,6 +39,7 @@ def found(detector: Detector, text: str) -> list[tuple[str, str]]:
         "0033 6 12 34 56 78",
         "0033 (0)6 12 34 56 78",
         "0033612345678",
+        "+33 6.90.65.02.82",  # dotted, no numbering plan validates it: still a phone after +33
         "01 42 68 53 00",
         "09.70.12.34.56",
         "0692 12 34 56",  # Réunion
@@ -157,6 +158,8 @@ def test_glued_phone_keys_still_announce_a_phone(detector, text, kept):
         "401 Ocean Pkwy, Brooklyn, NY 11218",
         "12 Harbour Parade, Sydney NSW 2000",
         "250 Front Street West, Toronto, ON M5V 3L9",
+        "PO Box 3534 Fresno, CA 93721",  # no comma before the city: with state and ZIP
+        "322 E 51st St Fresno, CA 93721",
     ],
 )
 def test_english_street_addresses_are_found_whole(detector, address):
@@ -179,6 +182,7 @@ def test_english_street_addresses_are_found_whole(detector, address):
         "21 esplanade Charles de Gaulle",
         "1 rue Principale, 97400 Saint-Denis",
         "BP 123, 75008 Paris Cedex 08",
+        "157 chemin du Lavoir, escalier 2\n59800 Lille",
     ],
 )
 def test_french_street_addresses_are_found_whole(detector, address):
@@ -209,6 +213,7 @@ def test_french_street_addresses_are_found_whole(detector, address):
         "Calle Mayor, nº 12, 28013 Madrid",
         "Calle Toledo 3, 28005 San Sebastián de los Reyes",
         "calle Mayor 12, 2º B",  # the type in lower case, as in running text
+        "Paseo de la Alameda 228, bajo\n50001 Zaragoza",  # the postcode on the next line
     ],
 )
 def test_spanish_street_addresses_keep_floor_and_door(detector, address):
