@@ -9,7 +9,7 @@ streets of their own (none of v3's). Tuning material, never frozen.
 Writes ``eval/tuning/patterns.jsonl`` (same JSONL shape as the other tuning
 files): per language, phone layouts in greetings and sign-offs, street
 addresses with units, PO boxes, city lines on the next line, French and
-Spanish types and floor/door parts, and ``lang: en`` PII-free texts (order
+Spanish types and floor/door parts, IBANs typed in lower case, and ``lang: en`` PII-free texts (order
 ids, versions, dates, GUIDs, epochs, account numbers, dotted build numbers,
 key:value pairs). Deterministic (seed 6006).
 
@@ -195,6 +195,36 @@ ADDRESS_TEMPLATES = {
 }
 
 
+_IBAN_BBAN = {"FR": 23, "ES": 20, "DE": 18, "IT": 23, "NL": 14, "BE": 12}
+
+
+def _iban(r: random.Random) -> str:
+    """A check-digit-valid IBAN (NL with a bank code, IT with its CIN letter) in a layout people type."""
+    country = r.choice(sorted(_IBAN_BBAN))
+    bban = _d(r, _IBAN_BBAN[country])
+    if country == "NL":
+        bban = "ABNA" + _d(r, 10)
+    elif country == "IT":
+        bban = r.choice(string.ascii_uppercase) + _d(r, 22)  # CIN letter first
+    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
+    code = f"{country}{98 - int(numeric) % 97:02d}{bban}"
+    layout = r.randrange(4)
+    if layout == 0:
+        return " ".join(code[i : i + 4] for i in range(0, len(code), 4)).lower()
+    if layout == 1:
+        return code.lower()
+    if layout == 2:
+        return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
+    return code[:2] + code[2:].lower() if country == "NL" else code.lower().capitalize()
+
+
+IBAN_TEMPLATES = {
+    "en": "my iban is {IB} thanks",
+    "fr": "mon iban : {IB} pour le virement",
+    "es": "mi iban es {IB} gracias",
+}
+
+
 def _pii_free(r: random.Random) -> str:
     makers: list[Callable[[], str]] = [
         lambda: f"Order ORD-{r.randint(2019, 2026)}-{_d(r, 6)} shipped from warehouse {r.randint(2, 40)}",
@@ -256,6 +286,9 @@ def generate() -> list[dict]:
         for i in range(30):
             template = ADDRESS_TEMPLATES[lang][i % 3]
             out.append(_record(f"pa-{lang}-{i:02d}", lang, template, "{A}", "STREET_ADDRESS", make(r)))
+    for lang, template in IBAN_TEMPLATES.items():
+        for i in range(10):
+            out.append(_record(f"pi-{lang}-{i:02d}", lang, template, "{IB}", "IBAN_CODE", _iban(r)))
     for i in range(120):
         out.append({"id": f"pf-{i:03d}", "lang": "en", "text": _pii_free(r), "entities": []})
     return out

@@ -78,6 +78,7 @@ from tollway_redactor.number_rules import (  # noqa: E402
     find_cards,
     phone_candidate_ok,
     possible_phone_ok,
+    uppercase_ibans,
 )
 from tollway_redactor.windows import plan_windows  # noqa: E402
 
@@ -365,6 +366,22 @@ def _international_prefix(text: str, run_start: int, match_start: int) -> bool:
     return sum(c.isdigit() for c in text[run_start:match_start]) <= 5
 
 
+class AnyCaseIbanRecognizer(IbanRecognizer):
+    """Presidio's IBAN recognizer (matched case-sensitively, see ``Detector``) that also
+    finds IBANs typed in lower case (``fr76 3000 6000 0112 3456 7890 189``): those
+    that pass the mod-97 check are upper-cased in place first
+    (:func:`tollway_redactor.number_rules.uppercase_ibans`; offsets unchanged)."""
+
+    def analyze(  # noqa: D102 - documented on the class
+        self,
+        text: str,
+        entities: list[str],
+        nlp_artifacts: NlpArtifacts | None = None,
+        regex_flags: int | None = None,
+    ) -> list[RecognizerResult]:
+        return super().analyze(uppercase_ibans(text), entities)  # reads neither artifacts nor flags
+
+
 class DottedIpRecognizer(IpRecognizer):
     """Presidio's IP recognizer without the dotted quads that are no address.
 
@@ -455,7 +472,7 @@ class Detector:
         # belongs") and then fails validation of every candidate: IBANs are
         # upper case, so match case-sensitively.
         registry.remove_recognizer("IbanRecognizer")
-        registry.add_recognizer(IbanRecognizer(regex_flags=re.DOTALL | re.MULTILINE))
+        registry.add_recognizer(AnyCaseIbanRecognizer(regex_flags=re.DOTALL | re.MULTILINE))
         registry.remove_recognizer("PhoneRecognizer")
         registry.add_recognizer(WindowedPhoneRecognizer())
         registry.remove_recognizer("CreditCardRecognizer")

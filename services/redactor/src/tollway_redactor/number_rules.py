@@ -314,3 +314,54 @@ def dotted_quad_not_ip(text: str, start: int, end: int) -> bool:
         return True
     before = text[max(0, start - 12) : start]
     return _COUNTRY_CODE_BEFORE.search(before) is not None or _VERSION_BEFORE.search(before) is not None
+
+
+# --- IBANs typed in lower case ------------------------------------------------
+
+_IBAN_ANY_CASE = re.compile(
+    r"(?<![\w])[A-Za-z]{2}\d{2}(?:[A-Za-z0-9]{11,30}|(?:[ \-][A-Za-z0-9]{1,4}){3,8})(?![\w])"
+)
+_IBAN_GROUP = re.compile(r"[ \-]")
+
+
+def iban_checksum_ok(compact: str) -> bool:
+    """True when ``compact`` (no separators, any case) passes the IBAN mod-97 check (ISO 13616)
+    and has an IBAN's length (15-34)."""
+    if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
+        return False
+    moved = (compact[4:] + compact[:4]).upper()
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+def uppercase_ibans(text: str) -> str:
+    """``text`` with every IBAN typed in lower or mixed case (``fr76 3000 6000 0112
+    3456 7890 189``) upper-cased in place (same length, same offsets).
+
+    The IBAN recognizer matches upper case only (matched case-insensitively,
+    its last group swallowed a following word and every candidate failed
+    validation); an IBAN typed in lower case leaked. A candidate is
+    upper-cased only when it passes the mod-97 check, trimmed to the longest
+    run of whole groups that does (``fr76 ... 189 pour``: not ``pour``), so
+    the recognizer still validates what it then matches.
+    """
+    out: list[str] | None = None
+    for m in _IBAN_ANY_CASE.finditer(text):
+        raw = m.group()
+        if not any(c.islower() for c in raw):
+            continue  # upper case: the recognizer reads it as it is
+        end = _iban_end(raw)
+        if end is None:
+            continue
+        if out is None:
+            out = list(text)
+        out[m.start() : m.start() + end] = raw[:end].upper()
+    return text if out is None else "".join(out)
+
+
+def _iban_end(raw: str) -> int | None:
+    """Length of the longest prefix of ``raw`` made of whole groups that is a valid IBAN."""
+    cuts = [len(raw)] + [i for i in range(len(raw) - 1, 4, -1) if raw[i] in " -"]
+    for cut in cuts:
+        if iban_checksum_ok(_IBAN_GROUP.sub("", raw[:cut])):
+            return cut
+    return None

@@ -204,3 +204,22 @@ def test_dotted_quads_inside_phones_and_versions(text, quad, not_ip):
 )
 def test_phone_candidates_after_keys_and_ids(text, run, ok):
     assert _ok(text, run) is ok
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("iban fr76 3000 6000 0112 3456 7890 189 pour", "iban FR76 3000 6000 0112 3456 7890 189 pour"),
+        ("gb29nwbk60161331926819.", "GB29NWBK60161331926819."),
+        ("es91-2100-0418-4502-0005-1332", "ES91-2100-0418-4502-0005-1332"),
+        ("Gb29 Nwbk 6016 1331 9268 19", "GB29 NWBK 6016 1331 9268 19"),
+        ("ab12 cdef ghij klmn opqr", "ab12 cdef ghij klmn opqr"),  # fails mod-97: untouched
+        ("de89 3704 0044 0532 0130 01", "de89 3704 0044 0532 0130 01"),  # one digit off
+        ("FR76 3000 6000 0112 3456 7890 189", "FR76 3000 6000 0112 3456 7890 189"),
+    ],
+)
+def test_lower_case_ibans_are_upper_cased_in_place(text, expected):
+    from tollway_redactor.number_rules import uppercase_ibans
+
+    out = uppercase_ibans(text)
+    assert out == expected and len(out) == len(text)

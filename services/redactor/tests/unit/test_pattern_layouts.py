@@ -232,3 +232,16 @@ def test_spanish_street_addresses_keep_floor_and_door(detector, address):
 )
 def test_no_address_without_a_street_name(detector, text):
     assert found(detector, text) == []
+
+
+@pytest.mark.parametrize(
+    "iban",
+    [
+        "fr76 3000 6000 0112 3456 7890 189",
+        "gb29 nwbk 6016 1331 9268 19",
+        "es9121000418450200051332",
+        "FR76-3000-6000-0112-3456-7890-189",
+    ],
+)
+def test_ibans_in_any_case_and_separator(detector, iban):
+    assert found(detector, f"Mon IBAN : {iban} pour le virement.") == [("IBAN_CODE", iban)]
