@@ -144,11 +144,22 @@ def _v4_records() -> dict[str, list[dict]]:
     }
 
 
-def _earlier_gold() -> dict[str, list[str]]:
-    """Every labelled value of every earlier JSONL file under eval/ (tuning, samples, v1-v3), by type."""
+# Tuning files written after v4 was frozen, by hands that never read v4
+# (round 6, branch `patterns`: layouts of the spent v3's misses). They are not
+# "earlier" for the pool and layout checks, which describe how v4 was built
+# against what existed when it was frozen; the check that no v4 value appears
+# in any other file still reads them.
+WRITTEN_AFTER_V4 = frozenset({"tuning/patterns.jsonl"})
+
+
+def _earlier_gold(include_later: bool = False) -> dict[str, list[str]]:
+    """Every labelled value of every earlier JSONL file under eval/ (tuning, samples, v1-v3), by type;
+    with ``include_later``, also the files of :data:`WRITTEN_AFTER_V4`."""
     out: dict[str, list[str]] = {}
     for path in sorted(EVAL.glob("**/*.jsonl")):
         if path.parent.name == "frozen_v4":
+            continue
+        if not include_later and path.relative_to(EVAL).as_posix() in WRITTEN_AFTER_V4:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -251,7 +262,7 @@ def test_v4_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
     )  # fmt: skip
     assert not v4_countries & used_countries
     norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
-    used_values = {norm(v) for vs in earlier.values() for v in vs}
+    used_values = {norm(v) for vs in _earlier_gold(include_later=True).values() for v in vs}
     for e in gold:
         if e["type"] != "PERSON":
             assert norm(e["value"]) not in used_values, e
