@@ -33,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = settings_from_cli(EdgeSettings, service="edge", argv=argv, extra_check=_catalogue_problem)
     workers = settings.workers or os.cpu_count() or 1
     if workers == 1:
-        serve(settings, reuse_port=False)
+        serve(settings.config(), reuse_port=False)
         return 0
-    return supervise(settings, workers)
+    return supervise(settings.config(), workers)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -14,6 +15,7 @@ from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth import PrincipalsSync, Snapshot
 from tollway_edge.cache import ResponseCache
 from tollway_edge.catalogue_live import CatalogueWatcher
+from tollway_edge.config import EdgeConfig
 from tollway_edge.endpoints.chat import chat_completions
 from tollway_edge.endpoints.completions import completions
 from tollway_edge.endpoints.count_tokens import count_tokens
@@ -31,14 +33,16 @@ from tollway_edge.middleware import edge_middleware, on_prepare
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.breaker import Breakers
 from tollway_edge.routing.upstream import close_upstreams, open_upstreams
-from tollway_edge.settings import EdgeSettings
 from tollway_edge.state import STATE, EdgeState
 from tollway_runtime.health import READINESS_DETAILS, add_health_routes
 from tollway_runtime.metrics import metrics_handler
 from tollway_runtime.tracing import setup_tracing, tracing_middleware
 
+if TYPE_CHECKING:  # a worker gets an EdgeConfig and never imports pydantic-settings
+    from tollway_edge.settings import EdgeSettings
 
-def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
+
+def create_app(settings: EdgeConfig | EdgeSettings, *, admission_clock: Clock = utc_now) -> web.Application:
     """Build the edge application.
 
     Startup order (cleanup_ctx, reversed at stop): usage journal (this
@@ -54,13 +58,16 @@ def create_app(settings: EdgeSettings, *, admission_clock: Clock = utc_now) -> w
     variables name an OTLP endpoint.
 
     Args:
-        settings: the edge's settings.
+        settings: the edge's settings (``EdgeSettings.config()``; an
+            ``EdgeSettings`` is converted here).
         admission_clock: the admission clock (minute windows, budget
             periods); tests inject one.
 
     Raises:
         OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
     """
+    if not isinstance(settings, EdgeConfig):
+        settings = settings.config()
     raw_catalogue = Path(settings.catalogue_path).read_bytes()
     catalogue = parse_catalogue(raw_catalogue)  # reloaded when the file changes (catalogue_live)
     snapshot = Snapshot(settings.negative_cache_size)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from tollway_edge.settings import EdgeSettings
+from tollway_edge.config import EdgeConfig
 from tollway_runtime.process import settle_memory
 
 if TYPE_CHECKING:  # aiohttp and the application (state) are imported where used: the
@@ -56,7 +56,7 @@ CLEANUP_SECONDS = 1.0
 (non-streamed calls waiting on a provider) are cancelled, s."""
 
 
-def stop_seconds(settings: EdgeSettings) -> float:
+def stop_seconds(settings: EdgeConfig) -> float:
     """The longest an edge process takes to stop after SIGTERM, s: accept
     grace + drain deadline + cut + cleanup + journal flush."""
     return (
@@ -80,7 +80,7 @@ async def _until_idle(app: web.Application, deadline: float) -> bool:
     return True
 
 
-async def drain(app: web.Application, runner: web.AppRunner, settings: EdgeSettings) -> None:
+async def drain(app: web.Application, runner: web.AppRunner, settings: EdgeConfig) -> None:
     """Steps 1–4 of the module doc; the caller's ``runner.cleanup()`` does step 5."""
     from tollway_edge.state import STATE
 
@@ -107,7 +107,7 @@ async def drain(app: web.Application, runner: web.AppRunner, settings: EdgeSetti
     log.warning("drain_deadline_passed", cut_streams=cut, still_in_flight=0 if idle else state.in_flight)
 
 
-async def serve_until_stopped(app: web.Application, settings: EdgeSettings, *, reuse_port: bool) -> None:
+async def serve_until_stopped(app: web.Application, settings: EdgeConfig, *, reuse_port: bool) -> None:
     """Serve ``app`` on ``settings.host:port`` until SIGTERM/SIGINT, then drain and clean up.
 
     Once listening, ``tollway_runtime.process.settle_memory`` runs: what startup

@@ -10,8 +10,9 @@ RSS and ~100 modules (docs/edge-performance.md, "Idle RSS"):
 - ``rich`` (and ``pygments``): structlog's pretty tracebacks for the console
   renderer; the edge logs JSON, and on a TTY falls back to plain tracebacks;
 - ``twisted``, ``greenlet``, ``better_exceptions``: structlog's optional support;
-- ``opentelemetry.sdk.metrics``: redis-py's own OpenTelemetry metrics, never
-  enabled here (tracing, when on, imports the trace SDK normally later).
+- ``opentelemetry.sdk.metrics`` and ``opentelemetry.metrics``: redis-py's own
+  OpenTelemetry metrics (the API package is installed wherever tracing is),
+  never enabled here (tracing, when on, imports the trace SDK normally later).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ UNUSED_OPTIONAL_MODULES = (
     "greenlet",
     "better_exceptions",
     "opentelemetry.sdk.metrics",
+    "opentelemetry.metrics",
 )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from tollway_edge.config import EdgeConfig
 from tollway_edge.journal import FullPolicy, JournalSettings
 from tollway_runtime.settings import (
     KafkaSettings,
@@ -158,19 +160,14 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     @property
     def journal(self) -> JournalSettings:
         """The usage journal's settings, built from the ``journal_*`` fields."""
-        return JournalSettings(
-            root_dir=self.journal_dir,
-            segment_bytes=self.journal_segment_bytes,
-            max_bytes=self.journal_max_bytes,
-            reserve_bytes=self.journal_reserve_bytes,
-            fsync_interval_ms=self.journal_fsync_interval_ms,
-            full_policy=self.journal_full_policy,
-            max_record_bytes=self.journal_max_record_bytes,
-            adopt_interval_seconds=self.journal_adopt_interval_seconds,
-            progress_interval_ms=self.journal_progress_interval_ms,
-        )
+        return self.config().journal
 
     @property
     def redactor_url_list(self) -> list[str]:
         """``redactor_urls`` split on commas, blanks dropped."""
-        return [u.strip() for u in self.redactor_urls.split(",") if u.strip()]
+        return self.config().redactor_url_list
+
+    def config(self) -> EdgeConfig:
+        """These validated settings as plain values (:mod:`tollway_edge.config`): what
+        ``create_app``, the drain and the worker processes use."""
+        return EdgeConfig(**{f.name: getattr(self, f.name) for f in fields(EdgeConfig)})

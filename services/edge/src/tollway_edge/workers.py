@@ -19,15 +19,19 @@ import os
 import signal
 import time
 
-from tollway_edge.drain import serve_until_stopped, stop_seconds
+from tollway_edge.config import EdgeConfig
 from tollway_edge.lean import lean_imports
-from tollway_edge.settings import EdgeSettings
-from tollway_runtime.logging import configure_logging
-from tollway_runtime.metrics import mark_worker_dead, start_multiprocess, stop_multiprocess
-from tollway_runtime.process import install_uvloop, raise_nofile_limit
+
+# A spawned worker imports this module first (to find ``_worker``), outside
+# ``__main__``'s block: everything the worker loads comes through here, lean.
+with lean_imports():
+    from tollway_edge.drain import serve_until_stopped, stop_seconds
+    from tollway_runtime.logging import configure_logging
+    from tollway_runtime.metrics import mark_worker_dead, start_multiprocess, stop_multiprocess
+    from tollway_runtime.process import install_uvloop, raise_nofile_limit
 
 
-def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
+def serve(settings: EdgeConfig, *, reuse_port: bool) -> None:
     """Run one edge process until SIGTERM/SIGINT, then drain (``tollway_edge.drain``)."""
     with lean_imports():  # the application's libraries, without integrations it never uses
         from tollway_edge.app import create_app
@@ -44,16 +48,20 @@ def serve(settings: EdgeSettings, *, reuse_port: bool) -> None:
     asyncio.run(main())
 
 
-def _worker(settings: EdgeSettings, index: int) -> None:
+def _worker(settings: EdgeConfig, index: int) -> None:
     configure_logging(settings.log_level, settings.log_format, service="edge", levels=settings.log_levels)
-    import structlog
+    import structlog  # loaded, lean, by configure_logging
 
     structlog.contextvars.bind_contextvars(worker=index)
     serve(settings, reuse_port=True)
 
 
-def supervise(settings: EdgeSettings, workers: int) -> int:
-    """Start ``workers`` edge processes on one port; returns the exit code."""
+def supervise(settings: EdgeConfig, workers: int) -> int:
+    """Start ``workers`` edge processes on one port; returns the exit code.
+
+    Each worker gets ``settings`` pickled: plain values (``tollway_edge.config``),
+    so it imports neither pydantic-settings nor the settings module.
+    """
     import structlog
 
     log = structlog.get_logger("tollway_edge.supervisor")
