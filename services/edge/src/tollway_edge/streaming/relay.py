@@ -54,12 +54,13 @@ from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.http1 import UpstreamResponse
+from tollway_edge.streaming.direct import ClientWire, DirectRelay
 from tollway_edge.streaming.ending import TAIL_SECONDS, Once, read_tail, settle
 from tollway_edge.streaming.holdback import stream_scanner
 from tollway_edge.streaming.live import LiveStream, LiveStreams
 from tollway_edge.streaming.readers import StreamReader, UsageReader
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
-from tollway_edge.streaming.terminator import Terminator
+from tollway_edge.streaming.terminator import OpenAITerminator, Terminator
 
 STREAM_HEADERS = _HEADERS = {
     "Content-Type": "text/event-stream",
@@ -148,6 +149,15 @@ async def relay_stream(
         except (ConnectionResetError, aiohttp.ClientConnectionResetError):
             call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
             return out
+        wire = ClientWire(request, out)
+        direct = None  # the common path, in the provider's read callback (streaming.direct)
+        if (
+            type(reader) is UsageReader
+            and scanner is None
+            and restorer is None
+            and isinstance(terminator, OpenAITerminator)
+        ):
+            direct = DirectRelay(wire, call, ticket, splitter, stream, terminator)
         content = upstream.content
         pending = first
         while True:
@@ -156,10 +166,14 @@ async def relay_stream(
                 chunk, pending = pending, None
             else:
                 t = time.perf_counter()
+                if direct is not None and direct.ready:
+                    upstream.sink = direct  # only while this task waits: the bytes stay in order
                 try:
                     chunk = await content.readany()
                 except (OSError, TimeoutError):  # http1.UpstreamError, the idle/total timeout
                     chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
+                finally:
+                    upstream.sink = None
                 t_read = time.perf_counter()
                 call.upstream_wait += t_read - t
                 if not chunk and stream.gone_at is not None and not stream.shutdown:
@@ -231,7 +245,7 @@ async def relay_stream(
                 await call.journaled()  # billed durably before the client sees its stream end
             if data:
                 try:
-                    await out.write(data)
+                    await wire.write(data)
                 except _CLIENT_GONE:
                     outcome = "failed"
                     if not call.terminal_sent:  # once journaled, the call's outcome is fixed
