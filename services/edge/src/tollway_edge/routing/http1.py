@@ -130,6 +130,10 @@ class UpstreamResponse:
         self._size = 0
         return data
 
+    def at_eof(self) -> bool:
+        """True when the body ended and every byte of it was read (:meth:`readany` returns b"" at once)."""
+        return self._done and not self._chunks
+
     async def read(self) -> bytes:
         """The whole (rest of the) body (raises as :meth:`readany`)."""
         parts = []
