@@ -86,7 +86,8 @@ class ClientWire:
 
         Raises:
             aiohttp.ClientConnectionResetError: the client's connection is closing
-                (as ``StreamResponse.write``); ``RuntimeError`` from aiohttp likewise.
+                or was lost while the write waited (as ``StreamResponse.write``);
+                ``RuntimeError`` from aiohttp likewise.
         """
         if not self.started or self._writer is None:
             await self._out.write(data)
@@ -99,7 +100,10 @@ class ClientWire:
         transport.write(framed)
         self._writer.output_size += len(framed)
         if self._protocol._paused:
-            await self._writer.drain()
+            try:
+                await self._writer.drain()
+            except ConnectionError as exc:  # lost while paused: aiohttp wakes the drain with it
+                raise aiohttp.ClientConnectionResetError(str(exc)) from exc
 
 
 class DirectRelay:
