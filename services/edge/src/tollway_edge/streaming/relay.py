@@ -266,14 +266,14 @@ async def relay_stream(
             end = outcome == "cut" or not chunk or refused
             if held:
                 data, held = held + data, b""
-            if data or end:
+            if data or end or not wire.started:
                 try:
                     if end and _ends_body(outcome, refused, call):
                         await out.write_eof(data)  # the last bytes and the body's end: one write
                     elif reader.done and chunk and not end and content.at_eof():
                         held = data  # [DONE] and the provider's body is over: the next read returns at once
-                    elif data:
-                        await wire.write(data)
+                    elif data or not wire.started:
+                        await wire.write(data)  # b"" first: nothing whole yet, the head goes alone
                 except _CLIENT_GONE:
                     outcome = "failed"
                     if not call.terminal_sent:  # once journaled, the call's outcome is fixed
