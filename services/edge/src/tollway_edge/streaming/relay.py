@@ -9,7 +9,8 @@ Every complete event is forwarded as soon as its bytes arrive; the events of
 one upstream read go out in one write (the head goes with the first; the
 batch that ends the answer goes with the body's end when the provider's body
 is already over, so its next read returns at once). The common case is
-written from the provider connection's read callback (``streaming.direct``). The stream ends in one of six ways:
+written from the provider connection's read callback (``streaming.direct``).
+The stream ends in one of six ways:
 - the provider's ``[DONE]``: ``completed`` with the provider's usage;
 - admission refuses an extension: the terminator's clean end
   (``finish_reason: "length"``), ``completed`` with ``error_type:
