@@ -18,6 +18,7 @@ request cancelled mid-way (the client went away) closes its connection.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,14 +61,33 @@ class UpstreamResponse:
     ``content`` is the response itself (``response.content.readany()``). Call
     :meth:`release` (connection back to the pool when the body was read whole)
     or :meth:`close` (connection closed; a pending read fails) when done.
+
+    Attributes:
+        sink: while a :meth:`readany` waits, the body bytes of each socket read
+            (all of them, joined) are first offered to ``sink(data)``, called
+            from the connection's read callback: True means it consumed them
+            (the reader stays asleep), False that the reader gets them as usual.
+            The stream relay's common path (``streaming.direct``); None: off.
     """
 
-    __slots__ = ("status", "headers", "content", "_conn", "_chunks", "_size", "_done", "_error", "_waiter")
+    __slots__ = (
+        "status",
+        "headers",
+        "content",
+        "sink",
+        "_conn",
+        "_chunks",
+        "_size",
+        "_done",
+        "_error",
+        "_waiter",
+    )
 
     def __init__(self, conn: Connection) -> None:
         self.status = 0
         self.headers: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
         self.content = self
+        self.sink: Callable[[bytes], bool] | None = None
         self._conn: Connection | None = conn
         self._chunks: list[bytes] = []
         self._size = 0
@@ -110,6 +130,10 @@ class UpstreamResponse:
         self._size = 0
         return data
 
+    def at_eof(self) -> bool:
+        """True when the body ended and every byte of it was read (:meth:`readany` returns b"" at once)."""
+        return self._done and not self._chunks
+
     async def read(self) -> bytes:
         """The whole (rest of the) body (raises as :meth:`readany`)."""
         parts = []
@@ -137,6 +161,22 @@ class UpstreamResponse:
         self._size += len(data)
         if self._size > HIGH_WATER and self._conn is not None:
             self._conn.transport.pause_reading()
+        if self.sink is None:
+            self._wake()  # else the connection calls _offer once the whole read is parsed
+
+    def _offer(self) -> None:
+        """A socket read's body bytes are parsed: to the sink if the reader waits
+        and it takes them, else to the reader (woken)."""
+        sink, waiter, chunks = self.sink, self._waiter, self._chunks
+        if sink is not None and waiter is not None and not waiter.done():
+            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            if sink(data):
+                chunks.clear()
+                if self._size > HIGH_WATER and self._conn is not None:
+                    self._conn.transport.resume_reading()
+                self._size = 0
+                return
+            chunks[:] = [data]
         self._wake()
 
     def _end(self) -> None:
@@ -187,6 +227,10 @@ class Connection(asyncio.Protocol):
             self.parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._abort(UpstreamError(f"malformed upstream response: {exc}"))
+            return
+        resp = self.response  # None once the response ended (its reader was woken)
+        if resp is not None and resp.sink is not None and resp._chunks:
+            resp._offer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

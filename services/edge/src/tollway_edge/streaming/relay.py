@@ -6,7 +6,11 @@ usage-only chunk dropped unless the client asked) → the answer scanned
 extended (or the stream cut) → written to the client.
 
 Every complete event is forwarded as soon as its bytes arrive; the events of
-one upstream read go out in one write. The stream ends in one of six ways:
+one upstream read go out in one write (the head goes with the first; the
+batch that ends the answer goes with the body's end when the provider's body
+is already over, so its next read returns at once). The common case is
+written from the provider connection's read callback (``streaming.direct``).
+The stream ends in one of six ways:
 - the provider's ``[DONE]``: ``completed`` with the provider's usage;
 - admission refuses an extension: the terminator's clean end
   (``finish_reason: "length"``), ``completed`` with ``error_type:
@@ -54,12 +58,13 @@ from tollway_edge.admission import EdgeAdmission, Ticket
 from tollway_edge.call import CLIENT_CLOSED, Call
 from tollway_edge.redaction import EdgeRedaction
 from tollway_edge.routing.http1 import UpstreamResponse
+from tollway_edge.streaming.direct import ClientWire, DirectRelay
 from tollway_edge.streaming.ending import TAIL_SECONDS, Once, read_tail, settle
 from tollway_edge.streaming.holdback import stream_scanner
 from tollway_edge.streaming.live import LiveStream, LiveStreams
 from tollway_edge.streaming.readers import StreamReader, UsageReader
 from tollway_edge.streaming.sse import SSEEvent, SSESplitter
-from tollway_edge.streaming.terminator import Terminator
+from tollway_edge.streaming.terminator import OpenAITerminator, Terminator
 
 STREAM_HEADERS = _HEADERS = {
     "Content-Type": "text/event-stream",
@@ -69,6 +74,21 @@ STREAM_HEADERS = _HEADERS = {
 _PROVIDER_CUT = "The provider ended the stream before the answer was complete."
 _SHUTTING_DOWN = "The server is shutting down; the answer was cut before it was complete."
 CLIENT_GONE = _CLIENT_GONE = (ConnectionResetError, aiohttp.ClientConnectionResetError, RuntimeError)
+
+
+class _HeadWithFirstWrite(web.StreamResponse):
+    """A stream response whose head is sent with its first body bytes
+    (aiohttp's ``web.Response`` does the same), not alone at ``prepare()``."""
+
+    _send_headers_immediately = False
+
+
+def _ends_body(outcome: str, refused: bool, call: Call) -> bool:
+    """True when the client's body is ended properly (the zero-length chunk):
+    every end but a client that left (whose connection is gone)."""
+    return (
+        outcome != "failed" or refused or call.error_type in ("upstream_stream_error", "server_shutting_down")
+    )
 
 
 async def _cover(
@@ -135,7 +155,8 @@ async def relay_stream(
         reader = UsageReader(forward_usage_chunk=client_wants_usage)
     ticket = call.ticket if admission is not None else None
     estimate = Once(prompt_estimate)
-    out = web.StreamResponse(status=200, headers=_HEADERS)
+    # With the first chunk at hand, the head goes out with it (one write, not two).
+    out = (_HeadWithFirstWrite if first else web.StreamResponse)(status=200, headers=_HEADERS)
     outcome = "failed"
     call.status = 200
     stream = LiveStream(request, call, upstream)
@@ -148,18 +169,32 @@ async def relay_stream(
         except (ConnectionResetError, aiohttp.ClientConnectionResetError):
             call.status, call.error_type = CLIENT_CLOSED, "client_disconnected"
             return out
+        wire = ClientWire(request, out)
+        direct = None  # the common path, in the provider's read callback (streaming.direct)
+        if (
+            type(reader) is UsageReader
+            and scanner is None
+            and restorer is None
+            and isinstance(terminator, OpenAITerminator)
+        ):
+            direct = DirectRelay(wire, call, ticket, splitter, stream, terminator)
         content = upstream.content
         pending = first
+        held = b""  # the batch that ended the answer, written with the body's end
         while True:
             chunk: bytes | None
             if pending is not None:
                 chunk, pending = pending, None
             else:
                 t = time.perf_counter()
+                if direct is not None and direct.ready:
+                    upstream.sink = direct  # only while this task waits: the bytes stay in order
                 try:
                     chunk = await content.readany()
                 except (OSError, TimeoutError):  # http1.UpstreamError, the idle/total timeout
                     chunk = None  # the provider failed or went idle mid-stream: a partial event is dropped
+                finally:
+                    upstream.sink = None
                 t_read = time.perf_counter()
                 call.upstream_wait += t_read - t
                 if not chunk and stream.gone_at is not None and not stream.shutdown:
@@ -229,9 +264,17 @@ async def relay_stream(
                 )
                 settle(call, ending, reader, prices, restorer, redaction, estimate)
                 await call.journaled()  # billed durably before the client sees its stream end
-            if data:
+            end = outcome == "cut" or not chunk or refused
+            if held:
+                data, held = held + data, b""
+            if data or end or not wire.started:
                 try:
-                    await out.write(data)
+                    if end and _ends_body(outcome, refused, call):
+                        await out.write_eof(data)  # the last bytes and the body's end: one write
+                    elif reader.done and chunk and not end and content.at_eof():
+                        held = data  # [DONE] and the provider's body is over: the next read returns at once
+                    elif data or not wire.started:
+                        await wire.write(data)  # b"" first: nothing whole yet, the head goes alone
                 except _CLIENT_GONE:
                     outcome = "failed"
                     if not call.terminal_sent:  # once journaled, the call's outcome is fixed
@@ -243,15 +286,11 @@ async def relay_stream(
                         if reader.done:
                             outcome = "tail_done"
                     break
-            if outcome == "cut" or not chunk or refused:
+            if end:
                 break
-        if (
-            outcome != "failed"
-            or refused
-            or call.error_type in ("upstream_stream_error", "server_shutting_down")
-        ):
+        if _ends_body(outcome, refused, call):
             try:
-                await out.write_eof()
+                await out.write_eof()  # nothing when the last write ended the body
             except _CLIENT_GONE:
                 pass
         return out

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 _UNPARSED: Any = object()
-_DELTA_TOKEN = re.compile(rb'"(?:content|arguments|text|partial_json)": ?"(?!")')
+DELTA_TOKEN = re.compile(rb'"(?:content|arguments|text|partial_json)": ?"(?!")')
 """A non-empty ``content``, ``arguments`` or ``text`` (legacy completions'
 chunks; Anthropic's ``text_delta``) or ``partial_json`` (Anthropic's
 ``input_json_delta``) string: one completion token (one scan)."""
@@ -107,7 +107,7 @@ class SSEEvent:
         """Completion tokens this event carries: one per non-empty ``content``,
         ``arguments``, ``text`` (legacy completions, Anthropic) or ``partial_json`` delta (the rule of ``admission.bounds``; a byte scan, no parse)."""
         if self._tokens < 0:
-            self._tokens = len(_DELTA_TOKEN.findall(self.raw))
+            self._tokens = len(DELTA_TOKEN.findall(self.raw))
         return self._tokens
 
 
@@ -124,6 +124,11 @@ class SSESplitter:
         self._buf = b""
         self._cr = False  # the previous chunk ended in CR
         self._scan = 0  # where the next search for a blank line starts
+
+    @property
+    def empty(self) -> bool:
+        """True when no part of an event is kept (the bytes fed so far were whole events)."""
+        return not self._buf and not self._cr
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Add upstream bytes; return the events they complete (maybe none)."""

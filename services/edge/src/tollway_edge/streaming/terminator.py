@@ -68,6 +68,12 @@ class OpenAITerminator:
         if self._first is None and not event.is_done:
             self._first = event
 
+    @property
+    def observed(self) -> bool:
+        """True once an event was kept: :meth:`observe` of later events does nothing
+        (so the relay's direct path may forward them unseen, ``streaming.direct``)."""
+        return self._first is not None
+
     def _base(self) -> dict[str, Any]:
         ident: dict[str, Any] = {"id": self._fallback_id, "model": self._model, "created": int(time.time())}
         first = self._first.json() if self._first is not None else None
