@@ -56,20 +56,26 @@ from spacy.tokens import Span as Span_  # noqa: E402
 from tollway_redactor.addresses import PATTERNS as ADDRESS_PATTERNS  # noqa: E402
 from tollway_redactor.detection import Span, TextAnalysis, resolve_overlaps  # noqa: E402
 from tollway_redactor.languages import LanguageDetector, foreign_script_runs  # noqa: E402
-from tollway_redactor.name_lists import ambiguous_first_names  # noqa: E402
+from tollway_redactor.name_lists import ambiguous_first_names, word_zipf, world_places  # noqa: E402
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
     code_or_date,
     context_names,
+    coordinated_names,
+    coordinated_places,
     cue_names,
     everyday_word,
     extend_person,
     first_line,
     gazetteer_names,
+    is_place,
+    lowercase_context_names,
     lowercase_names,
     ner_segments,
+    not_a_person,
     plausible_person,
+    trim_article,
     trim_labels,
 )
 from tollway_redactor.number_rules import (  # noqa: E402
@@ -496,6 +502,8 @@ class Detector:
                     )
                 )
         ambiguous_first_names()  # load the name lists now, not on the first request
+        world_places()
+        word_zipf("warm-up")
         self.analyzer = AnalyzerEngine(
             registry=registry, nlp_engine=self.nlp_engine, supported_languages=[LANGUAGE]
         )
@@ -583,7 +591,7 @@ class Detector:
                 [u.text for u in members], ner=ner, prefilter=self.ner_prefilter, lang=lang
             )
             for u, art in zip(members, arts, strict=True):
-                u.spans.extend(self._analyze_one(u.text, art, entity_types, score_threshold))
+                u.spans.extend(self._analyze_one(u.text, art, entity_types, score_threshold, u.language))
         out = [TextAnalysis() for _ in texts]
         rank = {"supported": 0, "pass": 1, "patterns_only": 2, "block": 3}
         weight: list[dict[str | None, int]] = [{} for _ in texts]
@@ -629,7 +637,12 @@ class Detector:
         return unit
 
     def _analyze_one(
-        self, text: str, art: NlpArtifacts, entity_types: list[str], score_threshold: float
+        self,
+        text: str,
+        art: NlpArtifacts,
+        entity_types: list[str],
+        score_threshold: float,
+        lang: str | None = None,
     ) -> list[Span]:
         digits = len(_DIGIT.findall(text))
         # a type no recognizer emits would make Presidio raise: never asked for
@@ -651,7 +664,7 @@ class Detector:
             if r.entity_type in wanted
         ]
         if "PERSON" in wanted:
-            spans = _person_rules(text, spans, score_threshold)
+            spans = _person_rules(text, spans, score_threshold, lang)
         return resolve_overlaps(spans)
 
 
@@ -672,28 +685,44 @@ class _Unit:
     spans: list[Span] = field(default_factory=list)
 
 
-def _person_rules(text: str, spans: list[Span], score_threshold: float) -> list[Span]:
-    """Apply the PERSON heuristics of ``names.py`` (see there for why)."""
+def _person_rules(
+    text: str, spans: list[Span], score_threshold: float, lang: str | None = None
+) -> list[Span]:
+    """Apply the PERSON heuristics of ``names.py`` (see there for why); ``lang`` is
+    the text's detected language (None: undetermined)."""
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
-            trimmed = trim_labels(text, first_line(text, s))
+            trimmed = trim_labels(text, trim_article(text, first_line(text, s)))
             if trimmed is None or not plausible_person(text, trimmed):
                 continue
             s = extend_person(text, trimmed)
             if s.score < 1.0 and text[s.start : s.end] in ambiguous_first_names():
                 continue  # one everyday word, place or product alone ("Atlas migration"): the gazetteer's rule
         out.append(s)
+    cues: list[Span] = []
     if score_threshold <= CUE_SCORE:
-        out.extend(cue_names(text))
+        cues = cue_names(text)
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
+    # articles, capitals, type keywords, places and sentence-opening everyday
+    # words (issue 11, round 6): the model's and the name lists' spans; a cue
+    # ("Dear X") or a verb that takes a person ("under the name X") outweighs them
+    places = [s for s in out if s.entity_type == "PERSON" and s.score < 1.0 and is_place(text, s)]
+    out = [
+        s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not_a_person(text, s, lang) is None
+    ]
+    out = coordinated_places(text, out, places)
+    out.extend(cues)
+    if score_threshold <= GAZETTEER_SCORE:
         out.extend(context_names(text))
+        out.extend(coordinated_names(text, out))
     # code and dates are never names, whoever found them (issue 11, round 5);
     # deny-listed words (score 1.0) are the operator's word and always stay
     out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(lowercase_names(text))
+        out.extend(lowercase_context_names(text))
     return out
 
 

@@ -26,7 +26,14 @@ from __future__ import annotations
 import re
 
 from tollway_redactor.detection import Span
-from tollway_redactor.name_lists import ambiguous_first_names, common_words, person_names, place_names
+from tollway_redactor.name_lists import (
+    ambiguous_first_names,
+    common_words,
+    person_names,
+    place_names,
+    word_zipf,
+    world_places,
+)
 
 CUE_SCORE = 0.6
 GAZETTEER_SCORE = 0.5
@@ -52,6 +59,7 @@ LABEL_WORDS = frozenset(
     """
     Tel Tél Tlf Telf Fax Mob Mobile Cell Phone Nr No Nº Str Ext Ref Attn Iban Bic Swift Email E-mail
     Mail Web Www Url Fon Telefon Teléfono Téléphone Tfno Móvil Portable Handy Bank Account Acct
+    Visa Mastercard Amex Maestro Diners Discover Jcb Unionpay Carte Tarjeta Card
     """.split()
 )
 # Imperatives that open a prompt and that the small models tag as PERSON
@@ -97,8 +105,17 @@ TECH_WORDS = frozenset(
     Asana Confluence Bitbucket Gitea Heroku Netlify Vercel Cloudflare Fastly Akamai Nextcloud Plex
     """.split()
 )
-STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS
-NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS
+# Greetings, thanks and sign-offs of en/fr/es and neighbours: the small models
+# tag "Merci Camille" or "Bonjour" as PERSON; never part of a name (round 6).
+GREETING_WORDS = frozenset(
+    """
+    Hi Hello Hey Dear Thanks Thank Cheers Regards Greetings Merci Bonjour Bonsoir Salut Coucou Cordialement
+    Bises Amitiés Hola Gracias Buenos Buenas Saludos Atentamente Abrazos Ciao Grazie Hallo Danke Obrigado
+    Obrigada Adieu Adiós Bienvenue Bienvenido Bienvenida Welcome Congrats Congratulations Félicitations Felicidades
+    """.split()
+)
+STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS | GREETING_WORDS
+NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
 
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
@@ -446,4 +463,248 @@ def lowercase_names(text: str) -> list[Span]:
         if {given, family} & NOT_NAME_WORDS or family in places:
             continue
         out.append(Span("PERSON", a.start(), b.end(), GAZETTEER_SCORE))
+    return out
+
+
+# --- Round 6 (issue 11): why a model or list span is not a person -------------
+
+# Articles and determiners: "a Raspberry Pi", "la Corse", "the Landlord". A
+# person's name does not follow one, unless it is a listed name ("the Johnson
+# account", "la Dupont").
+ARTICLES = frozenset(
+    "a an the this that these those un une le la les el los las una unos unas des du ce cette ces".split()
+)
+_WORD_BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)")
+# Keywords after which a capitalised word is a type or module ("implements
+# Runnable", "extends Base", "raise Timeout", "import Foundation").
+CODE_KEYWORDS = frozenset(
+    "implements extends class interface instanceof throws struct enum trait impl def fn func import "
+    "raise catch except typeof namespace".split()
+)
+# Determiners and object pronouns that follow an imperative verb, never a
+# sentence-opening name ("Manda el presupuesto", "Envoie le devis", "Mark the box").
+_AFTER_VERB = frozenset(
+    "the a an this that my your our el la los las un una le les ce cette mon ma mes ton ta tes notre votre "
+    "mi tu su nuestro me te nos lo".split()
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n)[\s\"'«“(\-*•]*$")
+EVERYDAY_ZIPF = 3.0
+"""A capitalised sentence-opening word used at least this often (zipf: once per
+million words) in the text's language, and listed as no name, is the word."""
+EVERYDAY_NAME_ZIPF = 4.0
+"""A listed name this frequent as a word (``Manda``: Spanish "sends", 4.4) is the
+word when it opens a sentence and a determiner follows it."""
+
+
+def _listed(word: str) -> bool:
+    first, last = person_names()
+    return word in first or word in last
+
+
+_LEADING_ARTICLE = re.compile(r"^([^\W\d_]+)[ \t]+")
+
+
+def trim_article(text: str, span: Span) -> Span:
+    """``span`` without a leading lower-case article (the model's ``a Raspberry
+    Pi`` -> ``Raspberry Pi``, which :func:`after_article` then judges)."""
+    m = _LEADING_ARTICLE.match(text[span.start : span.end])
+    if m is None or m.group(1) not in ARTICLES or m.end() >= span.length:
+        return span
+    return Span(span.entity_type, span.start + m.end(), span.end, span.score)
+
+
+def after_article(text: str, span: Span, lang: str | None = "en") -> bool:
+    """True when the word before ``span`` (same line) is an article or determiner
+    (:data:`ARTICLES`) and the span's first word is no listed name: ``a Raspberry
+    Pi``, ``la Corse``, ``the Landlord`` (not ``the Johnson account``). ``a`` is
+    an article only in English text (``lang`` "en"): Spanish puts it before a
+    person (``llamen a Ainhoa Vidal``), French writes "has" so."""
+    m = _WORD_BEFORE.search(text[max(0, span.start - 30) : span.start])
+    if m is None or m.group(1).lower() not in ARTICLES or (m.group(1) == "a" and lang != "en"):
+        return False
+    words = text[span.start : span.end].split()
+    return not words or not _listed(words[0])
+
+
+def shouted_word(text: str, span: Span) -> bool:
+    """True when ``span`` is one word in capitals (``PRIMARY``, ``GB``, ``UTC``)
+    that is not a listed first name in capitals (``JOHN``)."""
+    value = text[span.start : span.end]
+    if " " in value or not value.isupper() or len(value) < 2:
+        return False
+    first, _ = person_names()
+    return value.capitalize() not in first or value.capitalize() in ambiguous_first_names()
+
+
+def after_code_keyword(text: str, span: Span) -> bool:
+    """True when ``span`` follows a type or module keyword (:data:`CODE_KEYWORDS`):
+    ``implements Runnable``, ``class Foo``."""
+    m = _WORD_BEFORE.search(text[max(0, span.start - 30) : span.start])
+    return m is not None and m.group(1) in CODE_KEYWORDS
+
+
+def is_place(text: str, span: Span) -> bool:
+    """True when ``span`` is a city of 15,000 people or more, a country, a
+    continent or a US state (:func:`tollway_redactor.name_lists.world_places`:
+    ``Marrakesh``, ``Reykjavik``, ``Edinburgh``) and no word of it is a listed
+    first name or surname (``Florence``, ``Porto`` and ``Jackson`` stay names here;
+    see :func:`coordinated_places`)."""
+    value = text[span.start : span.end]
+    return value in world_places() and not any(_listed(w) for w in value.split())
+
+
+def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
+    """True when ``span`` is one word opening a sentence that is an everyday word
+    of ``lang`` (any of en/fr/es when None): capitals carry no signal there.
+
+    An unlisted word needs a zipf frequency of :data:`EVERYDAY_ZIPF`
+    (``Landlord``, ``Livraison``); a listed name :data:`EVERYDAY_NAME_ZIPF`
+    and a determiner or object pronoun after it (``Manda el presupuesto``, not
+    ``Rosa dice``).
+    """
+    value = text[span.start : span.end]
+    if not value.isalpha() or not _SENTENCE_START.search(text[max(0, span.start - 8) : span.start]):
+        return False
+    if not _listed(value):
+        return word_zipf(value, lang) >= EVERYDAY_ZIPF
+    after = _WORD_AFTER.match(text[span.end : span.end + 20])
+    return (
+        after is not None and after.group(1) in _AFTER_VERB and word_zipf(value, lang) >= EVERYDAY_NAME_ZIPF
+    )
+
+
+def not_a_person(text: str, span: Span, lang: str | None = None) -> str | None:
+    """Why ``span`` (found by the model or the name lists) is no person's name, or
+    None: ``"article"`` (:func:`after_article`), ``"capitals"``
+    (:func:`shouted_word`), ``"code"`` (:func:`after_code_keyword`), ``"place"``
+    (:func:`is_place`), ``"everyday"`` (:func:`sentence_opening_word`).
+    Issue 11, round 6; cue spans ("Dear X") and deny-listed words skip it."""
+    if after_article(text, span, lang):
+        return "article"
+    if shouted_word(text, span):
+        return "capitals"
+    if after_code_keyword(text, span):
+        return "code"
+    if is_place(text, span):
+        return "place"
+    if sentence_opening_word(text, span, lang):
+        return "everyday"
+    return None
+
+
+_CONJUNCTION = r"(?:\s*,\s*(?:and\s+|et\s+|y\s+|or\s+|ou\s+|o\s+)?|\s+(?:and|or|&|et|ou|y(?:\s+a)?|o|e|und|vs\.?|versus)\s+)"
+_CONJ_AFTER = re.compile(rf"^{_CONJUNCTION}$")
+
+
+def coordinated_places(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
+    """``spans`` without the one-word PERSON spans joined by a conjunction or comma
+    to a place (``Is Lisbon or Porto better``: ``Porto`` is a listed surname, but
+    beside Lisbon it is the city), when the word is a place too and no listed
+    first name."""
+    if not places:
+        return spans
+    first, _ = person_names()
+    out = []
+    for s in spans:
+        value = text[s.start : s.end]
+        if s.entity_type == "PERSON" and value in world_places() and value not in first:
+            if any(
+                _CONJ_AFTER.match(text[p.end : s.start] if p.end <= s.start else text[s.end : p.start])
+                for p in places
+            ):
+                continue
+        out.append(s)
+    return out
+
+
+def _possible_name_word(word: str, after_name: bool) -> bool:
+    """A capitalised word that may be (part of) a name beside a known name."""
+    if word in NOT_NAME_WORDS or word in OPENERS or word in MONTH_WORDS or word in STOP_WORDS:
+        return False
+    first, last = person_names()
+    if word in first and word not in ambiguous_first_names():
+        return True
+    if after_name and (word in last or (word in world_places() and word.lower() not in common_words())):
+        return word_zipf(word) < EVERYDAY_NAME_ZIPF  # "Nkechi Blackwood" (a town too), not "Nkechi London"
+    if word in world_places() or word in place_names() or word.lower() in common_words():
+        return False
+    return word_zipf(word) < EVERYDAY_ZIPF
+
+
+_NAME_PAIR = rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD})?"
+_COORD_RIGHT = re.compile(rf"^{_CONJUNCTION}(?P<name>{_NAME_PAIR})(?![\w@/\\_=(-]|\.\w)")
+_COORD_LEFT = re.compile(rf"(?:(?<=\s)|^)(?P<name>{_NAME_PAIR}){_CONJUNCTION}$")
+
+
+def coordinated_names(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans for one or two capitalised words listed beside a found name:
+    ``Rania Kuznetsov and Nkechi Hashemi``, ``Noémie Benali et Émeline``,
+    ``Bogdan Stroud, Soo-jin Kaminski``. Each word must be a possible name (no
+    stop, label, command, software or month word, no place, no everyday word
+    unless a listed name); the first word that is not ends the name. Repeated
+    over new names (a list of three). Score :data:`GAZETTEER_SCORE`.
+    """
+    seeds = [s for s in spans if s.entity_type == "PERSON"]
+    seen = {(s.start, s.end) for s in seeds}
+    out: list[Span] = []
+    for _ in range(4):
+        new: list[Span] = []
+        for s in seeds:
+            right = _COORD_RIGHT.match(text[s.end : s.end + 80])
+            if right:
+                base = s.end + right.start("name")
+                end = None
+                for i, w in enumerate(re.finditer(r"\S+", right.group("name"))):
+                    if not _possible_name_word(w.group(), after_name=i > 0):
+                        break
+                    end = base + w.end()
+                if end is not None and (base, end) not in seen:
+                    new.append(Span("PERSON", base, end, GAZETTEER_SCORE))
+            left = _COORD_LEFT.search(text[max(0, s.start - 80) : s.start])
+            if left:
+                base = max(0, s.start - 80) + left.start("name")
+                words = list(re.finditer(r"\S+", left.group("name")))
+                if all(_possible_name_word(w.group(), after_name=i > 0) for i, w in enumerate(words)):
+                    start, end = base, base + words[-1].end()
+                    if (start, end) not in seen:
+                        new.append(Span("PERSON", start, end, GAZETTEER_SCORE))
+        new = [n for n in new if not any(n.start < o.end and o.start < n.end for o in out)]
+        if not new:
+            break
+        seen |= {(n.start, n.end) for n in new}
+        out.extend(new)
+        seeds = new
+    return out
+
+
+_LOWER_CONTEXT = re.compile(
+    r"(?:(?<=\W)|^)(?i:cc|bcc|remind|invite|thank|ping|tell|ask|email|message|text|call|meet|met|with|"
+    r"rappelle\s+à|préviens|invite[rz]?|avisa\s+a|recuerda\s+a|invita\s+a|dile\s+a)\s+"
+    r"(?P<a>[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?) (?P<b>[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?)(?![\w@/\\_=(-]|\.\w)"
+)
+
+
+def lowercase_context_names(text: str) -> list[Span]:
+    """PERSON spans for two lower-case words after a verb that takes a person
+    (``remind horace whitcombe about``, ``cc marguerite moreau-finch``) when the
+    first is a listed first name (not an ambiguous one) or the second a listed
+    surname, and neither is an everyday, stop, label, command, software or
+    place word. Score :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    common = common_words()
+    out: list[Span] = []
+    for m in _LOWER_CONTEXT.finditer(text):
+        a, b = m.group("a"), m.group("b")
+        given, family = _capitalise(a), _capitalise(b)
+        if a in common or b in common or {given, family} & (NOT_NAME_WORDS | OPENERS | MONTH_WORDS):
+            continue
+        if not ((given in first and given not in ambiguous) or family in last):
+            continue
+        if given in ambiguous or given in world_places():
+            continue
+        if word_zipf(a) >= EVERYDAY_NAME_ZIPF or word_zipf(b) >= EVERYDAY_NAME_ZIPF:
+            continue
+        out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
     return out
