@@ -65,10 +65,12 @@ from tollway_redactor.names import (  # noqa: E402
     coordinated_names,
     coordinated_places,
     cue_names,
+    cut_at_lowercase,
     everyday_word,
     extend_person,
     first_line,
     gazetteer_names,
+    in_code_line,
     is_place,
     lowercase_context_names,
     lowercase_names,
@@ -693,10 +695,14 @@ def _person_rules(
     out = []
     for s in spans:
         if s.entity_type == "PERSON":
-            trimmed = trim_labels(text, trim_article(text, first_line(text, s)))
+            trimmed = trim_labels(text, first_line(text, s))
             if trimmed is None or not plausible_person(text, trimmed):
+                continue  # a digit anywhere in the model's span: no name ("Chiamami al 347")
+            # deny-listed words (score 1.0) are the operator's word: never cut
+            cut = trimmed if s.score >= 1.0 else cut_at_lowercase(text, trim_article(text, trimmed))
+            if cut is None:
                 continue
-            s = extend_person(text, trimmed)
+            s = extend_person(text, cut)
             if s.score < 1.0 and text[s.start : s.end] in ambiguous_first_names():
                 continue  # one everyday word, place or product alone ("Atlas migration"): the gazetteer's rule
         out.append(s)
@@ -721,8 +727,8 @@ def _person_rules(
     # deny-listed words (score 1.0) are the operator's word and always stay
     out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
-        out.extend(lowercase_names(text))
-        out.extend(lowercase_context_names(text))
+        lower = lowercase_names(text) + lowercase_context_names(text)
+        out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
     return out
 
 

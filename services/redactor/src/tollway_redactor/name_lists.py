@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-_LATIN_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+(?:[-'’][A-ZÀ-ÖØ-Þ]?[a-zà-öø-ÿ]+)*$")
+_LATIN_NAME = re.compile(r"^[A-ZÀ-ÖØ-ÞĀ-ž][a-zà-öø-ÿĀ-ž]+(?:[-'’][A-ZÀ-ÖØ-ÞĀ-ž]?[a-zà-öø-ÿĀ-ž]+)*$")
 
 # Everyday English words and places that are also given names; as a single
 # capitalised word they are far more often the word ("Summer sale", "May I",
@@ -50,6 +50,10 @@ _AMBIGUOUS_EXTRA = frozenset(
     Chrome Edge Opera Safari Cobalt Argon Kernel Docker Helm Pod Node Spark Storm Kafka
     """.split()
 )
+
+
+EVERYDAY_FIRST_NAMES = _AMBIGUOUS_EXTRA
+"""Given names that are everyday English words, products or nationalities."""
 
 
 # Places (cities, states, countries) that are also given names: one such word

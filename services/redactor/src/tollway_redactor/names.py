@@ -27,6 +27,7 @@ import re
 
 from tollway_redactor.detection import Span
 from tollway_redactor.name_lists import (
+    EVERYDAY_FIRST_NAMES,
     ambiguous_first_names,
     common_words,
     person_names,
@@ -38,7 +39,11 @@ from tollway_redactor.name_lists import (
 CUE_SCORE = 0.6
 GAZETTEER_SCORE = 0.5
 
-_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zà-ÿß]+(?:[-'’][A-ZÀ-ÖØ-Þ]?[a-zà-ÿß]+)*"
+# Latin-1 and Latin Extended-A letters (Polish, Czech, Turkish, Baltic: "Bogusław",
+# "Dvořák", "Şahin"); that block mixes cases, so its letters count as either.
+_NAME_WORD = (
+    r"[A-ZÀ-ÖØ-ÞĀ-ž][a-zà-ÿßĀ-ž]+(?:[-'’](?![sS]\b)[A-ZÀ-ÖØ-ÞĀ-ž]?[a-zà-ÿßĀ-ž]+)*"  # not a possessive 's
+)
 STOP_WORDS = frozenset(
     """
     A An The And Or But If So Of In On At To For From With By About As Into Is Are Was Were Be
@@ -120,15 +125,19 @@ NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
     r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|mr\.?|mrs\.?|ms\.?|dr\.?|prof\.?|"
-    r"love|regards|cheers|best|sincerely|yours\s+truly|many\s+thanks|"
+    r"love|regards|cheers|best(?=[,!]|[ \t]*\n|[ \t]+(?i:regards|wishes))|sincerely|yours\s+truly|many\s+thanks|"
+    r"congratulations|congrats|félicitations|felicidades|"
     r"bonjour|bonsoir|salut|cher|chère|merci|je\s+m['’]appelle|je\s+suis|"
     r"madame|monsieur|mme\.?|mlle\.?|cordialement|bien\s+à\s+vous|amitiés|bises|"
     r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
     r"señor|señora|señorita|sr\.?|sra\.?|srta\.?|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+)+"
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"  # a name never spans lines
 )
-_LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD})[ \t]+$")  # never across lines
-_RIGHT_WORD = re.compile(rf"^[ \t]+({_NAME_WORD})(?=\W|$)")
+_LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD}|[A-Z]\.)[ \t]+$")  # never across lines; an initial too
+# Particles of surnames ("van der Berg", "de la Cruz", "al-Haddad") and a middle
+# initial ("Harriet R. Ashworth"): part of the name after a found given name.
+_PARTICLE = r"(?:van\s+der|van\s+den|van|von|der|de\s+la|de\s+las|de\s+los|del|de|da|di|du|dos|das|bin|ben|ibn|[A-Z]\.)"
+_RIGHT_WORD = re.compile(rf"^[ \t]+((?:{_PARTICLE}[ \t]+)?(?:al-)?{_NAME_WORD})(?=\W|$)")
 _NOT_NAME = re.compile(r"[\d@]")
 
 
@@ -148,13 +157,15 @@ def cue_names(text: str) -> list[Span]:
 
 
 def extend_person(text: str, span: Span) -> Span:
-    """``span`` grown over one capitalised non-stop word on each side, if any."""
+    """``span`` grown over one capitalised non-stop word (or an initial, ``M.``) on
+    its left and one on its right, with a surname particle or middle initial
+    before it (``Minh van der Tran``, ``Leila al-Haddad``, ``Harriet R. Ashworth``)."""
     start, end = span.start, span.end
     left = _LEFT_WORD.search(text[max(0, start - 40) : start])
     if left and left.group(1) not in STOP_WORDS:
         start -= len(left.group(0))
     right = _RIGHT_WORD.match(text[end : end + 40])
-    if right and right.group(1) not in STOP_WORDS:
+    if right and right.group(1).split()[-1].removeprefix("al-") not in STOP_WORDS:
         end += len(right.group(0))
     if (start, end) == (span.start, span.end):
         return span
@@ -221,7 +232,7 @@ OPENERS = STOP_WORDS | frozenset(
     """.split()
 )
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s|$)|\n|$)")  # a dot inside an e-mail does not end it
-_CAP_WORD = re.compile(r"(?<![\w@.])[A-ZÀ-ÖØ-Þ][a-zà-ÿß'’]+")
+_CAP_WORD = re.compile(r"(?<![\w@.])[A-ZÀ-ÖØ-ÞĀ-ž][a-zà-ÿßĀ-ž'’]+")
 
 
 def ner_segments(text: str) -> list[tuple[int, int]]:
@@ -311,7 +322,7 @@ def code_or_date(text: str, span: Span) -> bool:
 # than a greeting.
 _PERSON_CONTEXT = re.compile(
     r"(?:(?<=\W)|^)(?i:cc|bcc|met|remind|invite|thank|thanking|"
-    r"under\s+the\s+name|attendees?:|referees?:|guests?:|intro\s+to|introduce|"
+    r"under\s+the\s+name|attendees?:|referees?:|guests?:|intro\s+to|introduce|customer|client|patient|"
     r"prévenir|préviens|invite[rz]?|remercie[rz]?|"
     r"avisa\s+a|avise\s+a|invita\s+a|dile\s+a)\s+"
     rf"(?P<name>{_NAME_WORD}(?: {_NAME_WORD})?)(?![\w@/\\_=(-]|\.\w)"
@@ -364,12 +375,18 @@ def everyday_word(text: str, span: Span) -> bool:
     return value not in first and value not in last
 
 
+# An initial before a surname: "signed by M. Pham" (not "U.S. Steel": the
+# initial stands alone).
+_INITIAL_SURNAME = re.compile(rf"(?<![\w.])[A-Z]\.[ \t]+({_NAME_WORD})(?![\w@/\\_=(-]|\.\w)")
+
+
 def gazetteer_names(text: str) -> list[Span]:
     """PERSON spans for listed first names, with up to two capitalised words after them.
 
     A capitalised word that is a listed first name starts a name; the next
     one or two capitalised words joined to it by one space join it
-    (``Imogen Farrow``, ``Soo-jin Park``). A first name that is also an
+    (``Imogen Farrow``, ``Soo-jin Park``); an initial before a listed surname
+    (``M. Pham``) is one too. A first name that is also an
     everyday word, place, software name or stop word
     (:func:`tollway_redactor.name_lists.ambiguous_first_names`: ``Will``,
     ``Grace``, ``Paris``) counts only when a listed surname follows it.
@@ -383,7 +400,11 @@ def gazetteer_names(text: str) -> list[Span]:
     ambiguous = ambiguous_first_names()
     words = list(_CAP_TOKEN.finditer(text))
     never = NOT_NAME_WORDS | OPENERS
-    out: list[Span] = []
+    out: list[Span] = [
+        Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE)
+        for m in _INITIAL_SURNAME.finditer(text)
+        if _plain_surname(m.group(1), last, never)
+    ]
     i = 0
     while i < len(words):
         name = words[i].group()
@@ -431,7 +452,7 @@ def _plain_surname(word: str, last: frozenset[str], never: frozenset[str]) -> bo
     )
 
 
-_LOWER_WORD = re.compile(r"(?<![\w@./\\#$%&=:_-])[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?(?![\w@/\\_=(]|[.:-]\w)")
+_LOWER_WORD = re.compile(r"(?<![\w@./\\#$%&=:_-])[a-zà-ÿßĀ-ž]{2,}(?:-[a-zà-ÿßĀ-ž]+)?(?![\w@/\\_=(]|[.:-]\w)")
 
 
 def _capitalise(word: str) -> str:
@@ -574,21 +595,83 @@ def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
     )
 
 
+_CODE_MARKS = re.compile(r"[{};]|=>|->|::|:=|==|!=|&&|\|\||\(\)")
+_COMMENT = re.compile(r"//|#\s|/\*|--\s")
+
+
+def in_code_line(text: str, span: Span) -> bool:
+    """True when ``span`` sits in a line of code, outside string literals and
+    comments: the line holds two or more code marks (``{``, ``}``, ``;``,
+    ``=>``, ``->``, ``::``, ``:=``, ``==``, ``()``...), not only semicolons,
+    and the span is not inside quotes (``{"name": "Jane Doe"}`` and
+    ``User(name="Jane")`` keep their names), after a comment marker, or the
+    value of a key (``name=Jane Doe;``). ``type Server struct { Addr
+    string; ... }``, ``class BillingService(...) : Closeable { ... }``."""
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    marks = _CODE_MARKS.findall(line)
+    if len(marks) < 2 or all(m == ";" for m in marks):
+        return False  # "name=Jane Doe; phone=...; email=...": data, not code
+    before = text[line_start : span.start]
+    if _COMMENT.search(before) or before.rstrip().endswith(("=", ":")):
+        return False  # a comment, or the value of a key ("name: Jane Doe")
+    return before.count('"') % 2 == 0 and before.count("'") % 2 == 0 and before.count("`") % 2 == 0
+
+
+def everyday_anywhere(text: str, span: Span, lang: str | None) -> bool:
+    """True when ``span`` is one word, listed as no name, that is a common word
+    of ``lang`` (zipf >= :data:`EVERYDAY_NAME_ZIPF`: ``Practices``, ``Server``
+    in prose) wherever it stands. Famous single surnames (``Obama``) are
+    words by this measure and go too; a name with its given name stays."""
+    value = text[span.start : span.end]
+    return value.isalpha() and not _listed(value) and word_zipf(value, lang) >= EVERYDAY_NAME_ZIPF
+
+
+_LOWER_WORD_IN_SPAN = re.compile(r"(?<=\s)[a-zà-ÿß][\w'’-]*")
+_PARTICLES = frozenset("van der den von de la las los del da di du dos das le bin ben ibn y e".split())
+
+
+def cut_at_lowercase(text: str, span: Span) -> Span | None:
+    """``span`` cut before its first lower-case word that is no surname particle
+    (the model's ``Departamento de compras`` -> ``Departamento``, ``Jane said``
+    -> ``Jane``), trailing particles dropped; None when nothing is left."""
+    value = text[span.start : span.end]
+    cut = None
+    for m in _LOWER_WORD_IN_SPAN.finditer(value):
+        if m.group() not in _PARTICLES:
+            cut = m.start()
+            break
+    if cut is None:
+        return span
+    words = value[:cut].split()
+    while words and words[-1] in _PARTICLES:
+        words.pop()
+    if not words:
+        return None
+    end = span.start + value.index(words[-1], len(" ".join(words[:-1]))) + len(words[-1])
+    return Span(span.entity_type, span.start, end, span.score)
+
+
 def not_a_person(text: str, span: Span, lang: str | None = None) -> str | None:
     """Why ``span`` (found by the model or the name lists) is no person's name, or
-    None: ``"article"`` (:func:`after_article`), ``"capitals"``
-    (:func:`shouted_word`), ``"code"`` (:func:`after_code_keyword`), ``"place"``
-    (:func:`is_place`), ``"everyday"`` (:func:`sentence_opening_word`).
-    Issue 11, round 6; cue spans ("Dear X") and deny-listed words skip it."""
+    None: ``"layout"`` (runs of spaces: table columns), ``"article"``
+    (:func:`after_article`), ``"capitals"`` (:func:`shouted_word`), ``"code"``
+    (:func:`after_code_keyword`, :func:`in_code_line`), ``"place"``
+    (:func:`is_place`), ``"everyday"`` (:func:`sentence_opening_word`,
+    :func:`everyday_anywhere`). Issue 11, round 6; cue spans ("Dear X") and
+    deny-listed words skip it."""
+    if "  " in text[span.start : span.end] or "\t" in text[span.start : span.end]:
+        return "layout"
     if after_article(text, span, lang):
         return "article"
     if shouted_word(text, span):
         return "capitals"
-    if after_code_keyword(text, span):
+    if after_code_keyword(text, span) or in_code_line(text, span):
         return "code"
     if is_place(text, span):
         return "place"
-    if sentence_opening_word(text, span, lang):
+    if sentence_opening_word(text, span, lang) or everyday_anywhere(text, span, lang):
         return "everyday"
     return None
 
@@ -597,25 +680,55 @@ _CONJUNCTION = r"(?:\s*,\s*(?:and\s+|et\s+|y\s+|or\s+|ou\s+|o\s+)?|\s+(?:and|or|
 _CONJ_AFTER = re.compile(rf"^{_CONJUNCTION}$")
 
 
+_PLACE_WORDS = rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD})?"
+_PLACE_NEIGHBOUR_AFTER = re.compile(rf"^(?:{_CONJUNCTION}|\s+to\s+)(?P<w>{_PLACE_WORDS})")
+_PLACE_NEIGHBOUR_BEFORE = re.compile(rf"(?:(?<=\s)|^)(?P<w>{_PLACE_WORDS})(?:{_CONJUNCTION}|\s+to\s+)$")
+_PLACE_PREPOSITION = re.compile(
+    r"(?:^|\s)(?i:in|near|via|visit|visiting|around|across|outside|à|en|desde|hasta|hacia)[ \t]+$"
+)
+
+
+def _sure_place(words: str) -> bool:
+    """One or two words naming a place and no listed name (``Tallinn``, ``Kraków``)."""
+    if words in world_places() and (" " in words or not _listed(words)):
+        return True  # "Porto Alegre": a city of two words is no person
+    first = words.split()[0]
+    return first in world_places() and not _listed(first)
+
+
 def coordinated_places(text: str, spans: list[Span], places: list[Span]) -> list[Span]:
-    """``spans`` without the one-word PERSON spans joined by a conjunction or comma
-    to a place (``Is Lisbon or Porto better``: ``Porto`` is a listed surname, but
-    beside Lisbon it is the city), when the word is a place too and no listed
-    first name."""
-    if not places:
-        return spans
-    first, _ = person_names()
+    """``spans`` without the PERSON spans naming a place (listed name or not) that
+    stand beside another place or after a place preposition:
+    ``Is Lisbon or Porto better`` (``Porto`` is a listed surname, but beside
+    Lisbon it is the city), ``from Porto Alegre to Kraków``, ``three days in
+    Wellington``. ``places``: spans already judged places."""
     out = []
     for s in spans:
         value = text[s.start : s.end]
-        if s.entity_type == "PERSON" and value in world_places() and value not in first:
+        if s.entity_type == "PERSON" and value in world_places() and not text.startswith(("'s", "’s"), s.end):
             if any(
                 _CONJ_AFTER.match(text[p.end : s.start] if p.end <= s.start else text[s.end : p.start])
                 for p in places
             ):
                 continue
+            after = _PLACE_NEIGHBOUR_AFTER.match(text[s.end : s.end + 60])
+            before = _PLACE_NEIGHBOUR_BEFORE.search(text[max(0, s.start - 60) : s.start])
+            if (after and _sure_place(after.group("w"))) or (before and _sure_place(before.group("w"))):
+                continue
+            if _PLACE_PREPOSITION.search(text[max(0, s.start - 20) : s.start]):
+                continue
         out.append(s)
     return out
+
+
+def _everyday_in_english(word: str) -> bool:
+    """An English word or a place as well as a given name (``Will``, ``Grace``, ``Florence``)."""
+    return (
+        word in EVERYDAY_FIRST_NAMES
+        or word in world_places()
+        or word in place_names()
+        or word_zipf(word, "en") >= EVERYDAY_NAME_ZIPF
+    )
 
 
 def _possible_name_word(word: str, after_name: bool) -> bool:
@@ -623,8 +736,8 @@ def _possible_name_word(word: str, after_name: bool) -> bool:
     if word in NOT_NAME_WORDS or word in OPENERS or word in MONTH_WORDS or word in STOP_WORDS:
         return False
     first, last = person_names()
-    if word in first and word not in ambiguous_first_names():
-        return True
+    if word in first and (word not in ambiguous_first_names() or not _everyday_in_english(word)):
+        return True  # "Sean and Mary Patel": ambiguous only as a Spanish word
     if after_name and (word in last or (word in world_places() and word.lower() not in common_words())):
         return word_zipf(word) < EVERYDAY_NAME_ZIPF  # "Nkechi Blackwood" (a town too), not "Nkechi London"
     if word in world_places() or word in place_names() or word.lower() in common_words():
@@ -637,15 +750,21 @@ _COORD_RIGHT = re.compile(rf"^{_CONJUNCTION}(?P<name>{_NAME_PAIR})(?![\w@/\\_=(-
 _COORD_LEFT = re.compile(rf"(?:(?<=\s)|^)(?P<name>{_NAME_PAIR}){_CONJUNCTION}$")
 
 
+_ME = re.compile(r"(?:\s(?:and|&|et|y)\s+)(me|myself|moi|yo)\b")
+
+
 def coordinated_names(text: str, spans: list[Span]) -> list[Span]:
     """PERSON spans for one or two capitalised words listed beside a found name:
     ``Rania Kuznetsov and Nkechi Hashemi``, ``Noémie Benali et Émeline``,
-    ``Bogdan Stroud, Soo-jin Kaminski``. Each word must be a possible name (no
+    ``Bogdan Stroud, Soo-jin Kaminski``, ``Ananya, Olamide and me``. Each word
+    must be a possible name (no
     stop, label, command, software or month word, no place, no everyday word
     unless a listed name); the first word that is not ends the name. Repeated
     over new names (a list of three). Score :data:`GAZETTEER_SCORE`.
     """
     seeds = [s for s in spans if s.entity_type == "PERSON"]
+    # "Ananya, Olamide and me", "Paul et moi": the speaker is a person too
+    seeds += [Span("PERSON", m.start(1), m.end(1), 0.0) for m in _ME.finditer(text)]
     seen = {(s.start, s.end) for s in seeds}
     out: list[Span] = []
     for _ in range(4):
@@ -679,18 +798,21 @@ def coordinated_names(text: str, spans: list[Span]) -> list[Span]:
 
 
 _LOWER_CONTEXT = re.compile(
-    r"(?:(?<=\W)|^)(?i:cc|bcc|remind|invite|thank|ping|tell|ask|email|message|text|call|meet|met|with|"
+    r"(?:(?<=\W)|^)(?i:cc|bcc|remind|invite|thank|ping|tell|ask|email|message|text|call|meet|met|with|for|to|from|by|"
+    r"dear|hi|hello|hey|i['’]m|i\s+am|name\s+is|under\s+the\s+name|customer|client|attn:?|"
     r"rappelle\s+à|préviens|invite[rz]?|avisa\s+a|recuerda\s+a|invita\s+a|dile\s+a)\s+"
-    r"(?P<a>[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?) (?P<b>[a-zà-ÿß]{2,}(?:-[a-zà-ÿß]+)?)(?![\w@/\\_=(-]|\.\w)"
+    r"(?=(?P<a>[a-zà-ÿßĀ-ž]{2,}(?:-[a-zà-ÿßĀ-ž]+)?) (?P<b>[a-zà-ÿßĀ-ž]{2,}(?:-[a-zà-ÿßĀ-ž]+)?)(?![\w@/\\_=(-]|\.\w))"  # a lookahead: "to ask zanele smith" tries "ask" too
 )
 
 
 def lowercase_context_names(text: str) -> list[Span]:
-    """PERSON spans for two lower-case words after a verb that takes a person
-    (``remind horace whitcombe about``, ``cc marguerite moreau-finch``) when the
-    first is a listed first name (not an ambiguous one) or the second a listed
-    surname, and neither is an everyday, stop, label, command, software or
-    place word. Score :data:`GAZETTEER_SCORE`."""
+    """PERSON spans for two lower-case words after a verb, preposition or cue that
+    takes a person (``remind horace whitcombe about``, ``cc marguerite
+    moreau-finch``, ``Dear chloe jackson``, ``for ava kowalski``) when the first
+    is a listed first name (not an ambiguous one) or the second a listed
+    surname, each word is a listed name or a rare word (zipf below
+    :data:`EVERYDAY_ZIPF`), and neither is a stop, label, command, software
+    word or (the first) a place. Score :data:`GAZETTEER_SCORE`."""
     first, last = person_names()
     ambiguous = ambiguous_first_names()
     common = common_words()
@@ -704,7 +826,10 @@ def lowercase_context_names(text: str) -> list[Span]:
             continue
         if given in ambiguous or given in world_places():
             continue
-        if word_zipf(a) >= EVERYDAY_NAME_ZIPF or word_zipf(b) >= EVERYDAY_NAME_ZIPF:
+        # each word a listed name or a rare word ("zanele smith", not "for loop detection")
+        if not ((given in first and given not in ambiguous) or word_zipf(a) < EVERYDAY_ZIPF):
+            continue
+        if not (family in last or word_zipf(b) < EVERYDAY_ZIPF):
             continue
         out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
     return out
