@@ -141,8 +141,14 @@ _RIGHT_WORD = re.compile(rf"^[ \t]+((?:{_PARTICLE}[ \t]+)?(?:al-)?{_NAME_WORD})(
 _NOT_NAME = re.compile(r"[\d@]")
 
 
+_LOWER_AFTER = re.compile(r"[ \t]+[a-zà-ÿß]")
+
+
 def cue_names(text: str) -> list[Span]:
-    """PERSON spans for capitalised words after a cue word; stop words end the name."""
+    """PERSON spans for capitalised words after a cue word; stop words end the name.
+    A one-word name followed by a lower-case word that is an article (``Le``)
+    or an unlisted everyday word (zipf >= 3: ``Ops team``) is no name; alone on
+    its line (``Kind regards,\nBao``) it stays."""
     out: list[Span] = []
     for m in _CUE.finditer(text):
         base = m.start("name")
@@ -151,8 +157,16 @@ def cue_names(text: str) -> list[Span]:
             if w.group() in STOP_WORDS:
                 break
             end = base + w.end()
-        if end is not None:
-            out.append(Span("PERSON", base, end, CUE_SCORE))
+        if end is None:
+            continue
+        name = text[base:end]
+        if (
+            " " not in name
+            and _LOWER_AFTER.match(text, end)
+            and (name.lower() in ARTICLES or (not _listed(name) and word_zipf(name) >= EVERYDAY_ZIPF))
+        ):
+            continue  # "Best,\nOps team", "Cordialement,\nLe secrétariat": a team, not a person (round 6)
+        out.append(Span("PERSON", base, end, CUE_SCORE))
     return out
 
 

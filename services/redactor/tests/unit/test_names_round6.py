@@ -266,3 +266,10 @@ def test_no_person_in_pii_free_text(detector, text):
 )
 def test_names_still_found(detector, text, name):
     assert name in persons(detector, text)
+
+
+def test_a_team_after_a_sign_off_is_no_name():
+    assert cue_names("Best,\nOps team\n64 Elmstead Hill") == []
+    assert cue_names("Cordialement,\nLe secrétariat\n42 rue des Lilas") == []
+    text = "Kind regards,\nBao\n3000 Birchwood Way"
+    assert values(text, cue_names(text)) == ["Bao"]
