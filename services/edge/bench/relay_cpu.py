@@ -5,7 +5,12 @@ and each call's latency at the client (request sent → last byte read)
 Starts (all on 127.0.0.1, free ports, all stopped at the end): a fresh
 database with the stand-in principals tables and one key without limits, a
 fresh Kafka topic, the fake provider, and ``python -m tollway_edge``
-(admission on, but the key has no limits: no Valkey I/O). Then, per mode,
+(admission on, but the key has no limits: no Valkey I/O; ``--limits`` gives
+the key every limit kind on its scope, as the full bench's key
+(``bench/targets.BENCH_LIMITS``): one admission script and one slot release
+per call on Valkey db 14, the budget counter seeded at zero before the run as
+quota would on the first call, the tenant's counters deleted at the end).
+Then, per mode,
 ``--calls`` calls at ``--concurrency``: a non-streamed call, and streams of
 10 and of 200 chunks, 2 ms apart so each chunk arrives on its own, as from a
 real model (the fake provider's ``fake-stream-c<N>-i2`` models).
@@ -16,6 +21,10 @@ chat completion chunks (``translate.AnthropicToOpenAIStream``), for the
 translated relay's CPU per chunk against the pass-through one.
 
     uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR] [--json FILE]
+        [--limits] [--log-level INFO]
+
+``--log-level`` (default WARNING: no per-call line) INFO writes the canonical
+log line of every call, as the edge does in production (to /dev/null here).
 
 Latency p50/p99 per mode is printed with the CPU (measured in the same calls).
 ``--src DIR`` runs the edge from another source tree (e.g. an older commit:
@@ -32,6 +41,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import aiohttp
@@ -42,6 +52,15 @@ sys.path.insert(0, str(HERE))
 from bench_stack import PEPPER, VALKEY, close_stack, free_port, open_stack, wait_http  # noqa: E402
 from bench_stack import cpu_times as cpu_seconds  # noqa: E402
 from principals_schema import create_principals_schema, upsert_key  # noqa: E402
+
+# Every limit kind on the key's scope, far above what a run reaches (bench/targets.BENCH_LIMITS)
+FULL_PATH_LIMITS = {
+    "requests_per_minute": 10**9,
+    "tokens_per_minute": 10**12,
+    "max_concurrent": 10**6,
+    "budget_micro_usd": 10**15,
+    "budget_period": "month",
+}
 
 MODES = {
     "plain": ("plain", False, 0),
@@ -88,6 +107,34 @@ async def run_mode(
         return (u1 - u0) / calls * 1000.0, (s1 - s0) / calls * 1000.0, latencies
 
 
+async def seed_budget(tenant: str, key_id: str) -> None:
+    """Create the key's budget counter at zero spend, as quota does on a cold counter's first
+    call (the edge of this bench has no quota to ask: every admission would fall back to local)."""
+    from tollway_admission import Admission, valkey_client
+    from tollway_contracts.limits import Limit
+
+    client = valkey_client(f"{VALKEY}/14")
+    try:
+        await Admission(client).seed_budget(
+            tenant, Limit(scope="key", scope_id=key_id, **FULL_PATH_LIMITS), 0
+        )
+    finally:
+        await client.aclose()
+
+
+async def delete_tenant_keys(tenant: str) -> None:
+    """Delete the bench tenant's admission keys from Valkey db 14."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(f"{VALKEY}/14")
+    try:
+        keys = [k async for k in client.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
 def percentile(values: list[float], p: float) -> float:
     """The ``p``-th percentile (nearest rank) of ``values``."""
     ordered = sorted(values)
@@ -105,16 +152,28 @@ async def main() -> None:
         "--repeat", type=int, default=1, help="measure each mode this many times (the minimum is kept)"
     )
     ap.add_argument(
+        "--limits",
+        action="store_true",
+        help="the key carries every limit kind (rpm, tpm, max_concurrent, monthly budget; never reached)",
+    )
+    ap.add_argument(
+        "--log-level", default="WARNING", help="the edge's TOLLWAY_LOG_LEVEL (INFO: one line per call)"
+    )
+    ap.add_argument(
         "--json",
         help="also write the figures to this file (read by `python -m bench`, which runs this script)",
     )
     args = ap.parse_args()
     stack = await open_stack()
     dsn = stack.dsn
+    tenant = f"bench-{uuid.uuid4().hex[:8]}"
     fake_port, edge_port = free_port(), free_port()
     try:
         await create_principals_schema(dsn)
-        key, _, _ = await upsert_key(dsn, PEPPER.encode(), tenant_id="bench")
+        limits = [{"scope": "key", "scope_id": "$key", **FULL_PATH_LIMITS}] if args.limits else None
+        key, key_id, _ = await upsert_key(dsn, PEPPER.encode(), tenant_id=tenant, limits=limits)
+        if args.limits:
+            await seed_budget(tenant, key_id)
         cat = {
             "version": 1,
             "providers": {
@@ -142,11 +201,18 @@ async def main() -> None:
         }
         stack.write_catalogue(cat)
         stack.start_fake(fake_port)
-        env = {**stack.edge_env(edge_port, f"{VALKEY}/14"), "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench"}
+        env = {
+            **stack.edge_env(edge_port, f"{VALKEY}/14", log_level=args.log_level),
+            "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench",
+        }
         if args.src:
             env["PYTHONPATH"] = args.src + os.pathsep + env.get("PYTHONPATH", "")
         profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
-        edge = subprocess.Popen([sys.executable, *profile, "-m", "tollway_edge"], env=env)  # noqa: ASYNC220 - setup
+        edge = subprocess.Popen(  # noqa: ASYNC220 - setup
+            [sys.executable, *profile, "-m", "tollway_edge"],
+            env=env,
+            stderr=subprocess.DEVNULL if args.log_level.upper() in ("INFO", "DEBUG") else None,
+        )
         stack.procs.append(edge)
         wait_http(f"http://127.0.0.1:{edge_port}/readyz")
         url = f"http://127.0.0.1:{edge_port}/v1/chat/completions"
@@ -187,6 +253,8 @@ async def main() -> None:
             Path(args.json).write_text(json.dumps(figures, indent=2))  # noqa: ASYNC240 - after the measurement
     finally:
         await close_stack(stack)
+        if args.limits:
+            await delete_tenant_keys(tenant)
 
 
 if __name__ == "__main__":
