@@ -55,9 +55,11 @@ from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
 from tollway_admission.periods import Clock, Window, period_window, utc_now
-from tollway_admission.pipelined import PipelinedClient, pack
+from tollway_admission.pipelined import PipelinedClient, pack, pack_bulk
 from tollway_admission.plan import CheckKind, plan
 from tollway_admission.plan import applicable as applicable  # re-exported: its old home
+from tollway_admission.prepared import LUA_KIND as _LUA_KIND
+from tollway_admission.prepared import PlanCache
 from tollway_admission.urls import ValkeyClient
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
@@ -66,12 +68,6 @@ Outcome = Literal["fits", "refuses", "would_refuse", "seed_needed"]
 SeedProvider = Callable[[Limit, Window], Awaitable[int]]
 """``async (limit, period window) -> spent micro-USD`` for that scope and period."""
 
-_LUA_KIND: dict[CheckKind, str] = {
-    "requests": "rpm",
-    "tokens": "tpm",
-    "concurrency": "conc",
-    "budget": "budget",
-}
 _OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
 _SEED_MEMORY_SECONDS = 1.0
 
@@ -410,6 +406,7 @@ class Admission:
         self._seed_attempts = max(1, seed_attempts)
         self._seeding: dict[str, asyncio.Future[int]] = {}
         self._fast = pipelined
+        self._plans = PlanCache(budget_grace)  # checks and packed KEYS/ARGV per key, per window
 
     # -- scripts -----------------------------------------------------------
 
@@ -420,6 +417,15 @@ class Admission:
             sha = await self._r.script_load(s.source)
             if _s(sha) != s.sha:  # pragma: no cover - would mean a broken server
                 raise RuntimeError(f"SCRIPT LOAD of {s.name} returned {sha!r}, expected {s.sha}")
+
+    async def _eval_packed(self, fast: PipelinedClient, script: _Script, packed: bytes) -> Any:
+        """``EVALSHA`` already packed (:func:`pack_bulk`) over the pipelined client; a
+        ``NOSCRIPT`` reply loads the script and retries once, as :meth:`_eval`."""
+        try:
+            return await fast.execute_packed(packed)
+        except NoScriptError:
+            await fast.execute("SCRIPT", "LOAD", script.source)
+            return await fast.execute_packed(packed)
 
     async def _eval(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
         fast = self._fast
@@ -496,26 +502,34 @@ class Admission:
         ttl: timedelta | None,
     ) -> AdmitResult:
         now = self._clock()
-        checks_planned = plan(tenant_id, limits, model, now, budget_grace=self._budget_grace)
+        prepared = self._plans.get(tenant_id, limits, model, now)
+        checks_planned = prepared.checks
         deadline = now + (ttl if ttl is not None else self._ttl)
-        keys = [
-            K.record_key(tenant_id, request_id),
-            K.settled_key(tenant_id, request_id),
-            K.deadlines_key(tenant_id),
-        ]
-        args: list[Any] = [
-            request_id,
-            _ms(now),
-            _ms(deadline),
-            _ms(deadline + self._retention),
-            tokens,
-            cost,
-            len(checks_planned),
-        ]
-        for kind, lim, value, key, _reset, _w, expire in checks_planned:
-            keys.append(key)
-            args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
-        raw = await self._eval(ADMIT, keys, args)
+        record_key = K.record_key(tenant_id, request_id)
+        settled_key = K.settled_key(tenant_id, request_id)
+        call_args = (request_id, _ms(now), _ms(deadline), _ms(deadline + self._retention), tokens, cost)
+        fast = self._fast
+        if fast is not None:  # the constant parts come packed (``prepared``)
+            n = len(checks_planned)
+            packed = b"".join(
+                (
+                    b"*%d\r\n" % (3 + 3 + n + 7 + 4 * n),
+                    pack_bulk(
+                        ("EVALSHA", ADMIT.sha, 3 + n, record_key, settled_key, K.deadlines_key(tenant_id))
+                    ),
+                    prepared.keys_tail,
+                    pack_bulk((*call_args, n)),
+                    prepared.args_tail,
+                )
+            )
+            raw = await self._eval_packed(fast, ADMIT, packed)
+        else:
+            keys = [record_key, settled_key, K.deadlines_key(tenant_id)]
+            args: list[Any] = [*call_args, len(checks_planned)]
+            for kind, lim, value, key, _reset, _w, expire in checks_planned:
+                keys.append(key)
+                args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
+            raw = await self._eval(ADMIT, keys, args)
         status = _s(raw[0])
         used = [int(u) for u in raw[1]]
         flags = [int(f) for f in raw[2]]
@@ -524,9 +538,12 @@ class Admission:
         admitted = status == "admitted"
         checks: list[LimitCheck] = []
         seeds: list[SeedRequest] = []
-        for (kind, lim, value, key, reset, w, expire), u, f in zip(checks_planned, used, flags, strict=True):
-            req = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}[kind]
+        requested = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}
+        for check, u, f in zip(checks_planned, used, flags, strict=True):
+            kind, lim, value, key, _, w, expire = check
+            req = requested[kind]
             remaining = max(0, value - u - (req if admitted else 0))
+            reset = prepared.reset_seconds(check, now)
             checks.append(LimitCheck(lim, kind, key, value, u, req, remaining, reset, _OUTCOMES[f]))
             if f == 3 and w is not None:
                 seeds.append(SeedRequest(lim, w, key, expire))

@@ -44,13 +44,37 @@ from tollway_admission.roundtrips import VALKEY_ROUND_TRIPS
 from tollway_admission.urls import parse_valkey_url
 
 
+def pack_bulk(args: Sequence[Any]) -> bytes:
+    """``args`` as consecutive RESP bulk strings, without the array header (``str``
+    UTF-8, ``int`` decimal, ``bytes`` as is): a part of a command (:func:`pack`).
+    ASCII text (keys, ids, numbers: nearly everything) is formatted as one ``str``
+    and encoded once, its length in characters being its length in bytes."""
+    out: list[bytes] = []
+    text: list[str] = []
+    for a in args:
+        t = type(a)
+        if t is not bytes:
+            s = a if t is str else str(a)
+            if s.isascii():
+                text.append(f"${len(s)}\r\n{s}\r\n")
+                continue
+            b = s.encode()
+        else:
+            b = a
+        if text:
+            out.append("".join(text).encode())
+            text.clear()
+        out.append(b"$%d\r\n%b\r\n" % (len(b), b))
+    if not out:
+        return "".join(text).encode()
+    if text:
+        out.append("".join(text).encode())
+    return b"".join(out)
+
+
 def pack(args: Sequence[Any]) -> bytes:
     """One RESP array of bulk strings (``str`` UTF-8, ``int`` decimal, ``bytes`` as is)."""
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        b = a if type(a) is bytes else a.encode() if type(a) is str else str(a).encode()
-        out.append(b"$%d\r\n%b\r\n" % (len(b), b))
-    return b"".join(out)
+    return b"*%d\r\n" % len(args) + pack_bulk(args)
 
 
 class _Protocol(asyncio.Protocol):
