@@ -31,6 +31,7 @@ parses RESP2 replies).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, cast
@@ -77,16 +78,49 @@ def pack(args: Sequence[Any]) -> bytes:
     return b"*%d\r\n" % len(args) + pack_bulk(args)
 
 
-class _Protocol(asyncio.Protocol):
-    __slots__ = ("transport", "pending", "reader", "lost", "wbuf", "loop")
+_NEVER = float("inf")
+"""The deadline of a reply no timer watches (a new connection's handshake has its own)."""
 
-    def __init__(self) -> None:
+
+class _Protocol(asyncio.Protocol):
+    """One connection: commands written in order, replies matched in order (``pending``).
+
+    Reply timeouts: each awaited reply has a deadline (``deadlines``, parallel to
+    ``pending``; replies come in order, so deadlines grow from left to right). ONE
+    timer per connection, armed for the oldest deadline, fails the replies past
+    theirs with ``TimeoutError`` (their late replies are then dropped in order) and
+    re-arms for the next: no timer per command."""
+
+    __slots__ = ("transport", "pending", "deadlines", "reader", "lost", "wbuf", "loop", "timeout", "_timer")
+
+    def __init__(self, timeout: float = 5.0) -> None:
         self.transport: asyncio.Transport | None = None
         self.pending: deque[asyncio.Future[Any]] = deque()
+        self.deadlines: deque[float] = deque()
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.lost = False
         self.wbuf: list[bytes] = []
         self.loop = asyncio.get_running_loop()
+        self.timeout = timeout
+        self._timer: asyncio.TimerHandle | None = None
+
+    def expect(self, fut: asyncio.Future[Any], deadline: float) -> None:
+        """Wait for the next reply with ``fut``, failing it at ``deadline`` (``loop.time()``)."""
+        self.pending.append(fut)
+        self.deadlines.append(deadline)
+        if self._timer is None and deadline != _NEVER:
+            self._timer = self.loop.call_at(deadline, self._expire)
+
+    def _expire(self) -> None:
+        self._timer = None
+        now = self.loop.time()
+        for fut, deadline in zip(self.pending, self.deadlines, strict=True):
+            if deadline > now:
+                if deadline != _NEVER:
+                    self._timer = self.loop.call_at(deadline, self._expire)
+                return
+            if not fut.done():
+                fut.set_exception(RedisTimeoutError(f"no reply from Valkey within {self.timeout} s"))
 
     def send(self, packed: bytes) -> None:
         """Queue a command; every command queued in one loop iteration goes out in ONE write."""
@@ -108,12 +142,14 @@ class _Protocol(asyncio.Protocol):
         reader = self.reader
         reader.feed(data)
         pending = self.pending
+        deadlines = self.deadlines
         while True:
             reply = reader.gets()
             if reply is False:
                 return
             fut = pending.popleft()
-            if fut.done():  # its caller timed out; the reply is dropped in order
+            deadlines.popleft()
+            if fut.done():  # its caller timed out or left; the reply is dropped in order
                 continue
             if isinstance(reply, ResponseError):
                 msg = str(reply)
@@ -124,7 +160,11 @@ class _Protocol(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self.transport = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         err = RedisConnectionError(f"Valkey connection lost: {exc!r}")
+        self.deadlines.clear()
         while self.pending:
             fut = self.pending.popleft()
             if not fut.done():
@@ -183,25 +223,26 @@ class PipelinedClient:
         t = self._target
         try:
             async with asyncio.timeout(self._timeout):
+                factory = functools.partial(_Protocol, self._timeout)
                 if t.path is not None:
-                    _, proto = await loop.create_unix_connection(_Protocol, t.path)
+                    _, proto = await loop.create_unix_connection(factory, t.path)
                 elif t.ssl_context is not None:
                     _, proto = await loop.create_connection(
-                        _Protocol,
+                        factory,
                         t.host,
                         t.port,
                         ssl=t.ssl_context,
                         server_hostname=t.host,
                     )
                 else:
-                    _, proto = await loop.create_connection(_Protocol, t.host, t.port)
+                    _, proto = await loop.create_connection(factory, t.host, t.port)
                 futs = []
                 hello = self._hello()
                 if hello:
                     self._round_trips.inc()  # written together, awaited together
                 for cmd in hello:
                     fut = loop.create_future()
-                    proto.pending.append(fut)
+                    proto.expect(fut, _NEVER)  # the connect's own timeout covers the handshake
                     futs.append(fut)
                     cast(asyncio.Transport, proto.transport).write(cmd)  # set by connection_made
                 try:
@@ -250,15 +291,12 @@ class PipelinedClient:
         proto = self._proto
         if proto is None or proto.lost:
             proto = await self._protocol()
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        proto.pending.append(fut)
+        loop = proto.loop
+        fut: asyncio.Future[Any] = loop.create_future()
+        proto.expect(fut, loop.time() + self._timeout)
         proto.send(packed)
         self._round_trips.inc()
-        try:
-            async with asyncio.timeout(self._timeout):
-                return await fut
-        except TimeoutError:
-            raise RedisTimeoutError(f"no reply from Valkey within {self._timeout} s") from None
+        return await fut
 
     async def execute_many(self, packed: Sequence[bytes]) -> list[Any]:
         """Send commands already packed with :func:`pack` in ONE write and return
@@ -276,19 +314,17 @@ class PipelinedClient:
         proto = self._proto
         if proto is None or proto.lost:
             proto = await self._protocol()
-        loop = asyncio.get_running_loop()
+        loop = proto.loop
+        deadline = loop.time() + self._timeout
         futs: list[asyncio.Future[Any]] = [loop.create_future() for _ in packed]
-        proto.pending.extend(futs)
+        for f in futs:
+            proto.expect(f, deadline)
         proto.send(b"".join(packed))
         self._round_trips.inc()
-        try:
-            async with asyncio.timeout(self._timeout):
-                replies = await asyncio.gather(*futs, return_exceptions=True)
-        except TimeoutError:
-            for f in futs:  # the late replies are dropped in order
-                if not f.done():
-                    f.cancel()
-            raise RedisTimeoutError(f"no reply from Valkey within {self._timeout} s") from None
+        replies = await asyncio.gather(*futs, return_exceptions=True)
+        for reply in replies:
+            if isinstance(reply, RedisTimeoutError):
+                raise reply
         for reply in replies:
             if isinstance(reply, BaseException):
                 raise reply

@@ -17,9 +17,11 @@ import pytest
 import pytest_asyncio
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tollway_admission import Admission, PipelinedClient
 from tollway_admission import admission as admission_module
+from tollway_admission.pipelined import pack
 from tollway_contracts.limits import Limit
 
 pytestmark = pytest.mark.integration
@@ -111,6 +113,23 @@ async def test_pipelined_client_fails_pending_on_loss_and_reconnects(adm_tenant,
             limits=[Limit(scope="key", scope_id="k1", requests_per_minute=1)],
         )
         assert res.status == "refused"
+    finally:
+        await c.aclose()
+
+
+async def test_a_reply_later_than_the_timeout_is_a_timeout_and_the_connection_stays_in_order(adm_tenant):
+    c = PipelinedClient(_url(), timeout=0.3)
+    try:
+        empty = f"tw:{{{adm_tenant}}}:nothing"
+        t0 = asyncio.get_running_loop().time()
+        with pytest.raises(RedisTimeoutError):
+            await c.execute("BLPOP", empty, 1)  # Valkey answers nil after 1 s
+        assert 0.25 < asyncio.get_running_loop().time() - t0 < 0.9
+        with pytest.raises(RedisTimeoutError):  # every command of a batch past its deadline
+            await c.execute_many([pack(["BLPOP", empty, 1]), pack(["PING"])])
+        await asyncio.sleep(1.9)  # both late nils (and the batch's PONG) arrive and are dropped in order
+        assert await c.execute("PING") == b"PONG"
+        assert await c.execute_many([pack(["ECHO", "a"]), pack(["ECHO", "b"])]) == [b"a", b"b"]
     finally:
         await c.aclose()
 
