@@ -21,7 +21,11 @@ chat completion chunks (``translate.AnthropicToOpenAIStream``), for the
 translated relay's CPU per chunk against the pass-through one.
 
     uv run python services/edge/bench/relay_cpu.py [--calls 400] [--concurrency 16] [--src DIR] [--json FILE]
-        [--limits] [--log-level INFO]
+        [--limits] [--log-level INFO] [--direct]
+
+``--direct`` (plain mode) times the same calls sent straight to the fake
+provider after each edge run (the provider's own latency under the same
+load): the edge's added latency is the difference, e.g. at ``--concurrency 1``.
 
 ``--log-level`` (default WARNING: no per-call line) INFO writes the canonical
 log line of every call, as the edge does in production (to /dev/null here).
@@ -157,6 +161,11 @@ async def main() -> None:
         help="the key carries every limit kind (rpm, tpm, max_concurrent, monthly budget; never reached)",
     )
     ap.add_argument(
+        "--direct",
+        action="store_true",
+        help="plain mode: also time the same calls sent to the fake provider directly (interleaved)",
+    )
+    ap.add_argument(
         "--log-level", default="WARNING", help="the edge's TOLLWAY_LOG_LEVEL (INFO: one line per call)"
     )
     ap.add_argument(
@@ -200,7 +209,7 @@ async def main() -> None:
             },
         }
         stack.write_catalogue(cat)
-        stack.start_fake(fake_port)
+        fake = stack.start_fake(fake_port)
         env = {
             **stack.edge_env(edge_port, f"{VALKEY}/14", log_level=args.log_level),
             "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench",
@@ -219,12 +228,18 @@ async def main() -> None:
         results: dict[str, float] = {}
         modes: dict[str, dict[str, object]] = {}
         figures: dict[str, object] = {"calls": args.calls, "concurrency": args.concurrency, "modes": modes}
+        direct_url = f"http://127.0.0.1:{fake_port}/v1/chat/completions"
         for name in args.modes.split(","):
             model, stream, _ = MODES[name]
-            runs = [
-                await run_mode(url, key, model, stream, args.calls, args.concurrency, edge.pid)
-                for _ in range(args.repeat)
-            ]
+            runs, direct = [], []
+            for _ in range(args.repeat):
+                runs.append(await run_mode(url, key, model, stream, args.calls, args.concurrency, edge.pid))
+                if args.direct and name == "plain":  # interleaved: the provider alone, same load
+                    direct += (
+                        await run_mode(
+                            direct_url, "x", "fake-model", False, args.calls, args.concurrency, fake.pid
+                        )
+                    )[2]
             best = min(runs, key=lambda r: r[0] + r[1])
             results[name] = best[0] + best[1]
             lat = [ms for r in runs for ms in r[2]]
@@ -239,6 +254,15 @@ async def main() -> None:
                 f"runs: {', '.join(f'{r[0] + r[1]:.3f}' for r in runs)}); latency p50 "
                 f"{percentile(lat, 50):.3f} ms, p99 {percentile(lat, 99):.3f} ms over {len(lat)} calls"
             )
+            if direct:
+                modes[name]["direct_p50_ms"] = percentile(direct, 50)
+                modes[name]["direct_p99_ms"] = percentile(direct, 99)
+                print(
+                    f"{name}: the provider direct, same calls interleaved: p50 {percentile(direct, 50):.3f} ms, "
+                    f"p99 {percentile(direct, 99):.3f} ms; added by the edge: p50 "
+                    f"{percentile(lat, 50) - percentile(direct, 50):.3f} ms, "
+                    f"p99 {percentile(lat, 99) - percentile(direct, 99):.3f} ms"
+                )
         if "stream-200" in results and "stream-10" in results:
             per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0
             figures["relay_us_per_chunk"] = per_chunk
