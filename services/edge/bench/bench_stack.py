@@ -104,6 +104,20 @@ class Stack:
         }
 
 
+async def delete_tenant_keys(tenant: str) -> None:
+    """Delete a bench tenant's admission keys (``tw:{tenant}:*``) from Valkey db
+    ``VALKEY_DB`` (``TOLLWAY_BENCH_VALKEY_DB``, default 14)."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(f"{VALKEY}/{VALKEY_DB}")
+    try:
+        keys = [k async for k in client.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
 async def open_stack() -> Stack:
     """Create a fresh database and a one-partition topic (close with :func:`close_stack`)."""
     db = f"tw_bench_{uuid.uuid4().hex[:12]}"

@@ -38,6 +38,7 @@ from bench_stack import (  # noqa: E402
     VALKEY_DB,
     close_stack,
     cpu_times,
+    delete_tenant_keys,
     open_stack,
     stop_process,
     wait_http,
@@ -107,18 +108,6 @@ def run_wrk(args: argparse.Namespace, lua: Path, edge_pid: int, fake_pid: int) -
         "edge_cpu": (e1 - e0) / total * 1000,
         "fake_cpu": (f1 - f0) / total * 1000,
     }
-
-
-async def _delete_tenant_keys(tenant: str) -> None:
-    import redis.asyncio as aioredis
-
-    client = aioredis.from_url(f"{VALKEY}/{VALKEY_DB}")
-    try:
-        keys = [k async for k in client.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
-        if keys:
-            await client.delete(*keys)
-    finally:
-        await client.aclose()
 
 
 async def main() -> None:
@@ -199,7 +188,7 @@ async def main() -> None:
                 f"p99 {on['p99'] - off['p99']:+.3f} ms; edge CPU/call {on['edge_cpu'] - off['edge_cpu']:+.3f} ms"
             )
     finally:
-        await _delete_tenant_keys(tenant)
+        await delete_tenant_keys(tenant)
         await close_stack(stack)
 
 

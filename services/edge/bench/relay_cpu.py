@@ -53,7 +53,16 @@ import aiohttp
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "integration"))
 sys.path.insert(0, str(HERE))
-from bench_stack import PEPPER, VALKEY, close_stack, free_port, open_stack, wait_http  # noqa: E402
+from bench_stack import (  # noqa: E402
+    PEPPER,
+    VALKEY,
+    VALKEY_DB,
+    close_stack,
+    delete_tenant_keys,
+    free_port,
+    open_stack,
+    wait_http,
+)
 from bench_stack import cpu_times as cpu_seconds  # noqa: E402
 from principals_schema import create_principals_schema, upsert_key  # noqa: E402
 
@@ -117,24 +126,11 @@ async def seed_budget(tenant: str, key_id: str) -> None:
     from tollway_admission import Admission, valkey_client
     from tollway_contracts.limits import Limit
 
-    client = valkey_client(f"{VALKEY}/14")
+    client = valkey_client(f"{VALKEY}/{VALKEY_DB}")
     try:
         await Admission(client).seed_budget(
             tenant, Limit(scope="key", scope_id=key_id, **FULL_PATH_LIMITS), 0
         )
-    finally:
-        await client.aclose()
-
-
-async def delete_tenant_keys(tenant: str) -> None:
-    """Delete the bench tenant's admission keys from Valkey db 14."""
-    import redis.asyncio as aioredis
-
-    client = aioredis.from_url(f"{VALKEY}/14")
-    try:
-        keys = [k async for k in client.scan_iter(match=f"tw:{{{tenant}}}:*", count=1000)]
-        if keys:
-            await client.delete(*keys)
     finally:
         await client.aclose()
 
@@ -211,7 +207,7 @@ async def main() -> None:
         stack.write_catalogue(cat)
         fake = stack.start_fake(fake_port)
         env = {
-            **stack.edge_env(edge_port, f"{VALKEY}/14", log_level=args.log_level),
+            **stack.edge_env(edge_port, f"{VALKEY}/{VALKEY_DB}", log_level=args.log_level),
             "TOLLWAY_BENCH_PROVIDER_KEY": "sk-bench",
         }
         if args.src:
