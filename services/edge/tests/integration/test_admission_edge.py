@@ -152,14 +152,19 @@ class _Clock:
         return self.now
 
 
-_PARIS = _Clock(datetime(2026, 11, 30, 22, 30, tzinfo=UTC))  # 23:30 on Nov 30 in Paris (UTC+1)
+# Next year's Nov 30, so the month's end is in the future by Valkey's own
+# clock too: admit.lua sets counter expiry as an absolute time (period end +
+# the 2-day grace), and a fixed past date made this test fail once the real
+# date passed it (CI of 2026-12-02 23:57 UTC).
+_YEAR = datetime.now(UTC).year + 1
+_PARIS = _Clock(datetime(_YEAR, 11, 30, 22, 30, tzinfo=UTC))  # 23:30 on Nov 30 in Paris (UTC+1)
 
 
 @pytest.mark.parametrize("edge", [{"_ledger": True, "_clock": _PARIS}], indirect=True)
 async def test_budget_in_paris_resets_at_local_midnight_on_the_first(
     edge: Edge, edge_http: aiohttp.ClientSession
 ) -> None:
-    _PARIS.now = datetime(2026, 11, 30, 22, 30, tzinfo=UTC)
+    _PARIS.now = datetime(_YEAR, 11, 30, 22, 30, tzinfo=UTC)
     key = await edge.new_key(
         "a",
         limits=[
@@ -176,9 +181,9 @@ async def test_budget_in_paris_resets_at_local_midnight_on_the_first(
     status, _, headers = await _post(edge_http, edge, key)
     assert status == 429
     assert int(headers["Retry-After"]) == 30 * 60  # until 00:00 Dec 1 in Paris = 23:00 UTC
-    _PARIS.now = datetime(2026, 11, 30, 22, 59, 59, tzinfo=UTC)
+    _PARIS.now = datetime(_YEAR, 11, 30, 22, 59, 59, tzinfo=UTC)
     assert (await _post(edge_http, edge, key))[0] == 429  # still November in Paris
-    _PARIS.now = datetime(2026, 11, 30, 23, 0, 1, tzinfo=UTC)  # 00:00:01 Dec 1 in Paris, still Nov 30 in UTC
+    _PARIS.now = datetime(_YEAR, 11, 30, 23, 0, 1, tzinfo=UTC)  # 00:00:01 Dec 1 in Paris, still Nov 30 in UTC
     assert (await _post(edge_http, edge, key))[0] == 200
     assert (await _post(edge_http, edge, key))[0] == 429
 
