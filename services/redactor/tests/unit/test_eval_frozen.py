@@ -4,7 +4,9 @@ v3's value pools share nothing with the pools the detector was tuned on (v3's
 nothing with v2's or v1's either, both spent); v4's pools and values share
 nothing with any earlier generator or labelled file, and every v4 gold span is
 sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
-Luhn-valid, IBAN check digits and lengths as the registry has them)."""
+Luhn-valid, IBAN check digits and lengths as the registry has them); v5's
+likewise against everything before it, v4 included, and ``evaluate.py``
+refuses ``--misses`` on v5, the current held-out set."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ SETS = {
     "frozen_v2": EVAL / "frozen_v2.py",
     "frozen_v3": EVAL / "frozen_v3.py",
     "frozen_v4": EVAL / "frozen_v4.py",
+    "frozen_v5": EVAL / "frozen_v5.py",
 }
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
@@ -371,14 +374,225 @@ class _StubDetector:
         raise _Analysed(len(texts))
 
 
-def test_evaluate_reads_v4_and_refuses_misses_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evaluate_reads_v4_spent_and_v5_and_refuses_misses_only_on_v5(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     evaluate = _load(EVAL / "evaluate.py")
     monkeypatch.setattr(evaluate, "Detector", _StubDetector)
-    assert evaluate.HELD_OUT_DIRS == ("frozen_v4",)
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4", "--misses"])
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v5",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v5", "--misses"])
     with pytest.raises(SystemExit, match="refused"):
         evaluate.main()
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4"])
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v5"])
+    with pytest.raises(_Analysed) as analysed:
+        evaluate.main()
+    assert analysed.value.args == (sum(len(rs) for rs in _v5_records().values()),)
+    # v4 is spent: read like tuning material, misses included
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4", "--misses"])
     with pytest.raises(_Analysed) as analysed:
         evaluate.main()
     assert analysed.value.args == (sum(len(rs) for rs in _v4_records().values()),)
+
+
+# --- v5 ----------------------------------------------------------------------
+
+# IBAN lengths of the SWIFT IBAN registry, for the countries v5 uses
+V5_IBAN_LENGTHS = {
+    "GE": 22, "AZ": 28, "KZ": 20, "PK": 24, "QA": 29, "KW": 30, "JO": 30, "BH": 22, "XK": 20, "AL": 28,
+    "EG": 29, "VG": 24, "DJ": 27, "BI": 27, "SC": 31, "MK": 19, "RS": 22, "ME": 22, "NI": 28, "BR": 29,
+    "SM": 27, "VA": 22, "BA": 20, "TL": 23,
+}  # fmt: skip
+V5_EARLIER = (
+    "frozen_v4.py",
+    "frozen_v3.py",
+    "frozen_v2.py",
+    "frozen.py",
+    "generate.py",
+    "tuning.py",
+    "round6.py",
+)
+
+
+def _v5_records() -> dict[str, list[dict]]:
+    return {
+        name: [
+            json.loads(line) for line in (EVAL / "frozen_v5" / name).read_text(encoding="utf-8").splitlines()
+        ]
+        for name in sorted(FILES)
+    }
+
+
+def _before_v5() -> tuple[dict[str, list[str]], set[str]]:
+    """Every labelled value of every JSONL file under eval/ but v5's (tuning, samples, v1-v4), by
+    type, and the texts of their records without entities."""
+    gold: dict[str, list[str]] = {}
+    free: set[str] = set()
+    for path in sorted(EVAL.glob("**/*.jsonl")):
+        if path.parent.name == "frozen_v5":
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                for e in record.get("entities", []):
+                    gold.setdefault(e["type"], []).append(e["value"])
+                if not record.get("entities"):
+                    free.add(record["text"])
+    return gold, free
+
+
+def _v5_name_tokens(v5: ModuleType) -> set[str]:
+    return {
+        t
+        for pools in v5.NAMES.values()
+        for pool in pools.values()
+        for n in pool
+        for t in _tokens(n, v5.PARTICLES)
+    }
+
+
+def test_v5_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
+    v5 = _load(EVAL / "frozen_v5.py")
+    v4, v3, v2, v1, gen, tun, r6 = (_load(EVAL / f) for f in V5_EARLIER)
+    earlier, earlier_free = _before_v5()
+    # names: no token of a v5 name (particles aside) in any earlier pool or labelled PERSON
+    used_names = {
+        t
+        for n in (
+            [n for m in (v4, v3, v2) for pools in m.NAMES.values() for pool in pools.values() for n in pool]
+            + [n if isinstance(n, str) else " ".join(n) for pool in v1.NAMES.values() for n in pool]
+            + list(gen.FIRST) + list(gen.LAST)
+            + list(tun.FIRST_FR) + list(tun.LAST_FR) + list(tun.FIRST_ES) + list(tun.LAST_ES)
+            + earlier["PERSON"]
+        )
+        for t in _tokens(n)
+    }  # fmt: skip
+    assert not _v5_name_tokens(v5) & used_names
+    # e-mail domains
+    used_domains = (
+        {d for m in (v4, v3, v2) for pool in m.DOMAINS.values() for d in pool} | set(v1.DOMAINS) | set(gen.DOMAINS)
+        | {v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]}
+    )  # fmt: skip
+    assert not {d for pool in v5.DOMAINS.values() for d in pool} & used_domains
+    # templates (with PII and PII-free chat), and no PII-free text seen before
+    v5_templates = {t for m in (v5.TEMPLATES, v5.CHAT_FREE) for pool in m.values() for t in pool}
+    used_templates = (
+        {t for m in (v4.TEMPLATES, v4.CHAT_FREE, v3.TEMPLATES, v3.CHAT_FREE, v2.TEMPLATES, v1.TEMPLATES)
+         for pool in m.values() for t in pool}
+        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
+    )  # fmt: skip
+    assert not v5_templates & used_templates
+    records = _v5_records()
+    assert not {r["text"] for rs in records.values() for r in rs if not r["entities"]} & earlier_free
+    # phones: NANP area codes and digit layouts no earlier pool or labelled phone used
+    v5_areas = set(v5._US_AREAS) | set(v5._CA_AREAS) | set(v5._QC_AREAS) | set(v5._CARIB_AREAS.values())
+    used_areas = (
+        set(gen.US_AREA) | set(v2._US_AREAS) | set(v3._US_AREAS)
+        | set(v4._US_AREAS) | set(v4._CA_AREAS) | set(v4._QC_AREAS)
+        | {a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))}
+    )  # fmt: skip
+    assert not v5_areas & used_areas
+    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
+    v5_shapes = {_shape(e["value"]) for e in gold if e["type"] == "PHONE_NUMBER"}
+    assert not v5_shapes & {_shape(v) for v in earlier["PHONE_NUMBER"]}
+    # IBAN countries, and no value of any type seen before (digits and letters only)
+    used_countries = (
+        {c for m in (v4, v3, v2) for pool in m._IBAN_COUNTRIES.values() for c in pool} | set(gen.IBAN_COUNTRIES)
+        | {v.replace(" ", "")[:2].upper() for v in earlier["IBAN_CODE"]}
+    )  # fmt: skip
+    assert not {c for pool in v5._IBAN_COUNTRIES.values() for c in pool} & used_countries
+    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
+    used_values = {norm(v) for vs in earlier.values() for v in vs}
+    for e in gold:
+        if e["type"] != "PERSON":
+            assert norm(e["value"]) not in used_values, e
+    # street names
+    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
+    used_streets += [s.lower() for pool in v4.STREETS.values() for s in pool]
+    for street in (s for pool in v5.STREETS.values() for s in pool):
+        core = re.sub(r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*", "", street.lower())
+        assert not any(core in v for v in used_streets), street
+    # tuning cases and round 6's pools
+    v5_text = "".join(r["text"] for rs in records.values() for r in rs)
+    v5_full_names = {n for pools in v5.NAMES.values() for pool in pools.values() for n in pool}
+    for case in tun.CASES:
+        assert case[0] not in v5_text
+        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v5_full_names, case[0]
+    r6_names = {t for firsts, lasts in r6.NAMES.values() for n in (*firsts, *lasts) for t in _tokens(n)}
+    assert not _v5_name_tokens(v5) & r6_names
+    # PII-free chat fills
+    v5_fills = {f for pools in v5._CHAT_FILL.values() for pool in pools.values() for f in pool}
+    used_fills = {f for pools in v4._CHAT_FILL.values() for pool in pools.values() for f in pool}
+    used_fills |= {
+        f"{a} {p}".strip() for p in (*r6.CITIES, *r6.PRODUCTS) for a in ("", "a", "an", "un", "une", "una")
+    }
+    used_fills |= set(r6.CITIES) | set(r6.PRODUCTS)
+    assert not v5_fills & used_fills
+
+
+def test_v5_gold_spans_are_sound() -> None:
+    v5 = _load(EVAL / "frozen_v5.py")
+    minimum = {"en": 50, "fr": 30, "es": 30}
+    cards: list[str] = []
+    countries: set[str] = set()
+    regions: set[str] = set()
+    for name, records in _v5_records().items():
+        counts: dict[str, int] = {}
+        for r in records:
+            spans = sorted((e["start"], e["end"]) for e in r["entities"])
+            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), r["id"]
+            for e in r["entities"]:
+                counts[e["type"]] = counts.get(e["type"], 0) + 1
+                value = e["value"]
+                assert r["text"][e["start"] : e["end"]] == value and value == value.strip(), r["id"]
+                if e["type"] == "PHONE_NUMBER":
+                    valid = [
+                        region
+                        for region in v5.PHONE_REGIONS[r["lang"]]
+                        if phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+                    ]
+                    assert valid, value
+                    regions.add(phonenumbers.region_code_for_number(phonenumbers.parse(value, valid[0])))
+                elif e["type"] == "CREDIT_CARD":
+                    digits = re.sub(r"[ -]", "", value)
+                    assert digits.isdigit() and 12 <= len(digits) <= 19 and _luhn_ok(digits), value
+                    cards.append(digits)
+                elif e["type"] == "IBAN_CODE":
+                    code = re.sub(r"[ -]", "", value)
+                    assert len(code) == V5_IBAN_LENGTHS[code[:2]], value
+                    assert int("".join(str(int(c, 36)) for c in code[4:] + code[:4])) % 97 == 1, value
+                    countries.add(code[:2])
+                elif e["type"] == "EMAIL_ADDRESS":
+                    assert re.fullmatch(r"[\w.+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+", value, re.I), value
+        if name == "pii_free.jsonl":
+            assert not counts and len(records) >= 480
+        else:
+            lang = name[len("heldout-") : -len(".jsonl")]
+            assert sorted(counts) == sorted(evaluate_types()), (name, counts)
+            assert min(counts.values()) >= minimum[lang], (name, counts)
+    assert countries == set(V5_IBAN_LENGTHS)  # every country of the pools is planted
+    assert len(regions) >= 25
+    assert any(2221 <= int(c[:4]) <= 2720 and len(c) == 16 for c in cards)  # Mastercard 2-series
+    assert sum(len(c) == 19 for c in cards) >= 10
+    assert {len(c) for c in cards} >= {12, 13, 14, 15, 16, 19}
+
+
+def test_v5_pii_free_texts_hold_no_personal_data() -> None:
+    v5 = _load(EVAL / "frozen_v5.py")
+    names = _v5_name_tokens(v5)
+    patterns = {
+        "ipv4": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+        "ipv6": re.compile(
+            r"\b(?:[0-9a-f]{1,4}:){4,7}[0-9a-f]{1,4}\b|\b[0-9a-f]{1,4}::(?:[0-9a-f]{1,4})?\b", re.I
+        ),
+        "mac": re.compile(r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b", re.I),
+        "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
+    }
+    free = [r for rs in _v5_records().values() for r in rs if not r["entities"]]
+    assert len(free) >= 140 + 110 + 110 + 480
+    for r in free:
+        for kind, pattern in patterns.items():
+            assert not pattern.search(r["text"]), (kind, r["text"])
+        words = {w.lower() for w in re.findall(r"[^\W\d_]+", r["text"])}
+        assert not words & names, r["text"]
+        for run in re.findall(r"(?<![0-9A-Za-z])\d{12,19}(?![0-9A-Za-z])", r["text"]):
+            assert not _luhn_ok(run), (run, r["text"])
