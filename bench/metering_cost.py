@@ -68,7 +68,7 @@ from redis.asyncio import Redis
 
 from tollway_admission import Admission
 from tollway_contracts.events import UsageEvent
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import Limit, parse_limit
 from tollway_quota.client import AdminClient
 
 HERE = Path(__file__).resolve().parent
@@ -360,7 +360,7 @@ async def main() -> None:  # noqa: PLR0915 - a linear script
             r["key_id"]: (
                 r["team_id"],
                 r["user_id"],
-                [Limit.model_validate(x) for x in orjson.loads(r["limits"])],
+                [parse_limit(x) for x in orjson.loads(r["limits"])],
             )
             for r in rows
         }

@@ -55,7 +55,7 @@ from redis.asyncio import Redis
 from tollway_admission import Admission
 from tollway_contracts.admin import KeyCreate, LimitSet, TeamCreate, TenantCreate, UserCreate
 from tollway_contracts.events import UsageEvent
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import parse_limit
 from tollway_quota.client import AdminClient
 
 TOKEN = "bench-admin-token-0123456789abcdef"
@@ -149,7 +149,7 @@ async def reserve_and_fill(
         r["key_id"]: (
             r["team_id"],
             r["user_id"],
-            [Limit.model_validate(x) for x in orjson.loads(r["limits"])],
+            [parse_limit(x) for x in orjson.loads(r["limits"])],
         )
         for r in rows
     }

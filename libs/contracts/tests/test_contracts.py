@@ -9,10 +9,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from pydantic import ValidationError
+from msgspec import ValidationError
 
 from tollway_contracts import keys
-from tollway_contracts.catalogue import Catalogue, Prices, load_catalogue
+from tollway_contracts.catalogue import Prices, catalogue_from_dict, load_catalogue
 from tollway_contracts.events import (
     UsageEvent,
     decode_usage_event,
@@ -231,15 +231,23 @@ def test_catalogue_rejects_unknown_provider_and_negative_price() -> None:
             "m": {"routes": [{"provider": "p", "upstream_model": "u"}], "prices": {"input": 1, "output": 2}}
         },
     }
-    assert Catalogue.model_validate(good).models["m"].prices.output == 2
+    assert catalogue_from_dict(good).models["m"].prices.output == 2
     bad = json.loads(json.dumps(good))
     bad["models"]["m"]["routes"][0]["provider"] = "nope"
-    with pytest.raises(ValidationError):
-        Catalogue.model_validate(bad)
+    with pytest.raises(ValidationError, match="model 'm' routes to unknown provider 'nope'"):
+        catalogue_from_dict(bad)
     bad = json.loads(json.dumps(good))
     bad["models"]["m"]["prices"]["input"] = -1
-    with pytest.raises(ValidationError):
-        Catalogue.model_validate(bad)
+    with pytest.raises(ValidationError, match=r"Expected `int` >= 0 - at `\$.models\[...\].prices.input`"):
+        catalogue_from_dict(bad)
+    bad = json.loads(json.dumps(good))
+    bad["providers"]["p"]["base_url"] = "ftp://x/"
+    with pytest.raises(ValidationError, match="base_url must be an http"):
+        catalogue_from_dict(bad)
+    bad = json.loads(json.dumps(good))
+    bad["providers"]["p"]["colour"] = "red"
+    with pytest.raises(ValidationError, match="unknown field `colour`"):
+        catalogue_from_dict(bad)
 
 
 def test_local_catalogue_file_is_valid() -> None:

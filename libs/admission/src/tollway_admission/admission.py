@@ -959,7 +959,7 @@ class Admission:
         if limit.budget_micro_usd is None:
             raise ValueError("the limit has no budget")
         if limit.budget_period is None:
-            limit = limit.model_copy(update={"budget_period": "month"})
+            limit = limit.replace(budget_period="month")
         w = period_window(limit.budget_period, limit.time_zone, at or self._clock())  # type: ignore[arg-type]
         spent, reserved = await self._r.hmget(
             K.budget_key(tenant_id, limit, int(w.start.timestamp())), "spent", "reserved"

@@ -135,7 +135,7 @@ def plan(
             )
         if lim.budget_micro_usd is not None:
             if lim.budget_period is None:
-                lim = lim.model_copy(update={"budget_period": "month"})
+                lim = lim.replace(budget_period="month")
             period = lim.budget_period
             assert period is not None  # set just above
             w = period_window(period, lim.time_zone, now)

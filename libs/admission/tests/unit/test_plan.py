@@ -8,7 +8,7 @@ import pytest
 
 from tollway_admission import PlannedCheck, plan
 from tollway_admission import keys as K
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import Limit, parse_limit
 
 pytestmark = pytest.mark.unit
 
@@ -17,7 +17,7 @@ MINUTE_START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
 
 def _lim(**kw: object) -> Limit:
-    return Limit.model_validate({"scope": "key", "scope_id": "k1", **kw})
+    return parse_limit({"scope": "key", "scope_id": "k1", **kw})
 
 
 def test_every_kind_of_a_limit_in_a_fixed_order_with_keys_windows_and_expiries() -> None:

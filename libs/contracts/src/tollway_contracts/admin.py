@@ -50,7 +50,7 @@ from typing import Annotated
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 from tollway_contracts.limits import BudgetPeriod, ScopeKind
-from tollway_contracts.redaction import RedactionPolicy
+from tollway_contracts.pydantic_fields import RedactionPolicyField
 
 TENANT_PREFIX = "tn"
 TEAM_PREFIX = "tm"
@@ -248,7 +248,7 @@ class Team(_Response):
     id: str
     tenant_id: str
     name: str
-    redaction_policy: RedactionPolicy | None = None
+    redaction_policy: RedactionPolicyField | None = None
     created_at: datetime
     allowed_regions: list[str] | None = None
     response_cache_ttl_seconds: int | None = None
@@ -279,7 +279,7 @@ class ApiKey(_Response):
     user_id: str | None = None
     name: str
     allowed_models: list[str] | None = None
-    redaction_policy: RedactionPolicy | None = None
+    redaction_policy: RedactionPolicyField | None = None
     created_at: datetime
     expires_at: datetime | None = None
     revoked_at: datetime | None = None

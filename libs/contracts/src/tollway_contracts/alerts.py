@@ -21,8 +21,8 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from tollway_contracts.events import PydanticNonNegInt as NonNegInt
-from tollway_contracts.events import UtcDatetime
+from tollway_contracts.dead_letter import PydanticNonNegInt as NonNegInt
+from tollway_contracts.dead_letter import UtcDatetime
 from tollway_contracts.limits import ScopeKind
 
 ALERT_SCHEMA_VERSION: Final = 1

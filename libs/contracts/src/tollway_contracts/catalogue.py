@@ -31,6 +31,11 @@ A model's older ``routes:`` list (``{provider, upstream_model}``, tried in
 order) still loads: each route becomes an unnamed deployment whose priority
 is its position, so the order is kept.
 
+Every model here is a frozen ``msgspec.Struct`` (the edge's workers never
+import pydantic); the constructors check nothing, so a catalogue is built from
+data with :func:`parse_catalogue` / :func:`load_catalogue` /
+:func:`catalogue_from_dict` (types, bounds and the cross-field rules checked).
+
 Validated at start with :func:`load_catalogue`; a bad file stops the service
 with the validation error. The edge reloads the file when it changes (its
 ``catalogue_live``): a bad file then keeps the previous catalogue. Model names are the names clients send.
@@ -42,15 +47,23 @@ import hashlib
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
+import msgspec
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, HttpUrl, model_validator
 
 ProviderKind = Literal["openai", "azure", "anthropic"]
-MicroUsdPerMillion = Annotated[int, Field(ge=0, description="micro-USD per 1,000,000 tokens")]
+MicroUsdPerMillion = Annotated[int, msgspec.Meta(ge=0, description="micro-USD per 1,000,000 tokens")]
+_Positive = Annotated[float, msgspec.Meta(gt=0)]
+_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+_Url = Annotated[str, msgspec.Meta(min_length=1, extra_json_schema={"format": "uri"})]
 
 
-class Provider(BaseModel):
+class _Contract(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of the catalogue's structs: frozen, keyword-only, unknown fields refused."""
+
+
+class Provider(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One upstream provider endpoint.
 
     Attributes:
@@ -74,22 +87,21 @@ class Provider(BaseModel):
             none (default ``2023-06-01``); unused for ``openai``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     kind: ProviderKind = "openai"
-    base_url: HttpUrl
+    base_url: _Url
     api_key_env: str | None = None
     api_key_file: str | None = None
-    timeout_seconds: float = Field(default=600.0, gt=0)
-    connect_timeout_seconds: float = Field(default=10.0, gt=0)
-    max_connections: int = Field(default=2048, ge=1)
+    timeout_seconds: _Positive = 600.0
+    connect_timeout_seconds: _Positive = 10.0
+    max_connections: Annotated[int, msgspec.Meta(ge=1)] = 2048
     api_version: str | None = None
 
-    @model_validator(mode="after")
-    def _one_credential_source(self) -> Provider:
+    def __post_init__(self) -> None:
+        url = urlsplit(self.base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(f"base_url must be an http(s) URL with a host, not {self.base_url!r}")
         if self.api_key_env is not None and self.api_key_file is not None:
             raise ValueError("set api_key_env or api_key_file, not both")
-        return self
 
     def api_key(self) -> str | None:
         """The credential: the ``api_key_env`` variable or the ``api_key_file``
@@ -112,7 +124,7 @@ class Provider(BaseModel):
         return os.environ[self.api_key_env]
 
 
-class Prices(BaseModel):
+class Prices(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Prices of a model in integer micro-USD per million tokens.
 
     ``input`` applies to uncached prompt tokens, ``cached_input`` to cached
@@ -122,8 +134,6 @@ class Prices(BaseModel):
     defaults to ``input``), ``output`` to completion tokens (reasoning tokens
     included, as OpenAI bills them).
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     input: MicroUsdPerMillion
     cached_input: MicroUsdPerMillion | None = None
@@ -141,17 +151,15 @@ class Prices(BaseModel):
         return self.input if self.cache_write_input is None else self.cache_write_input
 
 
-class Route(BaseModel):
+class Route(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One way to serve a model: a provider and the model name it knows
     (the older catalogue form; loaded as an unnamed :class:`Deployment`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     provider: str
     upstream_model: str
 
 
-class Timeouts(BaseModel):
+class Timeouts(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A deployment's timeouts, seconds; an unset one takes its provider's value.
 
     Attributes:
@@ -169,15 +177,13 @@ class Timeouts(BaseModel):
             a stream, which ``idle_seconds`` bounds).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    connect_seconds: float | None = Field(default=None, gt=0)
-    first_byte_seconds: float | None = Field(default=None, gt=0)
-    idle_seconds: float | None = Field(default=None, gt=0)
-    total_seconds: float | None = Field(default=None, gt=0)
+    connect_seconds: _Positive | None = None
+    first_byte_seconds: _Positive | None = None
+    idle_seconds: _Positive | None = None
+    total_seconds: _Positive | None = None
 
 
-class RetryPolicy(BaseModel):
+class RetryPolicy(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """When one deployment is tried again before falling back to the next.
 
     Attributes:
@@ -195,17 +201,15 @@ class RetryPolicy(BaseModel):
             this; a longer one falls back at once rather than wait.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    max_attempts: int = Field(default=2, ge=1, le=10)
+    max_attempts: Annotated[int, msgspec.Meta(ge=1, le=10)] = 2
     retryable_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
     retry_connect_errors: bool = True
-    backoff_initial_seconds: float = Field(default=0.05, ge=0)
-    backoff_max_seconds: float = Field(default=1.0, ge=0)
-    max_retry_after_seconds: float = Field(default=2.0, ge=0)
+    backoff_initial_seconds: _NonNegative = 0.05
+    backoff_max_seconds: _NonNegative = 1.0
+    max_retry_after_seconds: _NonNegative = 2.0
 
 
-class BreakerPolicy(BaseModel):
+class BreakerPolicy(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The circuit breaker of every deployment (the edge's ``routing.breaker``).
 
     Closed → open when, within ``window_seconds``, at least ``min_calls``
@@ -222,16 +226,14 @@ class BreakerPolicy(BaseModel):
         open_seconds: how long an open breaker skips its deployment.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     enabled: bool = True
-    failure_rate: float = Field(default=0.5, gt=0, le=1)
-    min_calls: int = Field(default=10, ge=1)
-    window_seconds: float = Field(default=10.0, gt=0)
-    open_seconds: float = Field(default=5.0, gt=0)
+    failure_rate: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.5
+    min_calls: Annotated[int, msgspec.Meta(ge=1)] = 10
+    window_seconds: _Positive = 10.0
+    open_seconds: _Positive = 5.0
 
 
-class Deployment(BaseModel):
+class Deployment(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One place a model is served: a provider, the model name it knows,
     and how it is chosen, timed and retried.
 
@@ -251,19 +253,17 @@ class Deployment(BaseModel):
         retry: its retry policy (default: the catalogue's ``retry``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     name: str | None = None
     provider: str
     upstream_model: str
     priority: int = 0
-    weight: int = Field(default=1, ge=0)
+    weight: Annotated[int, msgspec.Meta(ge=0)] = 1
     regions: frozenset[str] = frozenset()
     timeouts: Timeouts = Timeouts()
     retry: RetryPolicy | None = None
 
 
-class Model(BaseModel):
+class Model(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A model clients may request.
 
     Attributes:
@@ -279,52 +279,36 @@ class Model(BaseModel):
         owned_by: shown in ``GET /v1/models``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     deployments: tuple[Deployment, ...] = ()
     routes: tuple[Route, ...] = ()
     prices: Prices
-    max_output_tokens: int = Field(default=4096, ge=1)
-    context_window: int | None = Field(default=None, ge=1)
+    max_output_tokens: Annotated[int, msgspec.Meta(ge=1)] = 4096
+    context_window: Annotated[int, msgspec.Meta(ge=1)] | None = None
     owned_by: str = "tollway"
 
-    @model_validator(mode="before")
-    @classmethod
-    def _routes_become_deployments(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("routes") and data.get("deployments"):
+    def __post_init__(self) -> None:
+        if self.routes and self.deployments:
             raise ValueError("give deployments or routes, not both")
-        if isinstance(data, dict) and data.get("routes"):
-            routes = [r.model_dump() if isinstance(r, Route) else r for r in data["routes"]]
-            data = {
-                **data,
-                "deployments": [
-                    {"provider": r["provider"], "upstream_model": r["upstream_model"], "priority": i}
-                    if isinstance(r, dict)
-                    else r
-                    for i, r in enumerate(routes)
-                ],
-            }
-        return data
-
-    @model_validator(mode="after")
-    def _deployments_named_once(self) -> Model:
+        if self.routes:  # the older form: each route an unnamed deployment, in order
+            deployments = tuple(
+                Deployment(provider=r.provider, upstream_model=r.upstream_model, priority=i)
+                for i, r in enumerate(self.routes)
+            )
+            msgspec.structs.force_setattr(self, "deployments", deployments)
         if not self.deployments:
             raise ValueError("a model needs at least one deployment (or route)")
         names = [d.name for d in self.deployments if d.name is not None]
         if len(names) != len(set(names)):
             raise ValueError(f"deployment names repeat: {sorted(names)}")
-        return self
 
 
-class Catalogue(BaseModel):
+class Catalogue(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The whole routing catalogue.
 
-    Raises:
-        pydantic.ValidationError: unknown fields, negative prices, or a route
-            naming a provider that is not defined.
+    Raises (from :func:`catalogue_from_dict`):
+        msgspec.ValidationError (a ``ValueError``): unknown fields, negative
+            prices, or a route naming a provider that is not defined.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     version: Literal[1] = 1
     providers: dict[str, Provider]
@@ -332,17 +316,25 @@ class Catalogue(BaseModel):
     retry: RetryPolicy = RetryPolicy()
     breaker: BreakerPolicy = BreakerPolicy()
 
-    @model_validator(mode="after")
-    def _routes_name_known_providers(self) -> Catalogue:
+    def __post_init__(self) -> None:
         for name, model in self.models.items():
             for deployment in model.deployments:
                 if deployment.provider not in self.providers:
                     raise ValueError(f"model {name!r} routes to unknown provider {deployment.provider!r}")
-        return self
 
     def retry_of(self, deployment: Deployment) -> RetryPolicy:
         """The deployment's retry policy, or the catalogue's default."""
         return deployment.retry if deployment.retry is not None else self.retry
+
+
+def catalogue_from_dict(data: Any) -> Catalogue:
+    """Validate a catalogue given as JSON-shaped data (the YAML file, loaded).
+
+    Raises:
+        msgspec.ValidationError (a ``ValueError``): the content does not match
+            the schema; the message names the place (``... - at `$.models.m```).
+    """
+    return msgspec.convert(data, Catalogue, strict=False)
 
 
 def parse_catalogue(data: bytes) -> Catalogue:
@@ -351,9 +343,10 @@ def parse_catalogue(data: bytes) -> Catalogue:
 
     Raises:
         yaml.YAMLError: the bytes are not YAML (or not UTF-8: ``yaml.reader.ReaderError``).
-        pydantic.ValidationError: the content does not match the schema.
+        msgspec.ValidationError (a ``ValueError``): the content does not
+            match the schema.
     """
-    return Catalogue.model_validate(yaml.safe_load(data))
+    return catalogue_from_dict(yaml.safe_load(data))
 
 
 def version_of(data: bytes) -> str:
@@ -367,9 +360,16 @@ def load_catalogue(path: str | Path) -> Catalogue:
     Raises:
         OSError: the file cannot be read.
         yaml.YAMLError: the file is not YAML.
-        pydantic.ValidationError: the content does not match the schema.
+        msgspec.ValidationError (a ``ValueError``): the content does not
+            match the schema.
     """
     return parse_catalogue(Path(path).read_bytes())
+
+
+def catalogue_json_schema() -> dict[str, Any]:
+    """The catalogue file's JSON Schema (``schemas/catalogue.v1.schema.json``)."""
+    schema: dict[str, Any] = msgspec.json.schema(Catalogue)
+    return schema
 
 
 def catalogue_version(path: str | Path) -> str:

@@ -9,19 +9,27 @@ service stores them; the edge receives the effective list for a key in the
 Periods are aligned to the calendar in the tenant's IANA time zone
 (``time_zone``, UTC by default): a day starts at local midnight, a week on
 Monday at local midnight (ISO 8601), a month at local midnight on the 1st.
+
+:class:`Limit` is a frozen ``msgspec.Struct`` (the edge's workers never import
+pydantic: docs/edge-performance.md). Build one from JSON-shaped data with
+:func:`parse_limit` / :func:`parse_limits` (types and bounds checked); the
+constructor checks nothing. In a pydantic model, use
+``tollway_contracts.pydantic_fields.LimitField``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
 
 ScopeKind = Literal["key", "user", "team", "tenant"]
 BudgetPeriod = Literal["day", "week", "month"]
+_NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
 
-class Limit(BaseModel):
+class Limit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One scope's limits. Null fields are not limited.
 
     Attributes:
@@ -38,16 +46,44 @@ class Limit(BaseModel):
         shadow: record what would have been refused, but admit.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     scope: ScopeKind
     scope_id: str
     model: str | None = None
-    requests_per_minute: int | None = Field(default=None, ge=0)
-    tokens_per_minute: int | None = Field(default=None, ge=0)
-    max_concurrent: int | None = Field(default=None, ge=0)
-    budget_micro_usd: int | None = Field(default=None, ge=0)
+    requests_per_minute: _NonNegative | None = None
+    tokens_per_minute: _NonNegative | None = None
+    max_concurrent: _NonNegative | None = None
+    budget_micro_usd: _NonNegative | None = None
     budget_period: BudgetPeriod | None = None
     time_zone: str = "UTC"
-    thresholds_percent: list[int] = Field(default_factory=lambda: [50, 80, 100])
+    thresholds_percent: list[int] = msgspec.field(default_factory=lambda: [50, 80, 100])
     shadow: bool = False
+
+    def replace(self, **changes: Any) -> Limit:
+        """A copy with ``changes`` (field name -> value; not validated)."""
+        return msgspec.structs.replace(self, **changes)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The limit as JSON-shaped builtins (every field, defaults included)."""
+        out: dict[str, Any] = msgspec.to_builtins(self)
+        return out
+
+
+def parse_limit(data: Any) -> Limit:
+    """Validate one JSON-shaped limit (a dict, or a :class:`Limit`).
+
+    Raises:
+        msgspec.ValidationError (a ``ValueError``): an unknown field, a
+            wrong type, a negative amount.
+    """
+    if isinstance(data, Limit):
+        return data
+    return msgspec.convert(data, Limit, strict=False)
+
+
+def parse_limits(data: Sequence[Any]) -> list[Limit]:
+    """Validate a JSON array of limits (``edge_principals.limits``).
+
+    Raises:
+        msgspec.ValidationError (a ``ValueError``): as :func:`parse_limit`.
+    """
+    return msgspec.convert(data, list[Limit], strict=False)

@@ -46,7 +46,7 @@ message only delays a change until the next periodic check.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import msgspec
 
 INVALIDATION_CHANNEL = "tw:principals:invalidate"
 
@@ -69,7 +69,7 @@ WHERE key_id = $1
 VERSION_QUERY = "SELECT version FROM catalog.principals_version"
 
 
-class Invalidation(BaseModel):
+class Invalidation(msgspec.Struct, frozen=True, kw_only=True):
     """Published on :data:`INVALIDATION_CHANNEL` after a committed change.
 
     Attributes:
@@ -78,7 +78,18 @@ class Invalidation(BaseModel):
             version regardless).
     """
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
     version: int
     key_ids: list[str] | None = None
+
+    def encode(self) -> bytes:
+        """The message as published (JSON)."""
+        return msgspec.json.encode(self)
+
+
+def decode_invalidation(raw: bytes | str) -> Invalidation:
+    """Parse a published message; unknown fields are ignored.
+
+    Raises:
+        msgspec.DecodeError, msgspec.ValidationError (both ``ValueError``).
+    """
+    return msgspec.json.decode(raw, type=Invalidation, strict=False)

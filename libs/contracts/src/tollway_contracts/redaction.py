@@ -3,14 +3,26 @@
 A policy is set per API key or per team through the quota admin API; the
 effective one (key's, else team's, else off) reaches the edge in the
 ``redaction_policy`` column of ``catalog.edge_principals``.
+
+Every model here is a frozen ``msgspec.Struct`` (the edge's workers never
+import pydantic). The constructors check nothing: data from outside goes
+through :func:`parse_policy`, :func:`request_from`, :func:`decode_response`
+(types and bounds checked; ``msgspec.ValidationError``, a ``ValueError``, on a
+mismatch), and out through :func:`encode`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import msgspec
+
+_Unit = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+_NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
+_NonNegFloat = Annotated[
+    float, msgspec.Meta(ge=0)
+]  # ge=0, as events.NonNegFloat: typing caches equal Annotated forms
 
 RedactionMode = Literal["off", "detect", "redact", "block"]
 
@@ -79,7 +91,7 @@ REDACTION_TOO_LARGE_CODE = "redaction_request_too_large"
 its configured maximum. Not retryable: the same request always fails."""
 
 
-class RedactionPolicy(BaseModel):
+class RedactionPolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the edge does with personal data in a call's texts.
 
     Attributes:
@@ -107,11 +119,9 @@ class RedactionPolicy(BaseModel):
             the provider wrote it, before restoration.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     mode: RedactionMode = "off"
     entity_types: list[str] | None = None
-    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    score_threshold: _Unit | None = None
     reversible: bool = False
     unsupported_language: UnsupportedLanguagePolicy | None = None
     unknown_fields: UnknownFieldsPolicy = "scan"
@@ -124,7 +134,7 @@ REDACT_PATH = "/v1/redact"
 """The redactor's analysis endpoint (JSON in, JSON out, port 8081)."""
 
 
-class RedactionText(BaseModel):
+class RedactionText(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One text the provider would see, with a stable id.
 
     Attributes:
@@ -134,13 +144,11 @@ class RedactionText(BaseModel):
             Unicode code point indices into this string (Python ``str``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(min_length=1)
+    id: Annotated[str, msgspec.Meta(min_length=1)]
     text: str
 
 
-class RedactRequest(BaseModel):
+class RedactRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Body of ``POST /v1/redact``: the policy and ALL the texts of one call.
 
     Sending every text of the call in one request is what makes placeholder
@@ -148,13 +156,11 @@ class RedactRequest(BaseModel):
     in every message).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     policy: RedactionPolicy
     texts: list[RedactionText]
 
 
-class Detection(BaseModel):
+class Detection(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One detected entity (never its value).
 
     Attributes:
@@ -167,16 +173,14 @@ class Detection(BaseModel):
             same placeholder in every text of the request.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     entity_type: str
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    score: float = Field(ge=0.0, le=1.0)
+    start: _NonNegInt
+    end: _NonNegInt
+    score: _Unit
     placeholder: str
 
 
-class RedactedText(BaseModel):
+class RedactedText(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The redactor's answer for one text.
 
     Attributes:
@@ -194,17 +198,15 @@ class RedactedText(BaseModel):
             asked). For the usage event's ``redaction_language_policy``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     id: str
-    detections: list[Detection] = Field(default_factory=list)
+    detections: list[Detection] = msgspec.field(default_factory=list)
     anonymized_text: str
     cached: bool = False
     language: str | None = None
     language_policy: AppliedLanguagePolicy | None = None
 
 
-class RedactionCacheStats(BaseModel):
+class RedactionCacheStats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How much of the request the detection cache served.
 
     Attributes:
@@ -214,15 +216,13 @@ class RedactionCacheStats(BaseModel):
         total_chars: characters of all texts.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    hits: int = Field(default=0, ge=0)
-    misses: int = Field(default=0, ge=0)
-    cached_chars: int = Field(default=0, ge=0)
-    total_chars: int = Field(default=0, ge=0)
+    hits: _NonNegInt = 0
+    misses: _NonNegInt = 0
+    cached_chars: _NonNegInt = 0
+    total_chars: _NonNegInt = 0
 
 
-class RedactResponse(BaseModel):
+class RedactResponse(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Body of the 200 answer to ``POST /v1/redact``.
 
     Attributes:
@@ -235,10 +235,48 @@ class RedactResponse(BaseModel):
             this redactor, e.g. ``["en", "fr"]``; empty from older redactors.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     results: list[RedactedText]
     cache: RedactionCacheStats
     model_version: str
-    analysis_ms: float = Field(default=0.0, ge=0.0)
-    supported_languages: list[str] = Field(default_factory=list)
+    analysis_ms: _NonNegFloat = 0.0
+    supported_languages: list[str] = msgspec.field(default_factory=list)
+
+
+def parse_policy(data: Any) -> RedactionPolicy:
+    """Validate a JSON-shaped policy (a dict, or a :class:`RedactionPolicy`).
+
+    Raises:
+        msgspec.ValidationError (a ``ValueError``): an unknown field, a
+            wrong type or value.
+    """
+    if isinstance(data, RedactionPolicy):
+        return data
+    return msgspec.convert(data, RedactionPolicy, strict=False)
+
+
+_RESPONSE_DECODER = msgspec.json.Decoder(RedactResponse, strict=False)
+_ENCODER = msgspec.json.Encoder()
+
+
+def request_from(data: Any) -> RedactRequest:
+    """Validate the JSON-shaped body of ``POST /v1/redact`` (lax: ``"0.5"`` for
+    ``0.5``, as the redactor always accepted).
+
+    Raises:
+        msgspec.ValidationError (a ``ValueError``): not a :class:`RedactRequest`.
+    """
+    return msgspec.convert(data, RedactRequest, strict=False)
+
+
+def decode_response(raw: bytes) -> RedactResponse:
+    """Parse and validate the redactor's 200 body.
+
+    Raises:
+        msgspec.DecodeError, msgspec.ValidationError (both ``ValueError``).
+    """
+    return _RESPONSE_DECODER.decode(raw)
+
+
+def encode(value: msgspec.Struct) -> bytes:
+    """One of this module's contracts as JSON bytes (every field written)."""
+    return _ENCODER.encode(value)

@@ -2,8 +2,9 @@
 
 Run ``python -m tollway_contracts.schema_export``; a test checks the committed
 files equal what the models produce, so the schema files never drift. The
-usage event's schema comes from its msgspec Struct
-(:func:`tollway_contracts.events.usage_event_json_schema`).
+usage event's and the catalogue's schemas come from their msgspec Structs
+(:func:`tollway_contracts.events.usage_event_json_schema`,
+:func:`tollway_contracts.catalogue.catalogue_json_schema`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from tollway_contracts.catalogue import Catalogue
+from tollway_contracts.catalogue import catalogue_json_schema
 from tollway_contracts.events import usage_event_json_schema
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
@@ -23,7 +24,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     """File name -> JSON Schema for every contract that has one."""
     return {
         "usage-event.v1.schema.json": usage_event_json_schema(),
-        "catalogue.v1.schema.json": Catalogue.model_json_schema(),
+        "catalogue.v1.schema.json": catalogue_json_schema(),
     }
 
 

@@ -64,7 +64,7 @@ def create_app(settings: EdgeConfig | EdgeSettings, *, admission_clock: Clock = 
             periods); tests inject one.
 
     Raises:
-        OSError, yaml.YAMLError, pydantic.ValidationError: a bad catalogue.
+        OSError, yaml.YAMLError, msgspec.ValidationError (a ValueError): a bad catalogue.
     """
     if not isinstance(settings, EdgeConfig):
         settings = settings.config()

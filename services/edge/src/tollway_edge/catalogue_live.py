@@ -27,7 +27,6 @@ import contextlib
 import os
 import signal
 
-import pydantic
 import structlog
 import yaml
 
@@ -117,7 +116,7 @@ class CatalogueWatcher:
             if version == self._state.catalogue_version:
                 return False
             catalogue = parse_catalogue(data)
-        except (OSError, yaml.YAMLError, pydantic.ValidationError, ValueError) as err:
+        except (OSError, yaml.YAMLError, ValueError) as err:  # msgspec.ValidationError is a ValueError
             CATALOGUE_RELOADS.labels("invalid").inc()
             log.error(
                 "catalogue_invalid",

@@ -23,7 +23,7 @@ from aiokafka import AIOKafkaConsumer
 from tollway_admission import keys as K
 from tollway_admission import period_window
 from tollway_contracts.catalogue import Prices
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import parse_limit
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.admission.bounds import prompt_token_bound
 
@@ -182,7 +182,7 @@ async def test_spend_budget_admits_exactly_n_across_two_processes(two_edges: Edg
 
     # The priced reservations on the counter never exceed the budget.
     w = period_window("month", "UTC", datetime.now(UTC))
-    counter = K.budget_key(tenant, Limit.model_validate(limit), int(w.start.timestamp()))
+    counter = K.budget_key(tenant, parse_limit(limit), int(w.start.timestamp()))
     client = aioredis.from_url(two_edges.valkey_url)
     try:
         held = {k.decode(): int(v) for k, v in (await client.hgetall(counter)).items()}

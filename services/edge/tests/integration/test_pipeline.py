@@ -220,7 +220,7 @@ async def test_revoked_key_is_refused_within_one_second(edge: Edge, edge_http: a
         t0 = time.perf_counter()
         version = await revoke_key(edge.dsn, edge.key_ids["a"])
         await publisher.publish(
-            INVALIDATION_CHANNEL, Invalidation(version=version, key_ids=[edge.key_ids["a"]]).model_dump_json()
+            INVALIDATION_CHANNEL, Invalidation(version=version, key_ids=[edge.key_ids["a"]]).encode()
         )
         while True:
             async with edge_http.get(

@@ -85,7 +85,7 @@ async def test_cold_counter_seeded_by_quota_once_from_the_ledger(
 
         async with aiohttp.ClientSession() as http:
             url = base + "/internal/v1/budget-seeds"
-            body = {"tenant_id": tenant, "limit": limit.model_dump(mode="json")}
+            body = {"tenant_id": tenant, "limit": limit.to_json_dict()}
             async with http.post(url, json=body, headers={"Authorization": "Bearer wrong"}) as r:
                 assert r.status == 401
                 assert (await r.json())["error"]["code"] == "invalid_seed_token"

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import Limit, parse_limit
 from tollway_edge.admission.bounds import output_token_bound, prompt_token_bound
 from tollway_edge.admission.local_limits import LocalLimiter
 from tollway_edge.streaming.sse import split_events
@@ -48,7 +48,7 @@ def completion_tokens_in(data: bytes) -> int:
 
 
 def _lim(**kw: object) -> Limit:
-    return Limit.model_validate({"scope": "key", "scope_id": "k1", **kw})
+    return parse_limit({"scope": "key", "scope_id": "k1", **kw})
 
 
 def test_local_share_is_limit_divided_by_processes_all_or_nothing() -> None:

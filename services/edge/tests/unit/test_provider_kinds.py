@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tollway_contracts.catalogue import Provider
@@ -44,7 +45,7 @@ def test_anthropic_kind_x_api_key_and_version() -> None:
 async def test_credentials_from_a_mounted_file(tmp_path: Path) -> None:
     """A provider's key may come from a mounted Secret file instead of an env var
     (issue 13); a missing or empty file leaves the provider unusable, never keyless."""
-    from tollway_contracts.catalogue import Catalogue
+    from tollway_contracts.catalogue import catalogue_from_dict
     from tollway_edge.routing.upstream import close_upstreams, open_upstreams
 
     secret = tmp_path / "api-key"
@@ -53,7 +54,7 @@ async def test_credentials_from_a_mounted_file(tmp_path: Path) -> None:
         "file": {"kind": "anthropic", "base_url": "http://h/v1", "api_key_file": str(secret)},
         "gone": {"kind": "openai", "base_url": "http://h/v1", "api_key_file": str(tmp_path / "missing")},
     }
-    catalogue = Catalogue.model_validate({"providers": providers, "models": {}})
+    catalogue = catalogue_from_dict({"providers": providers, "models": {}})
     upstreams = await open_upstreams(catalogue)
     try:
         assert upstreams["file"].usable and upstreams["file"].headers["x-api-key"] == "sk-from-file"
@@ -62,6 +63,6 @@ async def test_credentials_from_a_mounted_file(tmp_path: Path) -> None:
         await close_upstreams(upstreams)
     secret.write_text("  \n")
     with pytest.raises(KeyError):
-        Provider.model_validate(providers["file"]).api_key()
+        msgspec.convert(providers["file"], Provider).api_key()
     with pytest.raises(ValueError, match="not both"):
         Provider(base_url="http://h/v1", api_key_env="X", api_key_file=str(secret))

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import msgspec
 import pytest
 from aiohttp import web
 
@@ -25,6 +26,7 @@ from tollway_contracts.redaction import (
     RedactionCacheStats,
     RedactionPolicy,
     RedactResponse,
+    encode,
 )
 from tollway_edge.redaction.fields import CHAT_FIELDS
 
@@ -363,12 +365,11 @@ async def edge_redactor_stub():
         answer = fake_redactor_answer(refs, VALUES)
         if state["mode"] == "lang_block":  # one text in a script no model covers, under `block`
             results = [
-                r.model_copy(update={"language": "en", "language_policy": "supported"})
-                for r in answer.results
+                msgspec.structs.replace(r, language="en", language_policy="supported") for r in answer.results
             ]
-            results[-1] = results[-1].model_copy(update={"language_policy": "block"})
-            answer = answer.model_copy(update={"results": results})
-        return web.Response(body=answer.model_dump_json(), content_type="application/json")
+            results[-1] = msgspec.structs.replace(results[-1], language_policy="block")
+            answer = msgspec.structs.replace(answer, results=results)
+        return web.Response(body=encode(answer), content_type="application/json")
 
     app = web.Application()
     app.router.add_post("/v1/redact", handler)
@@ -483,9 +484,7 @@ async def two_stubs(edge_redactor_stub):
         body = await request.json()
         seen.append(body)
         refs = [R.TextRef(t["id"], t["text"]) for t in body["texts"]]
-        return web.Response(
-            body=fake_redactor_answer(refs, VALUES).model_dump_json(), content_type="application/json"
-        )
+        return web.Response(body=encode(fake_redactor_answer(refs, VALUES)), content_type="application/json")
 
     app = web.Application()
     app.router.add_post("/v1/redact", ok)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 import yaml
@@ -306,20 +307,19 @@ class _Detecting(EverythingRedactor):
 
         answer = await super().redact(policy, texts, deadline_ms)
         results = [
-            r.model_copy(
-                update={
-                    "detections": [
-                        Detection(
-                            entity_type="PERSON", start=0, end=len(PII), score=0.9, placeholder="<PERSON_1>"
-                        )
-                    ]
-                    if PII in t.text
-                    else []
-                }
+            msgspec.structs.replace(
+                r,
+                detections=[
+                    Detection(
+                        entity_type="PERSON", start=0, end=len(PII), score=0.9, placeholder="<PERSON_1>"
+                    )
+                ]
+                if PII in t.text
+                else [],
             )
             for r, t in zip(answer.results, texts, strict=True)
         ]
-        return answer.model_copy(update={"results": results})
+        return msgspec.structs.replace(answer, results=results)
 
 
 @cache

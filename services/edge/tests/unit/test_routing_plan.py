@@ -5,10 +5,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import msgspec
 import pytest
-from pydantic import ValidationError
+from msgspec import ValidationError
 
-from tollway_contracts.catalogue import Catalogue, Deployment, Model
+from tollway_contracts.catalogue import Deployment, Model, catalogue_from_dict
 from tollway_edge.routing.plan import admitted, plan
 
 PRICES = {"input": 1, "output": 1}
@@ -66,11 +67,12 @@ def test_serves_filters_deployments() -> None:
 
 
 def test_older_routes_load_as_ordered_unnamed_deployments() -> None:
-    model = Model.model_validate(
+    model = msgspec.convert(
         {
             "prices": PRICES,
             "routes": [{"provider": "p", "upstream_model": "a"}, {"provider": "q", "upstream_model": "b"}],
-        }
+        },
+        Model,
     )
     assert [(d.name, d.provider, d.upstream_model, d.priority) for d in model.deployments] == [
         (None, "p", "a", 0),
@@ -82,7 +84,7 @@ def test_older_routes_load_as_ordered_unnamed_deployments() -> None:
 def test_catalogue_checks_deployments() -> None:
     base = {"providers": {"p": {"base_url": "http://x/v1"}}}
     with pytest.raises(ValidationError, match="unknown provider"):
-        Catalogue.model_validate(
+        catalogue_from_dict(
             {
                 **base,
                 "models": {
@@ -91,7 +93,7 @@ def test_catalogue_checks_deployments() -> None:
             }
         )
     with pytest.raises(ValidationError, match="repeat"):
-        Catalogue.model_validate(
+        catalogue_from_dict(
             {
                 **base,
                 "models": {
@@ -103,9 +105,9 @@ def test_catalogue_checks_deployments() -> None:
             }
         )
     with pytest.raises(ValidationError, match="at least one"):
-        Catalogue.model_validate({**base, "models": {"m": {"prices": PRICES}}})
+        catalogue_from_dict({**base, "models": {"m": {"prices": PRICES}}})
     with pytest.raises(ValidationError, match="not both"):
-        Catalogue.model_validate(
+        catalogue_from_dict(
             {
                 **base,
                 "models": {
@@ -117,7 +119,7 @@ def test_catalogue_checks_deployments() -> None:
                 },
             }
         )
-    cat = Catalogue.model_validate(
+    cat = catalogue_from_dict(
         {
             **base,
             "retry": {"max_attempts": 3},

@@ -23,7 +23,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from tollway_contracts.events import USAGE_EVENT_FIELDS, DeadLetter, UsageEvent, decode_usage_event
+from tollway_contracts.dead_letter import DeadLetter
+from tollway_contracts.events import USAGE_EVENT_FIELDS, UsageEvent, decode_usage_event
 from tollway_runtime.dlq import DlqLimit as DlqLimit  # re-exported for the loop and tests
 from tollway_runtime.dlq import DlqLimitExceeded as DlqLimitExceeded  # re-exported likewise
 

@@ -35,7 +35,7 @@ from tollway_admission import Admission
 from tollway_admission.periods import period_window
 from tollway_contracts.alerts import Alert, alert_id_for
 from tollway_contracts.events import format_ts, utcnow
-from tollway_contracts.limits import Limit
+from tollway_contracts.limits import Limit, parse_limit
 from tollway_quota.settlement import SettleCommand
 
 log = structlog.get_logger("tollway_quota.alerting")
@@ -296,7 +296,7 @@ class SettlementAlerts:
             return
         _, raw = found
         tenant_id = command.tenant_id  # the tenant admission reserved under
-        limits = [Limit.model_validate(x) for x in raw]
+        limits = [parse_limit(x) for x in raw]
         for limit in limits:
             if limit.budget_micro_usd is None or (limit.model is not None and limit.model != command.model):
                 continue
@@ -335,9 +335,7 @@ class SettlementAlerts:
                     found[k] = f
         parsed: dict[str, list[Limit]] = {}
         for k, (_, raw) in found.items():
-            parsed[k] = [
-                lim for lim in (Limit.model_validate(x) for x in raw) if lim.budget_micro_usd is not None
-            ]
+            parsed[k] = [lim for lim in (parse_limit(x) for x in raw) if lim.budget_micro_usd is not None]
         todo: dict[tuple[Any, ...], tuple[str, Limit, datetime, str]] = {}
         windows: dict[tuple[str, str], list[Any]] = {}  # (period, zone) -> windows seen in this batch
         for c in live:

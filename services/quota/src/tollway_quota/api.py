@@ -11,6 +11,7 @@ import hmac
 import time
 from typing import TypeVar
 
+import msgspec
 import orjson
 import structlog
 from aiohttp import web
@@ -47,6 +48,7 @@ PEPPER: web.AppKey[bytes] = web.AppKey("pepper", bytes)
 
 PREFIX = "/admin/v1"
 M = TypeVar("M", bound=BaseModel)
+S = TypeVar("S", bound=msgspec.Struct)
 log = structlog.get_logger("tollway_quota.api")
 
 
@@ -115,6 +117,23 @@ async def admin_middleware(request: web.Request, handler: Handler) -> web.Stream
                 status=status,
                 duration_ms=round((time.perf_counter() - started) * 1000, 2),
             )
+
+
+async def _struct_body(request: web.Request, model: type[S]) -> S:
+    """Parse the JSON body as ``model``, a msgspec contract (the redaction policy).
+    Raises BadRequest (400) naming the field: ``invalid body: Expected `int` >= 0``,
+    param ``score_threshold``."""
+    raw = await request.read()
+    try:
+        data = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest("the body is not valid JSON") from exc
+    try:
+        return msgspec.convert(data, model, strict=False)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `$")
+        param = where.rstrip("`").lstrip(".") or None
+        raise BadRequest(f"invalid body: {message}", param) from exc
 
 
 async def _body(request: web.Request, model: type[M]) -> M:
@@ -212,7 +231,7 @@ async def list_teams(request: web.Request) -> web.Response:
 
 async def set_team_policy(request: web.Request) -> web.Response:
     """PUT /admin/v1/teams/{team_id}/redaction-policy: RedactionPolicy -> Team."""
-    policy = await _body(request, RedactionPolicy)
+    policy = await _struct_body(request, RedactionPolicy)
     result = await request.app[STORE].set_team_policy(request.match_info["team_id"], policy)
     return await _published(request, result)
 
@@ -277,7 +296,7 @@ async def revoke_key(request: web.Request) -> web.Response:
 
 async def set_key_policy(request: web.Request) -> web.Response:
     """PUT /admin/v1/keys/{key_id}/redaction-policy: RedactionPolicy -> ApiKey."""
-    policy = await _body(request, RedactionPolicy)
+    policy = await _struct_body(request, RedactionPolicy)
     result = await request.app[STORE].set_key_policy(request.match_info["key_id"], policy)
     return await _published(request, result)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import httpx
+import orjson
 import typer
 from pydantic import ValidationError
 from rich.console import Console
@@ -30,7 +31,7 @@ from tollway_contracts.admin import (
     TenantUpdate,
     UserCreate,
 )
-from tollway_contracts.redaction import RedactionPolicy
+from tollway_contracts.redaction import RedactionPolicy, encode, parse_policy
 from tollway_quota.client import AdminApiError, AdminClient
 
 _T = TypeVar("_T")
@@ -281,7 +282,7 @@ def team_set_policy(team_id: str, policy_json: Annotated[str, typer.Argument(hel
     """Set a team's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     t = _call(lambda c: c.set_team_policy(team_id, policy))
-    out.print(f"team {t.id} policy {t.redaction_policy.model_dump_json() if t.redaction_policy else 'off'}")
+    out.print(f"team {t.id} policy {encode(t.redaction_policy).decode() if t.redaction_policy else 'off'}")
 
 
 @user_app.command("create")
@@ -394,7 +395,7 @@ def reporting_token_revoke(token_id: str) -> None:
 
 def _parse_policy(policy_json: str) -> RedactionPolicy:
     try:
-        return RedactionPolicy.model_validate_json(policy_json)
+        return parse_policy(orjson.loads(policy_json))
     except ValueError as exc:
         err.print(f"[red]invalid policy: {exc}[/red]")
         raise typer.Exit(2) from None
@@ -405,9 +406,7 @@ def key_set_policy(key_id: str, policy_json: Annotated[str, typer.Argument(help=
     """Set a key's redaction policy (JSON of tollway_contracts.redaction.RedactionPolicy)."""
     policy = _parse_policy(policy_json)
     k = _call(lambda c: c.set_key_policy(key_id, policy))
-    out.print(
-        f"key {k.key_id} policy {k.redaction_policy.model_dump_json() if k.redaction_policy else 'off'}"
-    )
+    out.print(f"key {k.key_id} policy {encode(k.redaction_policy).decode() if k.redaction_policy else 'off'}")
 
 
 # --- bootstrap-demo ---------------------------------------------------------------------------

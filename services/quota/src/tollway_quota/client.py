@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import httpx
+import msgspec
 from pydantic import BaseModel
 
 from tollway_contracts.admin import (
@@ -73,10 +74,13 @@ class AdminClient:
         method: str,
         path: str,
         model: type[M],
-        body: BaseModel | None = None,
+        body: BaseModel | msgspec.Struct | None = None,
         params: dict[str, Any] | None = None,
     ) -> M:
-        content = body.model_dump_json(exclude_unset=True) if body is not None else None
+        if isinstance(body, msgspec.Struct):
+            content: str | bytes | None = msgspec.json.encode(body)
+        else:
+            content = body.model_dump_json(exclude_unset=True) if body is not None else None
         response = self._http.request(
             method,
             f"/admin/v1{path}",

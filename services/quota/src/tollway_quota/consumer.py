@@ -47,7 +47,8 @@ from opentelemetry.trace import Tracer
 from prometheus_client import Counter
 from structlog.contextvars import bound_contextvars
 
-from tollway_contracts.events import DeadLetter, utcnow
+from tollway_contracts.dead_letter import DeadLetter
+from tollway_contracts.events import utcnow
 from tollway_quota.settlement import Poison, SettleCommand, Settler, plan_settlement
 from tollway_runtime.dlq import DlqLimit, DlqLimitExceeded
 from tollway_runtime.kafka import BatchConsumer, StopAfterCommit, with_backoff

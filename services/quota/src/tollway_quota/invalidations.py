@@ -26,7 +26,7 @@ class InvalidationPublisher:
 
     async def publish(self, version: int, key_ids: list[str]) -> bool:
         """Publish ``Invalidation(version, key_ids)``; True if Valkey took it."""
-        payload = Invalidation(version=version, key_ids=key_ids).model_dump_json()
+        payload = Invalidation(version=version, key_ids=key_ids).encode()
         try:
             await self._valkey.publish(self.channel, payload)
         except Exception as exc:  # noqa: BLE001 - best effort, see module doc

@@ -51,6 +51,7 @@ from tollway_admission.singleflight import SingleFlight
 from tollway_contracts.errors import error_json
 from tollway_contracts.events import utcnow
 from tollway_contracts.limits import Limit
+from tollway_contracts.pydantic_fields import LimitField
 
 log = structlog.get_logger("tollway_quota.seeding")
 
@@ -67,7 +68,7 @@ class SeedRequest(BaseModel):
     """
 
     tenant_id: str
-    limit: Limit
+    limit: LimitField
     at: datetime | None = None
     dry_run: bool = False
 
@@ -146,7 +147,7 @@ class BudgetSeeder:
         if limit.budget_micro_usd is None:
             raise ValueError("the limit has no budget")
         if limit.budget_period is None:
-            limit = limit.model_copy(update={"budget_period": "month"})  # as admit reads it
+            limit = limit.replace(budget_period="month")  # as admit reads it
         at = request.at or self._clock()
         window = period_window(limit.budget_period, limit.time_zone, at)  # type: ignore[arg-type]
         spent = await self._spend(request.tenant_id, limit, window)

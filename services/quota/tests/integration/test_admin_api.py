@@ -13,7 +13,13 @@ from redis.asyncio import Redis
 
 from tollway_contracts.admin import ApiKey, KeyCreated, KeyList, Team, Tenant, User
 from tollway_contracts.keys import hash_secret, parse_key
-from tollway_contracts.principals import KEY_QUERY, SNAPSHOT_QUERY, VERSION_QUERY, Invalidation
+from tollway_contracts.principals import (
+    KEY_QUERY,
+    SNAPSHOT_QUERY,
+    VERSION_QUERY,
+    Invalidation,
+    decode_invalidation,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -133,7 +139,7 @@ async def test_revoke_bumps_version_and_publishes_invalidation(quota_server) -> 
             while not any(m.version == revoked.version for m in seen):
                 msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
                 if msg is not None:
-                    seen.append(Invalidation.model_validate_json(msg["data"]))
+                    seen.append(decode_invalidation(msg["data"]))
         inv = next(m for m in seen if m.version == revoked.version)
         assert inv.key_ids == [key.key_id]
     finally:
@@ -168,7 +174,9 @@ async def test_redaction_policy_falls_back_from_key_to_team(quota_server) -> Non
 
         r = await c.put(f"/admin/v1/keys/{key.key_id}/redaction-policy", json={"mode": "nonsense"})
         assert r.status_code == 400
-        assert r.json()["error"]["type"] == "invalid_request_error"
+        error = r.json()["error"]
+        assert error["type"] == "invalid_request_error" and error["param"] == "mode"
+        assert error["message"].startswith("invalid body: ") and "nonsense" in error["message"]
 
 
 async def test_answer_policy_is_stored_and_served_to_the_edge(quota_server) -> None:  # noqa: ANN001

@@ -13,7 +13,8 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from tollway_contracts.events import DeadLetter, ScopeReservation, UsageEvent
+from tollway_contracts.dead_letter import DeadLetter
+from tollway_contracts.events import ScopeReservation, UsageEvent
 from tollway_quota.consumer import DlqLimit, UsageConsumer
 
 pytestmark = pytest.mark.integration

@@ -14,8 +14,8 @@ from redis.asyncio import Redis
 from typer.testing import CliRunner
 
 from tollway_contracts.admin import KeyCreated, LimitList, LimitRecord, Team, Tenant, User
-from tollway_contracts.limits import Limit
-from tollway_contracts.principals import KEY_QUERY, Invalidation
+from tollway_contracts.limits import parse_limit
+from tollway_contracts.principals import KEY_QUERY, Invalidation, decode_invalidation
 from tollway_quota.cli import app as cli_app
 
 pytestmark = pytest.mark.integration
@@ -83,7 +83,7 @@ async def test_every_applicable_scope_reaches_the_key_row_with_the_tenant_time_z
             assert r.status_code == 201, r.text
 
         row = await _row(quota_server, key.key_id)
-        limits = [Limit.model_validate(x) for x in row["limits"]]
+        limits = [parse_limit(x) for x in row["limits"]]
         assert row["version"] > before
         assert [(lim.scope, lim.model) for lim in limits] == [
             ("key", None),
@@ -144,7 +144,7 @@ async def test_replace_delete_and_time_zone_restamp_the_scope_keys_and_publish(q
         ):
             msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
             if msg is not None:
-                seen.append(Invalidation.model_validate_json(msg["data"]))
+                seen.append(decode_invalidation(msg["data"]))
         last = next(i for i in seen if i.version == delete_version)
         assert last.key_ids == [key.key_id]
     finally:

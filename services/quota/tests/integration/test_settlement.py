@@ -21,8 +21,9 @@ from redis.asyncio import Redis
 
 from tollway_admission import Admission
 from tollway_contracts.alerts import Alert, parse_alert
-from tollway_contracts.events import DeadLetter, UsageEvent, utcnow
-from tollway_contracts.limits import Limit
+from tollway_contracts.dead_letter import DeadLetter
+from tollway_contracts.events import UsageEvent, utcnow
+from tollway_contracts.limits import parse_limit
 from tollway_quota.alerting import AdmissionBudgetReader
 
 pytestmark = pytest.mark.integration
@@ -146,7 +147,7 @@ async def test_settle_once_alert_once_and_webhook(quota_fresh_dsn, quota_topics)
                     "SELECT limits FROM catalog.edge_principals WHERE key_id = %s", (key["key_id"],)
                 )
             ).fetchone()
-        limits = [Limit.model_validate(x) for x in row[0]]
+        limits = [parse_limit(x) for x in row[0]]
         adm = Admission(valkey)
 
         async def zero(_limit, _window) -> int:  # noqa: ANN001

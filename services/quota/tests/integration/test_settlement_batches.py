@@ -148,7 +148,7 @@ async def test_a_whole_batch_delivered_twice_settles_and_alerts_once(quota_topic
     )  # 800 of 1,500: 53 %
 
     async def limits_of(key_id: str):  # noqa: ANN202 - the catalog's answer for this key
-        return (tenant, [limit.model_dump(mode="json")]) if key_id == KEY_ID else None
+        return (tenant, [limit.to_json_dict()]) if key_id == KEY_ID else None
 
     async def limits_of_many(key_ids):  # noqa: ANN001, ANN202
         return {k: v for k in key_ids if (v := await limits_of(k)) is not None}

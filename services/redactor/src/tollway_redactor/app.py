@@ -15,10 +15,9 @@ import orjson
 import redis.asyncio as aioredis
 import structlog
 from aiohttp import web
-from pydantic import ValidationError
 
 from tollway_contracts.errors import error_json
-from tollway_contracts.redaction import REDACT_PATH, REDACTION_TOO_LARGE_CODE, RedactRequest
+from tollway_contracts.redaction import REDACT_PATH, REDACTION_TOO_LARGE_CODE, encode, request_from
 from tollway_redactor.cache import DetectionCache
 from tollway_redactor.metrics import REDACTION_DURATION, REDACTION_ENTITIES, REDACTION_TEXTS
 from tollway_redactor.pool import AnalyzerPool, AnalyzerUnavailable
@@ -56,8 +55,8 @@ async def redact_handler(request: web.Request) -> web.Response:
         log.info("redact", status=413, error="body_too_large")
         return _error(413, "redaction request body too large", REDACTION_TOO_LARGE_CODE)
     try:
-        body = RedactRequest.model_validate(orjson.loads(raw))
-    except (orjson.JSONDecodeError, ValidationError) as exc:
+        body = request_from(orjson.loads(raw))
+    except ValueError as exc:  # orjson.JSONDecodeError, msgspec.ValidationError
         # not UTF-8, not JSON (a lone surrogate escape too), wrong shape
         log.info("redact", status=400, error=type(exc).__name__)
         return _error(400, "malformed redaction request", "invalid_redaction_request")
@@ -89,7 +88,7 @@ async def redact_handler(request: web.Request) -> web.Response:
         entities=dict(entities),
         duration_ms=round(duration * 1000, 3),
     )
-    return web.Response(body=answer.__pydantic_serializer__.to_json(answer), content_type="application/json")
+    return web.Response(body=encode(answer), content_type="application/json")
 
 
 def _log_loaded(pool: AnalyzerPool) -> Callable[[asyncio.Task[None]], None]:

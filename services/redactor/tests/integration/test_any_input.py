@@ -15,6 +15,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -124,7 +125,7 @@ json_values = st.recursive(
 
 
 def _check_answer(request_body: dict[str, Any], answer: dict[str, Any]) -> None:
-    parsed = RedactResponse.model_validate(answer)
+    parsed = msgspec.convert(answer, RedactResponse)
     assert len(parsed.results) == len(request_body["texts"])
     for item, result in zip(request_body["texts"], parsed.results, strict=True):
         text = item["text"]

@@ -99,7 +99,7 @@ class QuotaSeedClient:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
         body = {
             "tenant_id": tenant_id,
-            "limit": limit.model_dump(mode="json"),
+            "limit": limit.to_json_dict(),
             "at": window.start.isoformat(),
             "dry_run": dry_run,
         }

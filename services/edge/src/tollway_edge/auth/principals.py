@@ -17,16 +17,14 @@ from typing import Any, Protocol
 
 import orjson
 import structlog
-from pydantic import TypeAdapter
 
 from tollway_contracts.keys import parse_key, verify_secret
 from tollway_contracts.limits import Limit
-from tollway_contracts.redaction import RedactionPolicy
+from tollway_contracts.limits import parse_limits as _parse_limits
+from tollway_contracts.redaction import RedactionPolicy, parse_policy
 from tollway_edge.errors import unauthorized
 
 log = structlog.get_logger("tollway_edge.auth")
-
-_LIMITS = TypeAdapter(list[Limit])
 
 
 def parse_redaction_policy(raw: Any) -> RedactionPolicy:
@@ -36,7 +34,7 @@ def parse_redaction_policy(raw: Any) -> RedactionPolicy:
 
     Raises:
         ValueError: the stored value is not a ``RedactionPolicy``
-            (pydantic's ``ValidationError`` is one).
+            (msgspec's ``ValidationError`` is one).
     """
     if raw is None:
         return RedactionPolicy(mode="off")
@@ -44,7 +42,7 @@ def parse_redaction_policy(raw: Any) -> RedactionPolicy:
         return raw
     if isinstance(raw, (str, bytes)):
         raw = orjson.loads(raw)
-    return RedactionPolicy.model_validate(raw)
+    return parse_policy(raw)
 
 
 def parse_limits(raw: Any) -> list[Limit]:
@@ -57,7 +55,7 @@ def parse_limits(raw: Any) -> list[Limit]:
         return []
     if isinstance(raw, (str, bytes)):
         raw = orjson.loads(raw)
-    return _LIMITS.validate_python(raw)
+    return _parse_limits(raw)
 
 
 class Row(Protocol):

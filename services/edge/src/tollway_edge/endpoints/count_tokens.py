@@ -56,7 +56,7 @@ def requests_only(principal: Principal) -> Principal:
     """The principal with only its requests-per-minute limits (tokens per minute,
     budgets and concurrency removed), so admission counts the call and reserves nothing."""
     limits: list[Limit] = [
-        limit.model_copy(update={"tokens_per_minute": None, "max_concurrent": None, "budget_micro_usd": None})
+        limit.replace(tokens_per_minute=None, max_concurrent=None, budget_micro_usd=None)
         for limit in principal.limits or ()
         if limit.requests_per_minute is not None
     ]

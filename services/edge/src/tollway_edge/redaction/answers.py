@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
 import orjson
 import structlog
 
@@ -71,7 +72,7 @@ def answers_on(policy: RedactionPolicy | None) -> bool:
 def scan_policy(policy: RedactionPolicy) -> RedactionPolicy:
     """The policy the redactor is asked with for answer texts: the key's entity
     types, threshold and language policy; ``redact`` (placeholders wanted), not reversible."""
-    return policy.model_copy(update={"mode": "redact", "reversible": False})
+    return msgspec.structs.replace(policy, mode="redact", reversible=False)
 
 
 def answer_blocked(entity_types: Iterable[str]) -> EdgeError:

@@ -21,11 +21,11 @@ import time
 from collections.abc import Sequence
 
 import aiohttp
+import msgspec
 import orjson
 import structlog
 from opentelemetry import trace
 from opentelemetry.trace import Tracer
-from pydantic import ValidationError
 from yarl import URL
 
 from tollway_contracts.redaction import (
@@ -34,6 +34,7 @@ from tollway_contracts.redaction import (
     RedactionText,
     RedactRequest,
     RedactResponse,
+    decode_response,
 )
 from tollway_edge import tracing
 from tollway_edge.redaction.texts import RedactionUnavailable, TextRef, check_answer
@@ -61,6 +62,18 @@ class RedactionRejected(Exception):
         super().__init__(f"redactor answered {status} {code}")
         self.status = status
         self.code = code
+
+
+_EDGE_ONLY_POLICY_FIELDS = ("unknown_fields", "answers")
+
+
+def _request_body(payload: RedactRequest) -> bytes:
+    """The JSON body of ``POST /v1/redact``: the request without the policy's
+    edge-only fields (:data:`_EDGE_ONLY_POLICY_FIELDS`)."""
+    body = msgspec.to_builtins(payload)
+    for name in _EDGE_ONLY_POLICY_FIELDS:
+        del body["policy"][name]
+    return orjson.dumps(body)
 
 
 def _error_code(status: int, raw: bytes) -> str:
@@ -133,9 +146,7 @@ class RedactorClient:
                 self._url,
                 # unknown_fields and answers are the edge's business, not the redactor's: left
                 # out so that a redactor of the previous contract accepts the request.
-                data=payload.__pydantic_serializer__.to_json(
-                    payload, exclude={"policy": {"unknown_fields", "answers"}}
-                ),
+                data=_request_body(payload),
                 headers=headers,
                 timeout=timeout,
             ) as resp:
@@ -156,8 +167,8 @@ class RedactorClient:
         if status != 200:
             raise RedactionUnavailable(f"redactor answered {status}")
         try:
-            answer = RedactResponse.model_validate(orjson.loads(raw))
-        except (orjson.JSONDecodeError, ValidationError) as exc:
+            answer = decode_response(raw)
+        except ValueError as exc:  # msgspec's DecodeError, ValidationError
             raise RedactionUnavailable("malformed redactor answer") from exc
         check_answer(list(payload.texts), answer)
         return answer

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import msgspec
+
 from tollway_contracts.redaction import RedactionPolicy, RedactionText, RedactResponse
 from tollway_edge.redaction.texts import TextRef
 
@@ -86,10 +88,10 @@ class CoalescingRedactor:
             parts: list[list[Any]] = [[] for _ in batch]
             for r in answer.results:
                 n, _, orig = r.id.partition(":")
-                parts[int(n)].append(r.model_copy(update={"id": orig}))
+                parts[int(n)].append(msgspec.structs.replace(r, id=orig))
             for s, results in zip(batch, parts, strict=True):
                 if not s.future.done():
-                    s.future.set_result(answer.model_copy(update={"results": results}))
+                    s.future.set_result(msgspec.structs.replace(answer, results=results))
         finally:
             self._in_flight -= 1
             self._pump()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from psycopg.types.json import Jsonb
 
 from tollway_contracts.admin import ApiKey, KeyCreate, Team
@@ -76,7 +77,7 @@ class Keys(StoreBase):
     async def set_key_policy(self, key_id: str, policy: RedactionPolicy | None) -> tuple[ApiKey, Change]:
         """Set (or, with None, clear to inherit the team's) a key's redaction
         policy. Raises NotFound."""
-        value: Any = None if policy is None else Jsonb(policy.model_dump(mode="json"))
+        value: Any = None if policy is None else Jsonb(msgspec.to_builtins(policy))
         row, change = await self._set_policy_column("key", key_id, "redaction_policy", value)
         return ApiKey.model_validate(row), change
 

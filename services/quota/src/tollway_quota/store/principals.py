@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
 from psycopg.types.json import Jsonb
 
 from tollway_contracts.admin import Team, TeamCreate, Tenant, TenantCreate, TenantUpdate, User, UserCreate
@@ -97,7 +98,7 @@ class Principals(StoreBase):
     async def set_team_policy(self, team_id: str, policy: RedactionPolicy) -> tuple[Team, Change]:
         """Set a team's redaction policy and re-stamp every key of the team (their
         effective policy may change). Raises NotFound."""
-        value = Jsonb(policy.model_dump(mode="json"))
+        value = Jsonb(msgspec.to_builtins(policy))
         row, change = await self._set_policy_column("team", team_id, "redaction_policy", value)
         return Team.model_validate(row), change
 
