@@ -6,7 +6,8 @@ validates the environment once, in the process started by the command;
 :class:`EdgeConfig`, which is what ``create_app``, the drain and every worker
 process use. A worker receives it pickled from the supervisor, so it never
 imports pydantic-settings (its import costs a worker ~4 MiB of RSS and ~70
-modules: docs/edge-performance.md, "Idle RSS"). No validation happens here.
+modules: docs/edge-performance.md, "Idle RSS"), nor pydantic: its secrets are
+:class:`tollway_runtime.secret.Secret`. No validation happens here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import SecretStr
+from tollway_runtime.secret import Secret
 
 if TYPE_CHECKING:
     from tollway_edge.journal.settings import FullPolicy, JournalSettings
@@ -27,7 +28,7 @@ class EdgeConfig:
     with the same names, types and meaning (documented there). A test checks
     that the two name the same fields."""
 
-    key_pepper: SecretStr
+    key_pepper: Secret
     kafka_bootstrap_servers: str
     valkey_url: str
     postgres_dsn: str
@@ -63,7 +64,7 @@ class EdgeConfig:
     response_state_timeout_seconds: float
     answer_holdback_chars: int
     quota_url: str
-    quota_seed_token: SecretStr
+    quota_seed_token: Secret
     journal_dir: Path
     journal_flush_seconds: float
     journal_segment_bytes: int
@@ -80,7 +81,7 @@ class EdgeConfig:
         """The usage journal's settings, built from the ``journal_*`` fields.
 
         Raises:
-            pydantic.ValidationError: the fields break the journal's
+            ValueError: the fields break the journal's
                 cross-field rules (``EdgeSettings`` checks this at load).
         """
         from tollway_edge.journal.settings import JournalSettings

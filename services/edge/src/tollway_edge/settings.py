@@ -11,6 +11,7 @@ from pydantic_settings import SettingsConfigDict
 
 from tollway_edge.config import EdgeConfig
 from tollway_edge.journal import FullPolicy, JournalSettings
+from tollway_runtime.secret import Secret
 from tollway_runtime.settings import (
     KafkaSettings,
     PepperSettings,
@@ -170,4 +171,8 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
     def config(self) -> EdgeConfig:
         """These validated settings as plain values (:mod:`tollway_edge.config`): what
         ``create_app``, the drain and the worker processes use."""
-        return EdgeConfig(**{f.name: getattr(self, f.name) for f in fields(EdgeConfig)})
+        values = {f.name: getattr(self, f.name) for f in fields(EdgeConfig)}
+        for name, value in values.items():
+            if isinstance(value, SecretStr):
+                values[name] = Secret(value.get_secret_value())
+        return EdgeConfig(**values)

@@ -1,18 +1,20 @@
-"""The journal's knobs (one typed model; the edge's settings object embeds or copies them)."""
+"""The journal's knobs (one typed value; the edge's settings object copies them).
+
+A frozen dataclass checked at construction (the edge's workers never import pydantic)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 FullPolicy = Literal["refuse", "drop"]
 
 MIB = 1024 * 1024
 
 
-class JournalSettings(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalSettings:
     """Settings of the durable usage journal.
 
     Attributes:
@@ -50,26 +52,47 @@ class JournalSettings(BaseModel):
             once per this interval (ms; default 1000). A worker killed
             mid-stream is billed by its adopter from the last one: the
             completion under-counts by at most the tokens relayed in one interval.
+
+    Raises:
+        ValueError: a field out of its bounds (below), or the cross-field
+            rules (``segment_bytes <= max_bytes``, ``reserve_bytes <
+            max_bytes``, ``max_record_bytes <= segment_bytes``) broken.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     root_dir: Path = Path(".tollway/journal")
-    segment_bytes: int = Field(default=16 * MIB, ge=4096)
-    max_bytes: int = Field(default=1024 * MIB, ge=8192)
-    reserve_bytes: int = Field(default=16 * MIB, ge=0)
-    fsync_interval_ms: int = Field(default=200, ge=1)
+    segment_bytes: int = 16 * MIB  # >= 4096
+    max_bytes: int = 1024 * MIB  # >= 8192
+    reserve_bytes: int = 16 * MIB  # >= 0
+    fsync_interval_ms: int = 200  # >= 1
     full_policy: FullPolicy = "refuse"
-    max_record_bytes: int = Field(default=256 * 1024, ge=64, le=500_000)
-    adopt_interval_seconds: float = Field(default=10.0, ge=0)
-    progress_interval_ms: int = Field(default=1000, ge=1)
+    max_record_bytes: int = 256 * 1024  # 64..500,000
+    adopt_interval_seconds: float = 10.0  # >= 0
+    progress_interval_ms: int = 1000  # >= 1
 
-    @model_validator(mode="after")
-    def _bounds(self) -> JournalSettings:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root_dir", Path(self.root_dir))
+        for name, low in _LOWER_BOUNDS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+                raise ValueError(f"{name} must be a number >= {low}, not {value!r}")
+        if self.max_record_bytes > 500_000:
+            raise ValueError("max_record_bytes must not exceed 500000")
+        if self.full_policy not in ("refuse", "drop"):
+            raise ValueError(f"full_policy must be 'refuse' or 'drop', not {self.full_policy!r}")
         if self.segment_bytes > self.max_bytes:
             raise ValueError("segment_bytes must not exceed max_bytes")
         if self.reserve_bytes >= self.max_bytes:
             raise ValueError("reserve_bytes must be below max_bytes")
         if self.max_record_bytes > self.segment_bytes:
             raise ValueError("max_record_bytes must not exceed segment_bytes")
-        return self
+
+
+_LOWER_BOUNDS: dict[str, float] = {
+    "segment_bytes": 4096,
+    "max_bytes": 8192,
+    "reserve_bytes": 0,
+    "fsync_interval_ms": 1,
+    "max_record_bytes": 64,
+    "adopt_interval_seconds": 0,
+    "progress_interval_ms": 1,
+}
