@@ -4,7 +4,8 @@
 starts ``python -m tollway_edge`` with ``TOLLWAY_EDGE_WORKERS=2`` on a free port
 (settings from the environment: load ``.tollway/stack.env`` first), waits for
 ``/readyz`` 200, waits 5 s, prints ``VmRSS``/``RssAnon``/``RssFile`` of each
-worker (the resource tracker skipped) and of the supervisor, then stops it
+worker (the resource tracker skipped) and of the supervisor (", pydantic" when
+the process has pydantic's extension mapped), then stops it
 (SIGTERM). With ``--reference``, the runs alternate with runs of that checkout's
 sources (its ``services/edge/src`` and ``libs/*/src`` first on ``PYTHONPATH``).
 
@@ -49,7 +50,6 @@ LIBRARIES = (
     "hiredis",
     "uvloop",
     "httptools",
-    "pydantic",
     "redis.asyncio",
     "redis.asyncio.cluster",
     "opentelemetry.trace",
@@ -86,6 +86,8 @@ def _status(pid: int) -> dict[str, float]:
         key, _, value = line.partition(":")
         if key in ("VmRSS", "RssAnon", "RssFile"):
             out[key] = int(value.split()[0]) / 1024
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    out["pydantic"] = float("pydantic_core" in maps)  # its extension mapped: pydantic was imported
     return out
 
 
@@ -169,7 +171,11 @@ def main() -> None:
     for run in range(args.runs):
         for label, ref in ([("reference", args.reference)] if args.reference else []) + [("this", None)]:
             procs = workers_once(ref)
-            cells = [f"{p['VmRSS']:.1f} (anon {p['RssAnon']:.1f}, file {p['RssFile']:.1f})" for p in procs]
+            cells = [
+                f"{p['VmRSS']:.1f} (anon {p['RssAnon']:.1f}, file {p['RssFile']:.1f}"
+                + (", pydantic)" if p["pydantic"] else ")")
+                for p in procs
+            ]
             print(f"run {run + 1} {label:9s} workers: {'; '.join(cells[:-1])}  supervisor: {cells[-1]}")
 
 
