@@ -149,3 +149,9 @@ def test_settings_defaults_and_bounds(tmp_path: Path) -> None:
         JournalSettings(max_bytes=1 << 20, reserve_bytes=1 << 20)
     with pytest.raises(ValueError):
         JournalSettings(full_policy="block")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="fsync_interval_ms"):
+        JournalSettings(fsync_interval_ms=0)
+    with pytest.raises(ValueError, match="max_record_bytes"):
+        JournalSettings(max_record_bytes=600_000)
+    with pytest.raises(ValueError, match="segment_bytes"):
+        JournalSettings(segment_bytes="big")  # type: ignore[arg-type]
