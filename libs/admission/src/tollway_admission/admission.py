@@ -1,7 +1,8 @@
 """The Python face of the admission scripts (``lua/*.lua``).
 
-:class:`Admission` wraps one ``redis.asyncio.Redis`` client (a single node)
-or ``RedisCluster`` (a cluster: each script touches one tenant's hash slot).
+:class:`Admission` wraps one single-node client (our
+:class:`~tollway_admission.node.NodeClient`, or redis-py's ``redis.asyncio.Redis``)
+or redis-py's ``RedisCluster`` (a cluster: each script touches one tenant's hash slot).
 Scripts are loaded once (``SCRIPT LOAD`` in :meth:`Admission.load`, or lazily) and always called with
 ``EVALSHA``; a ``NOSCRIPT`` reply (Valkey restarted or failed over) reloads
 the script and retries once.
@@ -50,17 +51,16 @@ from importlib import resources
 from typing import Any, Literal, cast
 
 import orjson
-from redis.asyncio import RedisCluster
-from redis.exceptions import NoScriptError
 
 from tollway_admission import keys as K
+from tollway_admission.errors import is_noscript
 from tollway_admission.periods import Clock, Window, period_window, utc_now
 from tollway_admission.pipelined import PipelinedClient, pack, pack_bulk
 from tollway_admission.plan import CheckKind, plan
 from tollway_admission.plan import applicable as applicable  # re-exported: its old home
 from tollway_admission.prepared import LUA_KIND as _LUA_KIND
 from tollway_admission.prepared import PlanCache
-from tollway_admission.urls import ValkeyClient
+from tollway_admission.urls import ValkeyClient, is_cluster_client
 from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit
 
@@ -351,7 +351,8 @@ class Admission:
     """Admission, extension, release, settlement and seeding of reservations.
 
     Args:
-        client: ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes or decoded
+        client: :class:`~tollway_admission.node.NodeClient`,
+            ``redis.asyncio.Redis`` or ``RedisCluster`` (bytes or decoded
             responses; :func:`tollway_admission.valkey_client` builds the right
             one from a URL). On a cluster every script's keys share the
             tenant's hash slot, so redis-py routes each call to one node.
@@ -375,7 +376,8 @@ class Admission:
             pipelined connection, hiredis, one packed write per EVALSHA)
             instead of ``client``'s pool; ``client`` still serves the other
             reads (record keys, budget usage, reconciliation). Same scripts,
-            same semantics, same exceptions.
+            same semantics; its errors are :mod:`tollway_admission.errors`'
+            (``NOSCRIPT`` is recognised from either family).
 
     Raises:
         ValueError: ``settled_ttl`` too short.
@@ -423,7 +425,9 @@ class Admission:
         ``NOSCRIPT`` reply loads the script and retries once, as :meth:`_eval`."""
         try:
             return await fast.execute_packed(packed)
-        except NoScriptError:
+        except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+            if not is_noscript(exc):
+                raise
             await fast.execute("SCRIPT", "LOAD", script.source)
             return await fast.execute_packed(packed)
 
@@ -432,12 +436,16 @@ class Admission:
         if fast is not None:
             try:
                 return await fast.evalsha(script.sha, keys, args)
-            except NoScriptError:
+            except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+                if not is_noscript(exc):
+                    raise
                 await fast.execute("SCRIPT", "LOAD", script.source)
                 return await fast.evalsha(script.sha, keys, args)
         try:
             return await self._r.evalsha(script.sha, len(keys), *keys, *args)
-        except NoScriptError:
+        except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+            if not is_noscript(exc):
+                raise
             await self._r.script_load(script.source)
             return await self._r.evalsha(script.sha, len(keys), *keys, *args)
 
@@ -477,7 +485,7 @@ class Admission:
 
         Raises:
             ValueError: negative amounts, or a tenant id unusable as a hash tag.
-            redis.exceptions.RedisError: Valkey unreachable or failing (the
+            ValkeyError (:mod:`tollway_admission.errors`) or redis-py's RedisError: Valkey unreachable or failing (the
                 edge fails closed).
         """
         if tokens < 0 or cost_micro_usd < 0:
@@ -680,7 +688,7 @@ class Admission:
 
         Raises:
             ValueError: a key of another tenant, or a negative amount.
-            redis.exceptions.RedisError: transient; retry with the same id.
+            ValkeyError or redis-py's RedisError: transient; retry with the same id.
         """
         pfx = K.prefix(tenant_id)
         for key, amount in spent:
@@ -858,7 +866,7 @@ class Admission:
             amounts, unusable tenant id); the other items are settled anyway.
 
         Raises:
-            redis.exceptions.RedisError: transient; some items may have been
+            ValkeyError or redis-py's RedisError: transient; some items may have been
                 settled — calling again with the same items changes them no more.
         """
         out: list[SettleResult | ValueError | None] = [None] * len(items)
@@ -906,13 +914,15 @@ class Admission:
         run concurrently instead, each routed to its tenant's node; each is
         atomic and idempotent on its own, so the result is the same.
         """
-        if isinstance(self._r, RedisCluster):
+        if is_cluster_client(self._r):
             cluster = self._r
 
             async def one(keys: Sequence[str], args: Sequence[Any]) -> Any:
                 try:
                     return await cluster.evalsha(script.sha, len(keys), *keys, *args)
-                except NoScriptError:
+                except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+                    if not is_noscript(exc):
+                        raise
                     await cluster.script_load(script.source)
                     return await cluster.evalsha(script.sha, len(keys), *keys, *args)
 
@@ -923,7 +933,9 @@ class Admission:
             for attempt in range(2):
                 try:
                     return await fast.execute_many(packed)
-                except NoScriptError:
+                except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+                    if not is_noscript(exc):
+                        raise
                     if attempt:
                         raise
                     await fast.execute("SCRIPT", "LOAD", script.source)
@@ -933,7 +945,9 @@ class Admission:
                     p.evalsha(script.sha, len(keys), *keys, *args)
                 try:
                     return await p.execute()
-                except NoScriptError:
+                except Exception as exc:  # NOSCRIPT from our clients or redis-py's
+                    if not is_noscript(exc):
+                        raise
                     if attempt:
                         raise
                     await self._r.script_load(script.source)

@@ -10,11 +10,11 @@ are written together (one syscall at any concurrency), and each reply is
 matched by order (FIFO of futures); replies are parsed by ``hiredis``. Valkey executes
 commands one at a time anyway, so one connection loses no parallelism.
 
-Errors are redis-py's, so callers handle them as before:
-``redis.exceptions.ConnectionError`` (cannot connect, connection lost: every
-pending command fails), ``redis.exceptions.TimeoutError`` (no reply within
+Errors are our own (:mod:`tollway_admission.errors`; redis-py is not imported):
+``ValkeyConnectionError`` (cannot connect, connection lost: every
+pending command fails), ``ValkeyTimeoutError`` (no reply within
 ``timeout`` s; the connection stays usable, the late reply is discarded in
-order), ``redis.exceptions.NoScriptError`` / ``ResponseError`` (error replies).
+order), ``NoScriptError`` / ``ValkeyResponseError`` (error replies).
 The connection is (re)opened lazily by the next command after a loss.
 
 URLs (:mod:`tollway_admission.urls`): ``redis://`` (TCP), ``rediss://`` (TLS,
@@ -33,14 +33,17 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import hiredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from tollway_admission.errors import (
+    NoScriptError,
+    ValkeyConnectionError,
+    ValkeyResponseError,
+    ValkeyTimeoutError,
+)
 from tollway_admission.roundtrips import VALKEY_ROUND_TRIPS
 from tollway_admission.urls import parse_valkey_url
 
@@ -91,18 +94,34 @@ class _Protocol(asyncio.Protocol):
     theirs with ``TimeoutError`` (their late replies are then dropped in order) and
     re-arms for the next: no timer per command."""
 
-    __slots__ = ("transport", "pending", "deadlines", "reader", "lost", "wbuf", "loop", "timeout", "_timer")
+    __slots__ = (
+        "transport",
+        "pending",
+        "deadlines",
+        "reader",
+        "lost",
+        "wbuf",
+        "loop",
+        "timeout",
+        "_timer",
+        "on_push",
+        "on_lost",
+    )
 
     def __init__(self, timeout: float = 5.0) -> None:
         self.transport: asyncio.Transport | None = None
         self.pending: deque[asyncio.Future[Any]] = deque()
         self.deadlines: deque[float] = deque()
-        self.reader = hiredis.Reader(replyError=ResponseError)
+        self.reader = hiredis.Reader(replyError=ValkeyResponseError)
         self.lost = False
         self.wbuf: list[bytes] = []
         self.loop = asyncio.get_running_loop()
         self.timeout = timeout
         self._timer: asyncio.TimerHandle | None = None
+        self.on_push: Callable[[Any], None] | None = None
+        """Receives the replies no command waits for (a subscribed connection's messages)."""
+        self.on_lost: Callable[[Exception], None] | None = None
+        """Told (with the error) when the connection is lost."""
 
     def expect(self, fut: asyncio.Future[Any], deadline: float) -> None:
         """Wait for the next reply with ``fut``, failing it at ``deadline`` (``loop.time()``)."""
@@ -120,7 +139,7 @@ class _Protocol(asyncio.Protocol):
                     self._timer = self.loop.call_at(deadline, self._expire)
                 return
             if not fut.done():
-                fut.set_exception(RedisTimeoutError(f"no reply from Valkey within {self.timeout} s"))
+                fut.set_exception(ValkeyTimeoutError(f"no reply from Valkey within {self.timeout} s"))
 
     def send(self, packed: bytes) -> None:
         """Queue a command; every command queued in one loop iteration goes out in ONE write."""
@@ -147,11 +166,15 @@ class _Protocol(asyncio.Protocol):
             reply = reader.gets()
             if reply is False:
                 return
+            if not pending:  # nobody waits: a subscriber's message
+                if self.on_push is not None:
+                    self.on_push(reply)
+                continue
             fut = pending.popleft()
             deadlines.popleft()
             if fut.done():  # its caller timed out or left; the reply is dropped in order
                 continue
-            if isinstance(reply, ResponseError):
+            if isinstance(reply, ValkeyResponseError):
                 msg = str(reply)
                 fut.set_exception(NoScriptError(msg) if msg.startswith("NOSCRIPT") else reply)
             else:
@@ -163,7 +186,9 @@ class _Protocol(asyncio.Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        err = RedisConnectionError(f"Valkey connection lost: {exc!r}")
+        err = ValkeyConnectionError(f"Valkey connection lost: {exc!r}")
+        if self.on_lost is not None:
+            self.on_lost(err)
         self.deadlines.clear()
         while self.pending:
             fut = self.pending.popleft()
@@ -253,9 +278,9 @@ class PipelinedClient:
                         proto.transport.close()
                     raise
         except TimeoutError:
-            raise RedisTimeoutError(f"connecting to Valkey {self._where} timed out") from None
+            raise ValkeyTimeoutError(f"connecting to Valkey {self._where} timed out") from None
         except OSError as exc:  # includes ssl.SSLError (certificate refused, handshake failed)
-            raise RedisConnectionError(f"cannot connect to Valkey {self._where}: {exc}") from exc
+            raise ValkeyConnectionError(f"cannot connect to Valkey {self._where}: {exc}") from exc
         return proto
 
     async def _protocol(self) -> _Protocol:
@@ -282,7 +307,8 @@ class PipelinedClient:
         """Send one command and return its reply (bytes, int, list, None).
 
         Raises:
-            redis.exceptions.ConnectionError, TimeoutError, ResponseError, NoScriptError.
+            ValkeyConnectionError, ValkeyTimeoutError, ValkeyResponseError, NoScriptError
+                (:mod:`tollway_admission.errors`).
         """
         return await self.execute_packed(pack(args))
 
@@ -305,8 +331,8 @@ class PipelinedClient:
         transaction: each command runs on its own).
 
         Raises:
-            redis.exceptions.ConnectionError, TimeoutError (no complete answer
-                within ``timeout`` s); the first error reply (``ResponseError``,
+            ValkeyConnectionError, ValkeyTimeoutError (no complete answer
+                within ``timeout`` s); the first error reply (``ValkeyResponseError``,
                 ``NoScriptError``) once every reply arrived — the other commands ran.
         """
         if not packed:
@@ -323,7 +349,7 @@ class PipelinedClient:
         self._round_trips.inc()
         replies = await asyncio.gather(*futs, return_exceptions=True)
         for reply in replies:
-            if isinstance(reply, RedisTimeoutError):
+            if isinstance(reply, ValkeyTimeoutError):
                 raise reply
         for reply in replies:
             if isinstance(reply, BaseException):
@@ -333,6 +359,25 @@ class PipelinedClient:
     async def evalsha(self, sha: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """``EVALSHA sha len(keys) *keys *args`` in one packed write."""
         return await self.execute_packed(pack(["EVALSHA", sha, len(keys), *keys, *args]))
+
+    async def subscribe(
+        self, channels: Sequence[str], on_message: Callable[[Any], None], on_lost: Callable[[Exception], None]
+    ) -> None:
+        """Make this client's connection a subscriber: ``SUBSCRIBE *channels``, then
+        every reply no command waits for (the confirmations ``[b"subscribe", channel, n]``
+        and the messages ``[b"message", channel, data]``) goes to ``on_message``, and
+        ``on_lost`` is told once if the connection is lost (the client then reconnects
+        only on a later command, as an ordinary connection: subscribe again).
+        Use a client for nothing else once subscribed.
+
+        Raises:
+            ValkeyConnectionError, ValkeyTimeoutError: cannot connect.
+        """
+        proto = await self._protocol()
+        proto.on_push = on_message
+        proto.on_lost = on_lost
+        proto.send(pack(["SUBSCRIBE", *channels]))
+        self._round_trips.inc()
 
     def disconnect(self) -> None:
         """Close the connection (pending commands fail); the next command reconnects."""

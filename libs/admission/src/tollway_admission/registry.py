@@ -80,7 +80,7 @@ class EdgeRegistry:
         """Register (or refresh) this process; count the living; read the epoch.
 
         Raises:
-            redis.exceptions.RedisError: Valkey unreachable.
+            ValkeyError (:mod:`tollway_admission.errors`) or redis-py's RedisError: Valkey unreachable.
         """
         now_ms = int(self._clock().timestamp() * 1000)
         async with self._r.pipeline(transaction=False) as p:
@@ -94,5 +94,5 @@ class EdgeRegistry:
         return Heartbeat(max(1, int(out[2])), _s(out[5]))
 
     async def deregister(self) -> None:
-        """Stop counting this process (at shutdown). Raises RedisError."""
+        """Stop counting this process (at shutdown). Raises ValkeyError or redis-py's RedisError."""
         await self._r.zrem(EDGES_KEY, self.process_id)

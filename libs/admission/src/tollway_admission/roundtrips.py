@@ -22,11 +22,12 @@ summed over worker processes in multiprocess mode.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from prometheus_client import Counter
-from redis.asyncio import Redis, RedisCluster
-from redis.asyncio.connection import AbstractConnection
+
+if TYPE_CHECKING:  # redis-py is imported only when a redis-py client is wrapped
+    from redis.asyncio.connection import AbstractConnection
 
 __all__ = ["VALKEY_ROUND_TRIPS", "count_round_trips", "counting_connection_class"]
 
@@ -39,7 +40,7 @@ VALKEY_ROUND_TRIPS = Counter(
 )
 
 C = TypeVar("C")
-K = TypeVar("K", bound=AbstractConnection)
+K = TypeVar("K", bound="AbstractConnection")
 
 _CLASSES: dict[tuple[type[AbstractConnection], str], type[AbstractConnection]] = {}
 
@@ -89,6 +90,8 @@ def count_round_trips(client: C, service: str) -> C:
     Raises:
         TypeError: ``client`` is neither ``redis.asyncio.Redis`` nor ``RedisCluster``.
     """
+    from redis.asyncio import Redis, RedisCluster
+
     if isinstance(client, RedisCluster):
         cls = counting_connection_class(client.connection_kwargs["connection_class"], service)
         client.connection_kwargs["connection_class"] = cls

@@ -23,9 +23,8 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from redis.asyncio import RedisCluster
-from redis.exceptions import ResponseError
 
-from tollway_admission import Admission, PipelinedClient, valkey_client
+from tollway_admission import Admission, PipelinedClient, ValkeyResponseError, valkey_client
 from tollway_admission.admission import ADMIT
 from tollway_contracts.limits import Limit
 from tollway_testing.valkey_servers import PrivateServers
@@ -141,7 +140,7 @@ async def test_a_script_across_two_tenants_is_refused_by_the_cluster(adm_redis: 
     assert node is not None
     direct = PipelinedClient(f"redis://{node.host}:{node.port}", timeout=5)
     try:
-        with pytest.raises(ResponseError, match="CROSSSLOT"):
+        with pytest.raises(ValkeyResponseError, match="CROSSSLOT"):
             await direct.evalsha(ADMIT.sha, keys, [0])
     finally:
         await direct.aclose()
@@ -157,7 +156,7 @@ async def test_pipelined_client_refuses_the_cluster_url_and_a_node_answers_moved
         for t in ("t-a", "t-b", "t-c", "t-d"):
             try:
                 replies.append(await node.execute("GET", f"tw:{{{t}}}:x"))
-            except ResponseError as exc:
+            except ValkeyResponseError as exc:
                 replies.append(str(exc))
         assert any(isinstance(r, str) and r.startswith("MOVED") for r in replies)
     finally:

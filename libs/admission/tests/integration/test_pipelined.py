@@ -15,11 +15,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from tollway_admission import Admission, PipelinedClient
+from tollway_admission import (
+    Admission,
+    NoScriptError,
+    PipelinedClient,
+    ValkeyConnectionError,
+    ValkeyResponseError,
+    ValkeyTimeoutError,
+)
 from tollway_admission import admission as admission_module
 from tollway_admission.pipelined import pack
 from tollway_contracts.limits import Limit
@@ -82,7 +86,7 @@ async def test_pipelined_client_replies_and_errors():
             await c.execute("SELECT", db)
         with pytest.raises(NoScriptError):
             await c.evalsha("0" * 40, [key], [])
-        with pytest.raises(ResponseError):
+        with pytest.raises(ValkeyResponseError):
             await c.execute("INCR", key)  # not an integer
         # many commands in flight at once come back to their callers in order
         got = await asyncio.gather(*(c.execute("ECHO", str(i)) for i in range(500)))
@@ -98,7 +102,7 @@ async def test_pipelined_client_fails_pending_on_loss_and_reconnects(adm_tenant,
         blocked = asyncio.ensure_future(c.execute("BLPOP", f"tw:{{{adm_tenant}}}:nothing", 5))
         await asyncio.sleep(0.05)
         c.disconnect()
-        with pytest.raises(RedisConnectionError):
+        with pytest.raises(ValkeyConnectionError):
             await blocked
         adm = Admission(adm_redis, clock=adm_clock, pipelined=c)
         res = await adm.admit(
@@ -122,10 +126,10 @@ async def test_a_reply_later_than_the_timeout_is_a_timeout_and_the_connection_st
     try:
         empty = f"tw:{{{adm_tenant}}}:nothing"
         t0 = asyncio.get_running_loop().time()
-        with pytest.raises(RedisTimeoutError):
+        with pytest.raises(ValkeyTimeoutError):
             await c.execute("BLPOP", empty, 1)  # Valkey answers nil after 1 s
         assert 0.25 < asyncio.get_running_loop().time() - t0 < 0.9
-        with pytest.raises(RedisTimeoutError):  # every command of a batch past its deadline
+        with pytest.raises(ValkeyTimeoutError):  # every command of a batch past its deadline
             await c.execute_many([pack(["BLPOP", empty, 1]), pack(["PING"])])
         await asyncio.sleep(1.9)  # both late nils (and the batch's PONG) arrive and are dropped in order
         assert await c.execute("PING") == b"PONG"
@@ -136,7 +140,7 @@ async def test_a_reply_later_than_the_timeout_is_a_timeout_and_the_connection_st
 
 async def test_a_redis_server_down_is_a_connection_error():
     c = PipelinedClient("redis://127.0.0.1:1/13", timeout=2)
-    with pytest.raises(RedisConnectionError):
+    with pytest.raises(ValkeyConnectionError):
         await c.execute("PING")
 
 

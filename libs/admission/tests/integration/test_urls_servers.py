@@ -10,10 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 
-from tollway_admission import Admission, PipelinedClient, valkey_client
+from tollway_admission import (
+    Admission,
+    PipelinedClient,
+    ValkeyConnectionError,
+    ValkeyResponseError,
+    valkey_client,
+)
 from tollway_contracts.limits import Limit
 from tollway_testing.valkey_servers import PrivateServers, free_port, make_self_signed_cert
 
@@ -29,7 +33,7 @@ def servers(tmp_path: Path) -> Iterator[PrivateServers]:
 
 async def _admits_through_both_clients(url: str) -> None:
     """Two admits against rpm=1 on the URL: the first admitted, the second refused,
-    through PipelinedClient and through valkey_client's redis-py client."""
+    through PipelinedClient and through valkey_client's client (a NodeClient)."""
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     limits = [Limit(scope="key", scope_id="k1", requests_per_minute=1)]
     fast = PipelinedClient(url, timeout=5)
@@ -74,7 +78,7 @@ async def test_tls_with_a_self_signed_certificate(servers: PrivateServers, tmp_p
     # Verification is on by default: an unknown CA is refused, never silently accepted.
     fast = PipelinedClient(f"rediss://:tls-pw@127.0.0.1:{port}", timeout=5)
     try:
-        with pytest.raises(RedisConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+        with pytest.raises(ValkeyConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
             await fast.execute("PING")
     finally:
         await fast.aclose()
@@ -112,12 +116,12 @@ async def test_password_and_acl_user(servers: PrivateServers) -> None:
     await _admits_through_both_clients(f"redis://edge:edge-pw@127.0.0.1:{port}/1")
     # A wrong password fails at connect with the server's error, not later.
     bad = PipelinedClient(f"redis://:wrong@127.0.0.1:{port}", timeout=5)
-    with pytest.raises(ResponseError, match="WRONGPASS|invalid"):
+    with pytest.raises(ValkeyResponseError, match="WRONGPASS|invalid"):
         await bad.execute("PING")
     # No password: the command is refused by the server.
     anon = PipelinedClient(f"redis://127.0.0.1:{port}", timeout=5)
     try:
-        with pytest.raises(ResponseError, match="NOAUTH"):
+        with pytest.raises(ValkeyResponseError, match="NOAUTH"):
             await anon.execute("PING")
     finally:
         await anon.aclose()

@@ -46,7 +46,7 @@ from pydantic import BaseModel
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from tollway_admission import Admission, Window, period_window
+from tollway_admission import Admission, ValkeyConnectionError, ValkeyTimeoutError, Window, period_window
 from tollway_admission.singleflight import SingleFlight
 from tollway_contracts.errors import error_json
 from tollway_contracts.events import utcnow
@@ -157,8 +157,8 @@ class BudgetSeeder:
             )
         try:
             created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
-        except (RedisConnectionError, RedisTimeoutError):
-            # A pooled connection from before a Valkey restart (exactly when
+        except (RedisConnectionError, RedisTimeoutError, ValkeyConnectionError, ValkeyTimeoutError):
+            # A connection from before a Valkey restart (exactly when
             # edges come to reseed): one retry on a fresh connection.
             created = await self._admission.seed_budget(request.tenant_id, limit, spent, at=at)
         log.info(

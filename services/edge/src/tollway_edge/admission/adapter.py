@@ -45,7 +45,7 @@ from tollway_contracts.catalogue import Model
 from tollway_contracts.pricing import cost_micro_usd
 from tollway_edge.admission.continuity import SplitKeeper, new_process_id
 from tollway_edge.admission.local_limits import LocalLimiter
-from tollway_edge.admission.modes import UNREACHABLE
+from tollway_edge.admission.modes import unreachable
 from tollway_edge.admission.release import CallEnd
 from tollway_edge.admission.seed import QuotaSeedClient, SeedError, unseedable
 from tollway_edge.admission.ticket import Ticket, refusal
@@ -138,7 +138,7 @@ class EdgeAdmission(CallEnd):
         self._heartbeat = asyncio.create_task(self.keeper.run(), name="admission-heartbeat")
         try:
             await self.adm.load()
-        except UNREACHABLE as exc:
+        except unreachable() as exc:
             self._degrade("start", exc)
 
     async def stop(self) -> None:
@@ -213,7 +213,7 @@ class EdgeAdmission(CallEnd):
                     # cold counters: quota seeds them from the ledger (one coalesced call)
                     seed_provider=self.seeder.provider(tenant) if self.seeder is not None else None,
                 )
-            except UNREACHABLE as exc:
+            except unreachable() as exc:
                 self._degrade("admit", exc)
             except SeedError as exc:
                 log.warning("budget_seed_failed", error=str(exc))
@@ -286,7 +286,7 @@ class EdgeAdmission(CallEnd):
                 if not ok:
                     ADMISSION_REFUSED.labels("extension").inc()
                     log.info("extension_refused", request_id=ticket.request_id, status=res.status)
-            except UNREACHABLE as exc:
+            except unreachable() as exc:
                 self._degrade("extend", exc)
             else:
                 if ok:

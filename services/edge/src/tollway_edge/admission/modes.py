@@ -12,11 +12,11 @@ import asyncio
 import structlog
 
 from tollway_admission import (
-    VALKEY_UNAVAILABLE,
     Admission,
     PipelinedClient,
     ValkeyClient,
     drop_idle_connections,
+    unavailable_errors,
 )
 from tollway_edge.admission.continuity import SplitKeeper
 from tollway_edge.admission.seed import QuotaSeedClient
@@ -24,7 +24,10 @@ from tollway_edge.metrics import ADMISSION_MODE
 
 log = structlog.get_logger("tollway_edge.admission")
 
-UNREACHABLE = VALKEY_UNAVAILABLE  # one node or a cluster
+unreachable = unavailable_errors
+"""``except unreachable():`` — Valkey cannot answer now, on one node (our clients'
+errors) or a cluster (redis-py's, once loaded); evaluated only when an exception
+reaches the clause, so redis-py is never imported for it."""
 MODES = ("exact", "local", "refuse")
 
 

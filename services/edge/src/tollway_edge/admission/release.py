@@ -10,7 +10,7 @@ from __future__ import annotations
 import structlog
 
 from tollway_edge.admission.local_limits import LocalLimiter
-from tollway_edge.admission.modes import UNREACHABLE, ModeSwitch
+from tollway_edge.admission.modes import ModeSwitch, unreachable
 from tollway_edge.admission.ticket import Ticket
 
 log = structlog.get_logger("tollway_edge.admission")
@@ -41,7 +41,7 @@ class CallEnd(ModeSwitch):
             await self.adm.release(
                 tenant_id=ticket.tenant_id, request_id=ticket.request_id, reservation=ticket.reservation
             )
-        except UNREACHABLE as exc:
+        except unreachable() as exc:
             self._degrade("release", exc)
         except Exception:
             log.warning("release_failed", request_id=ticket.request_id, exc_info=True)
@@ -61,7 +61,7 @@ class CallEnd(ModeSwitch):
             await self.adm.settle(
                 tenant_id=ticket.tenant_id, request_id=ticket.request_id, tokens=0, cost_micro_usd=0
             )
-        except UNREACHABLE as exc:
+        except unreachable() as exc:
             self._degrade("settle", exc)
         except Exception:
             log.warning("settle_failed", request_id=ticket.request_id, exc_info=True)

@@ -19,10 +19,9 @@ import contextlib
 
 import asyncpg
 import orjson
-import redis.asyncio as aioredis
 import structlog
 
-from tollway_admission import count_round_trips, node_url
+from tollway_admission import NodeClient, node_url
 from tollway_contracts.principals import (
     INVALIDATION_CHANNEL,
     KEY_QUERY,
@@ -57,7 +56,7 @@ class PrincipalsSync:
         self._valkey_url = valkey_url
         self._poll_interval = poll_interval
         self._pool: asyncpg.Pool | None = None
-        self._redis: aioredis.Redis | None = None
+        self._redis: NodeClient | None = None
         self._lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._lookups: dict[str, asyncio.Future[Principal | None]] = {}
@@ -109,8 +108,8 @@ class PrincipalsSync:
         self._pool = await asyncpg.create_pool(
             self._dsn, min_size=1, max_size=4, init=_init_connection, command_timeout=10
         )
-        # a cluster relays PUBLISH to every node; its round trips count as the edge's
-        self._redis = count_round_trips(aioredis.from_url(node_url(self._valkey_url)), "edge")
+        # a cluster relays PUBLISH to every node: its seed node will do (our client, no redis-py)
+        self._redis = NodeClient(node_url(self._valkey_url), service="edge")
         await self.refresh()
         self.snapshot.loaded = True
         self._tasks += [
@@ -186,10 +185,12 @@ class PrincipalsSync:
 
     async def _listen(self) -> None:
         assert self._redis is not None
+        delay = 1.0
         while True:
             pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(INVALIDATION_CHANNEL)
+                delay = 1.0  # connected: the next loss retries soon again
                 # A message may have been missed while (re)subscribing.
                 await self._safe_refresh("subscribed")
                 async for message in pubsub.listen():
@@ -198,9 +199,10 @@ class PrincipalsSync:
                         await self._safe_refresh("invalidation")
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - reconnect; the poller covers the gap
-                log.warning("invalidation_listener_failed", exc_info=True)
-                await asyncio.sleep(1.0)
+            except Exception:  # noqa: BLE001 - reconnect (backing off to 30 s); the poller covers the gap
+                log.warning("invalidation_listener_failed", retry_in_s=delay, exc_info=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 30.0)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose untyped
+                    await pubsub.aclose()

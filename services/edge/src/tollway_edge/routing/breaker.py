@@ -26,11 +26,9 @@ from collections.abc import Callable
 from typing import Literal
 
 import orjson
-import redis.asyncio as aioredis
 import structlog
 
-from tollway_admission import count_round_trips
-from tollway_admission.urls import node_url
+from tollway_admission import NodeClient, node_url
 from tollway_contracts.catalogue import BreakerPolicy, Deployment
 from tollway_edge.metrics import BREAKER_STATE
 
@@ -38,6 +36,10 @@ log = structlog.get_logger("tollway_edge.breaker")
 
 CHANNEL = "tw:breaker:v1"
 PROBE_KEY = "tw:breaker:probe:{}"
+LISTEN_RETRY_FIRST = 1.0
+"""Seconds before resubscribing after the listener's connection failed; doubled per
+failure in a row up to :data:`LISTEN_RETRY_MAX`."""
+LISTEN_RETRY_MAX = 30.0
 
 Verdict = Literal["allow", "skip", "probe"]
 _GAUGE = {"closed": 0, "half_open": 1, "open": 2}
@@ -82,7 +84,7 @@ class Breakers:
         self._valkey_url = valkey_url
         self._clock = clock
         self._states: dict[str, _State] = {}
-        self._redis: aioredis.Redis | None = None
+        self._redis: NodeClient | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
 
@@ -92,8 +94,8 @@ class Breakers:
         """Connect to Valkey and listen for state changes (no-op without Valkey)."""
         if self._valkey_url is None or not self.policy.enabled:
             return
-        # a cluster relays PUBLISH to every node; its round trips count as the edge's
-        self._redis = count_round_trips(aioredis.from_url(node_url(self._valkey_url)), "edge")
+        # a cluster relays PUBLISH to every node: its seed node will do (our client, no redis-py)
+        self._redis = NodeClient(node_url(self._valkey_url), service="edge")
         self._listener = asyncio.create_task(self._listen(), name="breaker-listen")
 
     async def stop(self) -> None:
@@ -234,18 +236,21 @@ class Breakers:
 
     async def _listen(self) -> None:
         assert self._redis is not None
+        delay = LISTEN_RETRY_FIRST
         while True:
             pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(CHANNEL)
+                delay = LISTEN_RETRY_FIRST  # connected: the next loss retries soon again
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
                         self.apply(message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - reconnect; local counts still work meanwhile
-                log.warning("breaker_listener_failed", exc_info=True)
-                await asyncio.sleep(1.0)
+                log.warning("breaker_listener_failed", retry_in_s=delay, exc_info=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LISTEN_RETRY_MAX)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose untyped
+                    await pubsub.aclose()
