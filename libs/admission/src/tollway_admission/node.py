@@ -79,6 +79,22 @@ class _Commands:
             args.append("NX")
         return self._call(_ok, *args)
 
+    def execute_command(self, *args: Any) -> Any:
+        """Any command, its raw RESP2 reply (bytes, int, list, None)."""
+        return self._call(None, *args)
+
+    def exists(self, *names: str) -> Any:
+        """``EXISTS`` → how many of ``names`` exist."""
+        return self._call(None, "EXISTS", *names)
+
+    def ttl(self, name: str) -> Any:
+        """``TTL`` → seconds left, -1 without expiry, -2 when absent."""
+        return self._call(None, "TTL", name)
+
+    def incr(self, name: str, amount: int = 1) -> Any:
+        """``INCRBY`` → the new value."""
+        return self._call(None, "INCRBY", name, amount)
+
     def delete(self, *names: str) -> Any:
         """``DEL`` → the number of keys removed."""
         return self._call(None, "DEL", *names)

@@ -28,7 +28,7 @@ async def test_replies_have_redis_py_shapes(adm_redis, adm_tenant) -> None:
     z = f"tw:{{{adm_tenant}}}:zset"
     try:
         for c in (adm_redis, node):
-            await adm_redis.delete(k, z, k + ":h")
+            await adm_redis.delete(k, z, k + ":h", k + ":n")
             await adm_redis.hset(k + ":h", mapping={"a": "1", "b": "2"})
             got = [
                 await c.ping(),
@@ -47,6 +47,11 @@ async def test_replies_have_redis_py_shapes(adm_redis, adm_tenant) -> None:
                 await c.pexpire(z, 60_000),
                 await c.pexpire(k + ":absent", 60_000),
                 await c.publish(f"tw:test:{adm_tenant}", b"x"),
+                await c.exists(k, k + ":absent", z),
+                await c.ttl(k) > 0,
+                await c.ttl(k + ":absent"),
+                await c.incr(k + ":n", 5),
+                await c.execute_command("HLEN", k + ":h"),
                 await c.delete(k, k + ":absent"),
             ]
             if c is adm_redis:
@@ -60,9 +65,9 @@ async def test_replies_have_redis_py_shapes(adm_redis, adm_tenant) -> None:
         with pytest.raises(ValkeyResponseError, match="WRONGTYPE"):
             await node.hget(k, "a")
         keys = {key async for key in node.scan_iter(match=f"tw:{{{adm_tenant}}}:*", count=2)}
-        assert keys == {k.encode(), (k + ":h").encode(), z.encode()}
+        assert keys == {k.encode(), (k + ":h").encode(), z.encode(), (k + ":n").encode()}
     finally:
-        await adm_redis.delete(k, z, k + ":h")
+        await adm_redis.delete(k, z, k + ":h", k + ":n")
         await node.aclose()
 
 

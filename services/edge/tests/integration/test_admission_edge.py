@@ -239,24 +239,27 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
     assert sync is not None and sync._pool is not None
     pool = _CountingPool(sync._pool)
     sync._pool = pool
-    client = state.admission.client
     commands: list[Any] = []
-    original = client.execute_command
+    # Every Valkey command of admission goes through a PipelinedClient: the admission
+    # client's own (a NodeClient's connection) and the scripts' one (when on).
+    pipes = [state.admission.client._c, state.admission.fast]
 
-    async def counting_execute(*args: Any, **kw: Any) -> Any:
-        commands.append(args[0])
-        return await original(*args, **kw)
+    def counting(pipe: Any) -> None:
+        packed_one, packed_many = pipe.execute_packed, pipe.execute_many
 
-    client.execute_command = counting_execute
-    fast = state.admission.fast  # the scripts' pipelined connection (when on)
-    original_packed = fast.execute_packed if fast is not None else None
+        async def one(packed: bytes) -> Any:
+            commands.append(packed.split(b"\r\n")[2].decode())  # the command name
+            return await packed_one(packed)
 
-    async def counting_packed(packed: bytes) -> Any:
-        commands.append(packed.split(b"\r\n")[2].decode())  # the command name
-        return await original_packed(packed)
+        async def many(packed: Any) -> Any:
+            commands.extend(p.split(b"\r\n")[2].decode() for p in packed)
+            return await packed_many(packed)
 
-    if fast is not None:
-        fast.execute_packed = counting_packed
+        pipe.execute_packed, pipe.execute_many = one, many
+
+    for pipe in pipes:
+        if pipe is not None:
+            counting(pipe)
     upstream = state.upstreams["fake"]
     at_provider: list[tuple[int, int]] = []
     post = upstream.client.request
@@ -269,9 +272,9 @@ async def test_request_path_io_one_valkey_round_trip_no_postgres(
     try:
         status, _, _ = await _post(edge_http, edge, key)
     finally:
-        client.execute_command = original
-        if fast is not None:
-            del fast.execute_packed
+        for pipe in pipes:
+            if pipe is not None:
+                del pipe.execute_packed, pipe.execute_many
         upstream.client.request = post
         sync._pool = pool._pool
     assert status == 200
