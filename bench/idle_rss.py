@@ -50,11 +50,10 @@ LIBRARIES = (
     "hiredis",
     "uvloop",
     "httptools",
-    "redis.asyncio",
-    "redis.asyncio.cluster",
     "opentelemetry.trace",
 )
-"""The third-party (and heavier stdlib) modules a worker imports."""
+"""The third-party (and heavier stdlib) modules a worker imports (redis-py only for a
+cluster URL: ask for ``redis.asyncio`` by name to see what it would add)."""
 
 _PROBE = """
 import sys

@@ -88,11 +88,12 @@ class EdgeSettings(ServiceSettings, PostgresSettings, ValkeySettings, KafkaSetti
         admission_timeout_seconds: socket timeout of one Valkey command, s;
             beyond it Valkey counts as unreachable.
         admission_probe_interval_seconds: how often Valkey is re-tried while down, s.
-        admission_max_connections: Valkey connection pool size of the admission
-            client (seeding and record reads; the scripts use the pipelined connection).
-        admission_pipelined: run the scripts over one pipelined connection
-            (``tollway_admission.PipelinedClient``); false uses redis-py's pool
-            (for comparison benchmarks).
+        admission_max_connections: redis-py's pool size per node of the admission
+            client on a cluster URL (one node: ``tollway_admission.NodeClient``,
+            one pipelined connection, no pool).
+        admission_pipelined: run the scripts over their own pipelined connection
+            (``tollway_admission.PipelinedClient``); false: they share the
+            admission client's (a cluster always uses redis-py's cluster client).
         redactor_urls: comma-separated redactor base URLs
             (``TOLLWAY_EDGE_REDACTOR_URLS``); calls go round-robin with
             failover to the next URL on a connection error. Empty: a call

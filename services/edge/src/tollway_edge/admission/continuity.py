@@ -153,7 +153,8 @@ class SplitKeeper:
         """Write the spend made in local mode back to Valkey (module doc).
 
         Raises:
-            redis.exceptions.RedisError: Valkey still unreachable; nothing is
+            tollway_admission.ValkeyError (redis-py's RedisError on a cluster):
+                Valkey still unreachable; nothing is
                 lost: the same ids and amounts are retried next time.
         """
         await self.heartbeat()  # the epoch NOW: a Valkey restarted empty gets a new one here
