@@ -95,3 +95,37 @@ async def test_disabled_never_opens() -> None:
     for _ in range(10):
         b.record("p:m", False)
     assert b.check("p:m") == "allow"
+
+
+async def test_listener_backs_off_while_valkey_is_unreachable(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Nothing listens on port 1: each resubscribe fails at connect, and the waits
+    between tries double from 1 s up to the cap instead of retrying every second."""
+    import asyncio
+
+    from tollway_edge.routing import breaker as breaker_module
+
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 7:
+            raise asyncio.CancelledError
+
+    class QuietLog:  # the console renderer formats each traceback slowly
+        def warning(self, *args: object, **kw: object) -> None:
+            pass
+
+    monkeypatch.setattr(breaker_module, "log", QuietLog())
+    b = Breakers(POLICY, valkey_url="redis://127.0.0.1:1")
+    await b.start()
+    assert b._listener is not None
+    monkeypatch.setattr(breaker_module.asyncio, "sleep", fake_sleep)
+    try:
+        await asyncio.wait_for(asyncio.shield(b._listener), 30)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        monkeypatch.setattr(breaker_module.asyncio, "sleep", real_sleep)
+        await b.stop()
+    assert waits == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
