@@ -156,16 +156,10 @@ class Call:
     # -- metering ----------------------------------------------------------------
 
     def started(self) -> None:
-        """Emit ``started`` once, just before the first provider attempt."""
+        """Emit ``started`` once, just before the first provider attempt (with the open checkpoint)."""
         if not self.started_sent:
             self.started_sent = True
-            started = self._emit("started")
-            if self.recovery is not None and started is not None and self._journal is not None:
-                estimate, prices = self.recovery
-                key = self.request_id.encode()
-                value = self._journal.open_calls.opened(key, started, estimate(), prices)
-                self._journal.append(key, value, local=True)  # right after `started`: adjacent
-                self._progress_due = time.monotonic() + self._journal.settings.progress_interval_ms / 1000
+            self._emit("started")
 
     def progress(self) -> None:
         """Journal the completion tokens relayed so far (``sent_tokens``), at most once per
@@ -275,7 +269,11 @@ class Call:
         if self.span is not None and type_ != "started":
             self._trace_outcome(tokens, cost)
         value = encode_usage_event(event)
-        self._journal.append(self.request_id.encode(), value, self.trace_context)
+        key, checkpoint, journal = self.request_id.encode(), b"", self._journal
+        if type_ == "started" and self.recovery is not None:  # what an adopter bills: in the same record
+            checkpoint = journal.open_calls.opened(key, value, self.recovery[0](), self.recovery[1])
+            self._progress_due = time.monotonic() + journal.settings.progress_interval_ms / 1000
+        journal.append(key, value, self.trace_context, checkpoint=checkpoint)
         if event.usage_estimated:
             USAGE_ESTIMATED.labels(self.error_type or "none").inc()
         return value
@@ -332,9 +330,8 @@ class Call:
         return [*details[:-1], last]
 
     async def journaled(self) -> None:
-        """Wait until this call's events so far are written to the journal (in the
-        OS's page cache: a process kill cannot lose them). One loop pass at most,
-        shared by every call of that pass; immediate when nothing is pending."""
+        """Wait until this call's events so far are written to the journal (in the OS's page cache:
+        a process kill cannot lose them). One loop pass at most, shared by every call of that pass."""
         if self._journal is not None and self.principal is not None:
             await self._journal.written()
 

@@ -66,6 +66,31 @@ def test_a_trace_context_rides_with_its_record_and_untraced_records_keep_the_v1_
         assert list(fmt.decode(traced[:cut], 0, MAX)) == []
 
 
+def test_a_checkpoint_rides_with_its_record_and_is_not_part_of_the_value() -> None:
+    """Version 4: `started` and its open checkpoint are one record; the value (what is
+    shipped) is the event alone, whatever else rides with it."""
+    trace = fmt.trace_context(TRACEPARENT)
+    cp = b'{"c":0,"p":12,"i":1,"o":2}'
+    both = fmt.encode(b"req-1", b'{"a": 1}', 7, trace, checkpoint=cp)
+    only = fmt.encode(b"req-2", b'{"b": 2}', 8, checkpoint=cp)
+    carried = fmt.encode(b"req-3", b'{"c": 3}', 9, local=True, checkpoint=cp)
+    assert len(both) == fmt.record_bytes(b"req-1", b'{"a": 1}', trace, cp)
+    assert len(only) == fmt.record_bytes(b"req-2", b'{"b": 2}', b"", cp)
+    a, b, c = fmt.decode(both + only + carried, 0, MAX)
+    assert (a.key, a.value, a.trace, a.checkpoint, a.local) == (b"req-1", b'{"a": 1}', trace, cp, False)
+    assert (b.key, b.value, b.trace, b.checkpoint, b.local) == (b"req-2", b'{"b": 2}', b"", cp, False)
+    assert (c.key, c.value, c.checkpoint, c.local) == (b"req-3", b'{"c": 3}', cp, True)
+    for cut in range(len(both)):  # every cut is a torn tail, never a record
+        assert list(fmt.decode(both[:cut], 0, MAX)) == []
+
+
+def test_a_version_3_segment_is_still_read(tmp_path: Path) -> None:
+    path = tmp_path / fmt.segment_name(0)
+    recs = records(3)
+    path.write_bytes(fmt.MAGIC_V3 + b"".join(fmt.encode(k, v, ts) for k, v, ts in recs))
+    assert fmt.scan(path, MAX).records == 3
+
+
 def test_a_version_1_segment_is_still_read(tmp_path: Path) -> None:
     recs = records(3)
     path = tmp_path / fmt.segment_name(1)

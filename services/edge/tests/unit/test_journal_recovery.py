@@ -62,14 +62,26 @@ def ts(seconds: float) -> int:
     return int((T0 + timedelta(seconds=seconds)).timestamp() * 1e6)
 
 
-def write_orphan(root: Path, name: str, recs: list[tuple[bytes, bytes, int, bool]]) -> Path:
+Rec = tuple[bytes, bytes, int, bool] | tuple[bytes, bytes, int, bool, bytes]
+
+
+def write_orphan(root: Path, name: str, recs: list[Rec]) -> Path:
+    """A dead worker's journal directory: (key, value, ts, local[, checkpoint]) records."""
     d = root / f"w-{name}"
     d.mkdir(parents=True)
     data = bytearray(fmt.MAGIC)
-    for key, value, t, local in recs:
-        data += fmt.encode(key, value, t, local=local)
+    for key, value, t, local, *cp in recs:
+        data += fmt.encode(key, value, t, local=local, checkpoint=cp[0] if cp else b"")
     (d / fmt.segment_name(0)).write_bytes(bytes(data))
     return d
+
+
+def opening(layout: str, key: bytes, event: bytes, checkpoint: bytes, t: int) -> list[Rec]:
+    """A call's `started` and open checkpoint as the edge journals them: one record
+    (``v4``, this version) or the event then a local record (``v3``, still read)."""
+    if layout == "v4":
+        return [(key, event, t, False, checkpoint)]
+    return [(key, event, t, False), (key, checkpoint, t, True)]
 
 
 def test_local_flag_roundtrips_and_is_distinct_from_trace() -> None:
@@ -79,16 +91,16 @@ def test_local_flag_roundtrips_and_is_distinct_from_trace() -> None:
     assert (b.key, b.value, b.local) == (b"k2", b"v2", False)
 
 
-def test_calls_left_in_flight_are_billed_by_estimate_and_deterministically(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["v4", "v3"])
+def test_calls_left_in_flight_are_billed_by_estimate_and_deterministically(
+    tmp_path: Path, layout: str
+) -> None:
     streamed, plain, ended, unrecoverable = (uuid.uuid4() for _ in range(4))
     key = {r: str(r).encode() for r in (streamed, plain, ended, unrecoverable)}
     recs = [
-        (key[streamed], started(streamed), ts(0), False),
-        (key[streamed], recovery.open_checkpoint(40, PRICES), ts(0), True),
-        (key[plain], started(plain), ts(0.1), False),
-        (key[plain], recovery.open_checkpoint(12, PRICES), ts(0.1), True),
-        (key[ended], started(ended), ts(0.2), False),
-        (key[ended], recovery.open_checkpoint(7, PRICES), ts(0.2), True),
+        *opening(layout, key[streamed], started(streamed), recovery.open_checkpoint(40, PRICES), ts(0)),
+        *opening(layout, key[plain], started(plain), recovery.open_checkpoint(12, PRICES), ts(0.1)),
+        *opening(layout, key[ended], started(ended), recovery.open_checkpoint(7, PRICES), ts(0.2)),
         (key[streamed], recovery.progress_checkpoint(9), ts(1.0), True),
         (key[unrecoverable], started(unrecoverable), ts(1.1), False),  # no checkpoint: not recoverable
         (key[streamed], recovery.progress_checkpoint(21), ts(2.0), True),
@@ -122,13 +134,12 @@ def test_calls_left_in_flight_are_billed_by_estimate_and_deterministically(tmp_p
     assert p.cost_micro_usd == Tokens(12, 0, 0, 0, 12).cost(PRICES)
 
 
-def test_a_terminal_in_another_adopted_journal_closes_the_call(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["v4", "v3"])
+def test_a_terminal_in_another_adopted_journal_closes_the_call(tmp_path: Path, layout: str) -> None:
     rid = uuid.uuid4()
     k = str(rid).encode()
     a = write_orphan(
-        tmp_path,
-        "1-aa",
-        [(k, started(rid), ts(0), False), (k, recovery.open_checkpoint(5, PRICES), ts(0), True)],
+        tmp_path, "1-aa", opening(layout, k, started(rid), recovery.open_checkpoint(5, PRICES), ts(0))
     )
     adopter_left = write_orphan(tmp_path, "2-bb", [(k, terminal(rid), ts(1), False)])
     dirs = [segments.try_adopt(p, MAX) for p in (a, adopter_left)]
@@ -181,8 +192,7 @@ async def test_a_new_segment_restates_the_calls_in_flight(tmp_path: Path) -> Non
     key, done_key = str(rid).encode(), str(done).encode()
     for r, k in ((rid, key), (done, done_key)):
         event = started(r)
-        writer.append(k, event)
-        writer.append(k, calls.opened(k, event, 33, PRICES), local=True)
+        writer.append(k, event, checkpoint=calls.opened(k, event, 33, PRICES))  # as ``Call.started``
     writer.append(key, calls.progress(key, 17), local=True)
     writer.append(done_key, terminal(done))
     calls.closed(done_key)

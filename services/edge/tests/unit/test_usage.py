@@ -67,7 +67,9 @@ class _Journal:
     def __init__(self) -> None:
         self.sent: list[tuple[bytes, bytes]] = []
 
-    def append(self, key: bytes, value: bytes, trace: bytes = b"") -> bool:
+    def append(
+        self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False, checkpoint: bytes = b""
+    ) -> bool:
         self.sent.append((key, value))
         return True
 

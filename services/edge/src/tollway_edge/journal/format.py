@@ -2,7 +2,7 @@
 
 A segment file ``seg-<20-digit number>.log`` is::
 
-    header   8 bytes   b"TWJRNL" 0x00 0x03   (magic, format version 3; 1 and 2 are read too)
+    header   8 bytes   b"TWJRNL" 0x00 0x04   (magic, format version 4; 1 to 3 are read too)
     record*
 
 and each record is::
@@ -11,10 +11,13 @@ and each record is::
     crc32    u32 big-endian   zlib.crc32 of the payload
     payload  ts_us  u64 BE    when it was appended, µs since the Unix epoch
              klen   u32 BE    bytes of the key; bit 31 set: a trace context follows the key;
-                              bit 30 set: a local record (never shipped, see below)
+                              bit 30 set: a local record (never shipped, see below);
+                              bit 29 set: a recovery checkpoint rides with the value (see below)
              key    klen bytes   (the Kafka key: the request id)
              [tlen  u16 BE    bytes of the trace context      (only when bit 31 is set)
               trace tlen bytes   W3C ``traceparent``, then ``\n`` + ``tracestate`` if any (ASCII)]
+             [clen  u16 BE    bytes of the checkpoint         (only when bit 29 is set)
+              cp    clen bytes   the call's open checkpoint (JSON, ``journal.recovery``)]
              value  the rest     (the Kafka value: the usage event JSON)
 
 Version 2 only adds the optional trace context (issue 15: the call's
@@ -28,6 +31,13 @@ checkpoints (``journal.recovery``), read back only when a dead worker's
 journal is adopted, never produced to Kafka (the shipper counts them
 acknowledged as it reads them). Earlier versions never set bit 30; a
 version-2 reader refuses a version-3 segment by its magic.
+
+Version 4 lets a record carry a local part (bit 29 of ``klen``): a call's
+``started`` event and its open checkpoint are ONE record (one encode, one
+CRC, one frame), the event shipped as the Kafka value, the checkpoint read
+back only by an adopter. Version 3 wrote them as two adjacent records (the
+event, then a local record); both layouts are read. A version-3 reader
+refuses a version-4 segment by its magic.
 
 A record is valid only if the whole frame is in the file, its length is in
 range and its CRC matches. A crash can leave a torn tail (a partial frame,
@@ -45,16 +55,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MAGIC = b"TWJRNL\x00\x03"
+MAGIC = b"TWJRNL\x00\x04"
 MAGIC_V1 = b"TWJRNL\x00\x01"
 MAGIC_V2 = b"TWJRNL\x00\x02"
-READABLE_MAGICS = (MAGIC, MAGIC_V2, MAGIC_V1)
+MAGIC_V3 = b"TWJRNL\x00\x03"
+READABLE_MAGICS = (MAGIC, MAGIC_V3, MAGIC_V2, MAGIC_V1)
 HEADER_BYTES = len(MAGIC)
 _FRAME = struct.Struct(">II")
 _PAYLOAD_HEAD = struct.Struct(">QI")
 _TLEN = struct.Struct(">H")
 _TRACED = 0x8000_0000
 _LOCAL = 0x4000_0000
+_CHECKPOINT = 0x2000_0000
+_FLAGS = _TRACED | _LOCAL | _CHECKPOINT
 MAX_TRACE_BYTES = 1024
 """Longest trace context kept (``traceparent`` is 55 bytes; a longer ``tracestate`` is dropped)."""
 FRAME_OVERHEAD = _FRAME.size + _PAYLOAD_HEAD.size  # 20 bytes per record besides key and value
@@ -75,26 +88,39 @@ def segment_number(path: Path) -> int:
     return int(name[4:-4])
 
 
-def encode(key: bytes, value: bytes, ts_us: int, trace: bytes = b"", *, local: bool = False) -> bytes:
+def encode(
+    key: bytes, value: bytes, ts_us: int, trace: bytes = b"", *, local: bool = False, checkpoint: bytes = b""
+) -> bytes:
     """One framed record (:func:`record_bytes` bytes).
 
     ``trace``: the call's W3C trace context (``traceparent`` [``\n``
     ``tracestate``], ASCII; empty: none, the version-1 layout). ``local``:
-    a record kept on this machine only (never shipped to Kafka). One
-    concatenation and one CRC pass: measured faster than an incremental CRC
-    over the parts that avoids copying the value (1 KB values).
+    a record kept on this machine only (never shipped to Kafka).
+    ``checkpoint``: a local part riding with the value (the call's open
+    checkpoint, at most 65,535 bytes; never shipped). One concatenation and
+    one CRC pass: measured faster than an incremental CRC over the parts
+    that avoids copying the value (1 KB values).
     """
     klen = len(key) | _LOCAL if local else len(key)
     if trace:
-        payload = _PAYLOAD_HEAD.pack(ts_us, klen | _TRACED) + key + _TLEN.pack(len(trace)) + trace + value
-    else:
-        payload = _PAYLOAD_HEAD.pack(ts_us, klen) + key + value
+        klen |= _TRACED
+        key = key + _TLEN.pack(len(trace)) + trace
+    if checkpoint:
+        klen |= _CHECKPOINT
+        key = key + _TLEN.pack(len(checkpoint)) + checkpoint
+    payload = _PAYLOAD_HEAD.pack(ts_us, klen) + key + value
     return _FRAME.pack(len(payload), zlib.crc32(payload)) + payload
 
 
-def record_bytes(key: bytes, value: bytes, trace: bytes = b"") -> int:
+def record_bytes(key: bytes, value: bytes, trace: bytes = b"", checkpoint: bytes = b"") -> int:
     """Bytes of the frame :func:`encode` makes for these parts."""
-    return FRAME_OVERHEAD + len(key) + len(value) + (_TLEN.size + len(trace) if trace else 0)
+    return (
+        FRAME_OVERHEAD
+        + len(key)
+        + len(value)
+        + (_TLEN.size + len(trace) if trace else 0)
+        + (_TLEN.size + len(checkpoint) if checkpoint else 0)
+    )
 
 
 def trace_context(traceparent: str, tracestate: str | None = None) -> bytes:
@@ -127,6 +153,7 @@ class Record:
         key, value: the Kafka key and value, as appended.
         trace: the trace context appended with it (empty: none).
         local: a local record (never shipped to Kafka).
+        checkpoint: the local part appended with it (empty: none; never shipped).
     """
 
     end: int
@@ -136,6 +163,7 @@ class Record:
     value: bytes
     trace: bytes = b""
     local: bool = False
+    checkpoint: bytes = b""
 
 
 def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) -> Iterator[Record]:
@@ -160,27 +188,46 @@ def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) 
             return
         ts_us, klen = head(buf, body)
         kstart = body + _PAYLOAD_HEAD.size
-        local = False
-        if klen & _LOCAL:
-            klen &= ~_LOCAL
-            local = True
-        if klen & _TRACED:
-            klen &= ~_TRACED
-            tpos = kstart + klen
-            if tpos + _TLEN.size > end:
-                return
-            (tlen,) = _TLEN.unpack_from(buf, tpos)
-            vstart = tpos + _TLEN.size + tlen
-            if vstart > end:
-                return
-            trace = buf[tpos + _TLEN.size : vstart]
-            yield Record(end, end - pos, ts_us, buf[kstart:tpos], buf[vstart:end], trace, local)
-        else:
+        if not klen & _FLAGS:  # the common record: key and value
             if kstart + klen > end:
                 return
-            yield Record(
-                end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end], local=local
-            )
+            yield Record(end, end - pos, ts_us, buf[kstart : kstart + klen], buf[kstart + klen : end])
+            pos = end
+            continue
+        flags = klen & _FLAGS
+        klen &= ~_FLAGS
+        vstart = kstart + klen
+        if vstart > end:
+            return
+        trace = checkpoint = b""
+        if flags & _TRACED:
+            if vstart + _TLEN.size > end:
+                return
+            (tlen,) = _TLEN.unpack_from(buf, vstart)
+            tstart = vstart + _TLEN.size
+            vstart = tstart + tlen
+            if vstart > end:
+                return
+            trace = buf[tstart:vstart]
+        if flags & _CHECKPOINT:
+            if vstart + _TLEN.size > end:
+                return
+            (clen,) = _TLEN.unpack_from(buf, vstart)
+            cstart = vstart + _TLEN.size
+            vstart = cstart + clen
+            if vstart > end:
+                return
+            checkpoint = buf[cstart:vstart]
+        yield Record(
+            end,
+            end - pos,
+            ts_us,
+            buf[kstart : kstart + klen],
+            buf[vstart:end],
+            trace,
+            bool(flags & _LOCAL),
+            checkpoint,
+        )
         pos = end
 
 

@@ -106,23 +106,23 @@ class UsageJournal:
 
     # --- the call's path ----------------------------------------------------------------
 
-    def append(self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False) -> bool:
-        """Journal one event (key = request id, value = event JSON; ``trace``: the
-        call's W3C trace context, shipped as the record's ``traceparent``/``tracestate``
-        headers, ``format.trace_context``; ``local``: a recovery checkpoint, never
-        shipped, ``journal.recovery``); never awaits, never raises.
+    def append(
+        self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False, checkpoint: bytes = b""
+    ) -> bool:
+        """Journal one event (key = request id, value = event JSON; ``trace``: the call's W3C trace
+        context, shipped as the record's ``traceparent``/``tracestate`` headers, ``format.trace_context``;
+        ``local``: a recovery checkpoint, never shipped; ``checkpoint``: the call's open checkpoint in
+        its ``started`` record, never shipped; ``journal.recovery``); never awaits, never raises.
 
-        The record reaches the OS in one ``write()`` with everything else
-        appended in this loop iteration (scheduled with ``call_soon``).
-        Returns False when it was dropped and counted (journal full at
-        ``max_bytes``, write failing, record over ``max_record_bytes``, or
-        the journal stopped).
+        The record reaches the OS in one ``write()`` with everything else appended in this loop
+        iteration (scheduled with ``call_soon``). Returns False when it was dropped and counted
+        (journal full at ``max_bytes``, write failing, record over ``max_record_bytes``, or stopped).
         """
         writer = self._writer
         if writer is None:
             self._drop("closing", 1)
             return False
-        return writer.append(key, value, trace, local=local)
+        return writer.append(key, value, trace, local=local, checkpoint=checkpoint)
 
     emit = append  # the UsageEmitter's name, so the journal can replace it as is
 

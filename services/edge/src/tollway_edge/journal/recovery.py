@@ -4,13 +4,14 @@ a call that reached the provider").
 A call's ``started`` event is journaled before the provider hears of the
 call, but its terminal event is written only when the call ends. When the
 worker process is killed in between (SIGKILL, OOM), nobody lives to write
-it. So the call leaves two kinds of *local* records (``format``: journaled,
+it. So the call leaves two kinds of *local* data (``format``: journaled,
 never shipped to Kafka) beside its events, keyed by the request id:
 
-- the **open checkpoint**, appended right after ``started`` (the same loop
-  pass, so the two are adjacent in the segment): the prompt's estimate
-  (``usage.estimate_prompt_tokens`` of the body the provider got: the
-  documented estimator early ends use) and the catalogue prices of the call;
+- the **open checkpoint**, in the same record as ``started`` (format
+  version 4: the record's local part; version 3 wrote it as the next record,
+  still read): the prompt's estimate (``usage.estimate_prompt_tokens`` of
+  the body the provider got: the documented estimator early ends use) and
+  the catalogue prices of the call;
 - **progress checkpoints** while a stream is relayed: the completion tokens
   counted so far (``Call.sent_tokens``), at most one per
   ``progress_interval_ms`` per call, batched into the loop pass's one write
@@ -120,7 +121,7 @@ def _prices_json(prices: Prices) -> bytes:
 
 
 def open_checkpoint(prompt_tokens: int, prices: Prices, completion_tokens: int = 0) -> bytes:
-    """The open checkpoint's value (appended right after the call's ``started`` event):
+    """The open checkpoint's value (the local part of the call's ``started`` record):
     a :class:`Checkpoint` as JSON."""
     return b'{"c":%d,"p":%d,' % (completion_tokens, prompt_tokens) + _prices_json(prices)
 
@@ -168,12 +169,14 @@ class OpenCalls:
         self._calls.pop(key, None)
 
     def frames(self, ts_us: int) -> list[bytes]:
-        """Encoded local records re-stating every open call (for the start of a new segment)."""
-        out: list[bytes] = []
-        for key, (started, prompt, prices, completion) in self._calls.items():
-            out.append(fmt.encode(key, started, ts_us, local=True))
-            out.append(fmt.encode(key, open_checkpoint(prompt, prices, completion), ts_us, local=True))
-        return out
+        """Encoded local records re-stating every open call (for the start of a new
+        segment): one per call, its ``started`` event with its checkpoint."""
+        return [
+            fmt.encode(
+                key, started, ts_us, local=True, checkpoint=open_checkpoint(prompt, prices, completion)
+            )
+            for key, (started, prompt, prices, completion) in self._calls.items()
+        ]
 
 
 @dataclass(slots=True)
@@ -237,22 +240,28 @@ def recover(dirs: Sequence[JournalDir], max_payload: int) -> list[tuple[bytes, b
     """
     opens: dict[bytes, _Open] = {}
     closed: set[bytes] = set()
+
+    def opened(key: bytes, started: bytes, cp: Checkpoint, prompt: int, ts_us: int) -> None:
+        prices = Prices(input=cp.i, output=cp.o, cached_input=cp.ci, cache_write_input=cp.cw)
+        was = opens.get(key)
+        done = max(cp.c, was.completion) if was is not None else cp.c
+        opens[key] = _Open(started, prompt, prices, done, ts_us)
+
     for jdir in dirs:
         prev: fmt.Record | None = None
         for rec in _records(jdir, max_payload):
             try:
-                if rec.local and rec.value.startswith(_EVENT_PREFIX):
-                    pass  # a carried copy of a `started` event (``OpenCalls.frames``): read as `prev`
+                if rec.checkpoint:  # `started` and its open checkpoint in one record (version 4)
+                    cp = _DEC.decode(rec.checkpoint)
+                    if cp.p is not None:
+                        opened(rec.key, rec.value, cp, cp.p, rec.ts_us)
+                elif rec.local and rec.value.startswith(_EVENT_PREFIX):
+                    pass  # a carried copy of a `started` event (version 3 ``frames``): read as `prev`
                 elif rec.local:
                     cp = _DEC.decode(rec.value)
-                    if cp.p is not None:
+                    if cp.p is not None:  # version 3: the record right after its `started`
                         if prev is not None and prev.key == rec.key:
-                            prices = Prices(
-                                input=cp.i, output=cp.o, cached_input=cp.ci, cache_write_input=cp.cw
-                            )
-                            was = opens.get(rec.key)
-                            done = max(cp.c, was.completion) if was is not None else cp.c
-                            opens[rec.key] = _Open(prev.value, cp.p, prices, done, rec.ts_us)
+                            opened(rec.key, prev.value, cp, cp.p, rec.ts_us)
                     else:
                         known = opens.get(rec.key)
                         if known is not None:

@@ -96,14 +96,16 @@ class JournalWriter:
         """Append time of the oldest record not yet written."""
         return self._pending_first_ts_us
 
-    def append(self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False) -> bool:
+    def append(
+        self, key: bytes, value: bytes, trace: bytes = b"", *, local: bool = False, checkpoint: bytes = b""
+    ) -> bool:
         """Buffer one record (``trace``: its W3C trace context; ``local``: never shipped;
-        ``format.encode``) for this loop pass's write; False (and ``on_drop``) when it
-        cannot be kept."""
+        ``checkpoint``: a local part riding with it; ``format.encode``) for this loop
+        pass's write; False (and ``on_drop``) when it cannot be kept."""
         if self._closed:
             self._on_drop("closing", 1)
             return False
-        size = fmt.record_bytes(key, value, trace)
+        size = fmt.record_bytes(key, value, trace, checkpoint)
         if size - fmt.FRAME_OVERHEAD + fmt.MIN_PAYLOAD > self._settings.max_record_bytes:
             self._on_drop("too_large", 1)
             return False
@@ -111,7 +113,7 @@ class JournalWriter:
             self._on_drop("journal_full", 1)
             return False
         ts_us = time.time_ns() // 1000
-        self._pending.append(fmt.encode(key, value, ts_us, trace, local=local))
+        self._pending.append(fmt.encode(key, value, ts_us, trace, local=local, checkpoint=checkpoint))
         self._pending_local += local
         self._pending_bytes += size
         if self._pending_first_ts_us is None:
