@@ -12,7 +12,17 @@ the end). Three measurements:
    and a terminal event around a short sleep (a provider call), for
    ``--seconds``; prints the distribution of per-loop-iteration batch sizes
    (events per ``write()``).
-3. ``ship`` (only with ``--kafka host:port``): time until Kafka acknowledged
+3. ``per-call`` (``--per-call-rounds``, default 5): one call at a time, as at
+   concurrency 1, each journaling what the edge journals for a non-streamed
+   call that reached the provider: ``started`` and its open recovery
+   checkpoint (awaited: written before the provider hears of the call), then
+   ``completed`` (awaited: written before the answer). Two layouts on the same
+   journal, interleaved per round: ``3 appends`` (format 3: the checkpoint
+   as a local record of its own) and ``2 appends`` (format 4, the edge now:
+   the checkpoint rides in the ``started`` record); µs of process CPU per
+   call (appends, the two writes, the loop passes) and µs of CPU in the appends alone
+   (with the open-calls registry's bookkeeping; each read of the CPU clock adds ~1 µs).
+4. ``ship`` (only with ``--kafka host:port``): time until Kafka acknowledged
    every event appended in (1), on a fresh 12-partition topic (deleted after),
    and the process's CPU per event for the whole path.
 
@@ -59,9 +69,9 @@ def _record_batches(sizes: list[int], write_us: list[float]) -> None:
     """Wrap the writer's once-per-pass write to record its batch size and duration."""
     original = JournalWriter._write
 
-    def timed(self: JournalWriter, data: bytes, count: int, first_ts: int | None) -> None:
+    def timed(self: JournalWriter, data: bytes, count: int, first_ts: int | None, local: int = 0) -> None:
         t0 = time.perf_counter()
-        original(self, data, count, first_ts)
+        original(self, data, count, first_ts, local)
         write_us.append((time.perf_counter() - t0) * 1e6)
         sizes.append(count)
 
@@ -131,6 +141,58 @@ async def bench_calls(args: argparse.Namespace, root: Path) -> None:
     await journal.stop(0.1)
 
 
+async def bench_per_call(args: argparse.Namespace, root: Path) -> None:
+    from tollway_contracts.catalogue import Prices
+
+    journal = _journal(root, _unreachable(), "bench")
+    await journal.start()
+    started = b"{" + b"s" * 600 + b"}"  # about a `started` event's size
+    ended = b"{" + b"c" * (args.value_bytes - 2) + b"}"
+    prices = Prices(input=150_000, output=600_000, cached_input=75_000)
+    calls = journal.open_calls
+    append, written = journal.append, journal.written
+
+    async def run(layout: int, n: int) -> tuple[float, float]:
+        in_appends = 0.0
+        cpu0 = time.process_time()
+        for _ in range(n):
+            key = str(uuid.uuid4()).encode()
+            t0 = time.process_time()
+            checkpoint = calls.opened(key, started, 42, prices)
+            if layout == 3:
+                append(key, started)
+                append(key, checkpoint, local=True)
+            else:
+                append(key, started, checkpoint=checkpoint)
+            in_appends += time.process_time() - t0
+            await written()  # before the provider request
+            t0 = time.process_time()
+            calls.closed(key)
+            append(key, ended)
+            in_appends += time.process_time() - t0
+            await written()  # before the answer
+        return (time.process_time() - cpu0) / n * 1e6, in_appends / n * 1e6
+
+    n = max(1, args.events // 20)
+    await run(3, n // 4)  # warm
+    await run(2, n // 4)
+    got: dict[int, list[tuple[float, float]]] = {3: [], 2: []}
+    for r in range(args.per_call_rounds):
+        for layout in (3, 2) if r % 2 == 0 else (2, 3):
+            got[layout].append(await run(layout, n))
+    print(
+        f"per-call: {n} calls at a time of 1 per layout and round, {args.per_call_rounds} rounds, interleaved"
+    )
+    for layout, label in ((3, "3 appends (format 3)"), (2, "2 appends (format 4)")):
+        cpu = [c for c, _ in got[layout]]
+        app = [a for _, a in got[layout]]
+        print(
+            f"  {label}: process CPU per call median {statistics.median(cpu):.1f} µs "
+            f"({', '.join(f'{c:.1f}' for c in cpu)}); in appends median {statistics.median(app):.2f} µs"
+        )
+    await journal.stop(0.1)
+
+
 async def bench_ship(args: argparse.Namespace, root: Path) -> None:
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
@@ -166,6 +228,8 @@ async def main(args: argparse.Namespace) -> None:
             journal = await bench_append(args, base / "append", _unreachable(), "bench")
             await journal.stop(0.1)
         await bench_calls(args, base / "calls")
+        if args.per_call_rounds:
+            await bench_per_call(args, base / "per-call")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -180,6 +244,7 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--kafka", default="", help="bootstrap servers: also measure shipping")
+    parser.add_argument("--per-call-rounds", type=int, default=5, help="0: skip the per-call comparison")
     os.environ.setdefault("TOLLWAY_LOG_LEVEL", "warning")
     import logging
 
