@@ -7,6 +7,7 @@ whether it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -152,6 +153,7 @@ class StreamResult:
     streams: int
     completed: int = 0
     failed: int = 0
+    late_starts: int = 0
     failures: dict[str, int] = field(default_factory=dict)
     ttfc_p50_ms: float | None = None
     ttfc_p95_ms: float | None = None
@@ -175,6 +177,10 @@ def percentile(values: list[float], p: float) -> float | None:
     return s[k]
 
 
+START_MARGIN_S = 0.2
+"""Seconds between the last stream client process's "ready" and the first stream."""
+
+
 def run_streams(
     url: str,
     *,
@@ -184,17 +190,18 @@ def run_streams(
     processes: int = 2,
     timeout_s: float = 60.0,
     ramp_s: float = 1.0,
+    timeline: list[tuple[float, float]] | None = None,
 ) -> StreamResult:
     """Open `streams` concurrent SSE streams split over `processes` client processes, over `ramp_s` seconds.
 
     All streams are open together once the ramp is done (every scenario's streams last longer than it).
+    ``timeline``, when given, receives ``(sent_at epoch s, ttfc ms)`` of every completed stream.
     """
     res = StreamResult(streams=streams)
     per = [streams // processes + (1 if i < streams % processes else 0) for i in range(processes)]
     spec = json.dumps(
         {"url": url, "body": body.decode(), "headers": headers, "timeout_s": timeout_s, "ramp_s": ramp_s}
     )
-    start_at = time.time() + 0.5  # all client processes open their streams together
     procs = []
     tmp = tempfile.TemporaryDirectory(prefix="bench-streams-")
     t0 = time.monotonic()
@@ -203,15 +210,25 @@ def run_streams(
             continue
         out = open(Path(tmp.name) / f"out{i}.json", "wb")
         p = subprocess.Popen(
-            [sys.executable, "-m", "bench.streamclient", str(n), f"{start_at:.6f}"],
+            [sys.executable, "-m", "bench.streamclient", str(n)],
             stdin=subprocess.PIPE,
             stdout=out,
             stderr=subprocess.PIPE,
             cwd=Path(__file__).resolve().parent.parent,
         )
-        p.stdin.write(spec.encode())
-        p.stdin.close()
+        p.stdin.write(spec.encode() + b"\n")
+        p.stdin.flush()
         procs.append((p, out, Path(tmp.name) / f"out{i}.json"))
+    # Every client process says "ready" once started (Python, aiohttp, uvloop: 0.3-2 s on a loaded
+    # machine); then all open their streams together from START_MARGIN_S on. A fixed start time
+    # set before they ran made a late process open every overdue stream at once (1,000 in ~0.25 s).
+    for p, _, _ in procs:
+        p.stderr.readline()
+    start_at = time.time() + START_MARGIN_S
+    for p, _, _ in procs:
+        with contextlib.suppress(BrokenPipeError):
+            p.stdin.write(f"{start_at:.6f}\n".encode())
+            p.stdin.close()
     ttfc: list[float] = []
     durations: list[float] = []
     events: list[float] = []
@@ -228,9 +245,12 @@ def run_streams(
             continue
         res.completed += d["completed"]
         res.failed += d["failed"]
+        res.late_starts += d.get("late", 0)
         for k, v in d["failures"].items():
             res.failures[k] = res.failures.get(k, 0) + v
         ttfc.extend(d["ttfc_ms"])
+        if timeline is not None:
+            timeline.extend(zip(d.get("sent_at", []), d["ttfc_ms"], strict=False))
         durations.extend(d["duration_ms"])
         events.extend(d["events"])
     tmp.cleanup()
