@@ -188,6 +188,9 @@ def parse_args(argv: list[str] | None = None) -> FakeProviderConfig:
     p.add_argument("--completion-tokens", type=int, default=20, help="default completion length (default 20)")
     p.add_argument("--max-records", type=int, default=10_000, help="requests kept in memory (default 10000)")
     p.add_argument("--no-access-log", action="store_true", help="no log line per request (benchmarks)")
+    p.add_argument(
+        "--backlog", type=int, default=4096, help="listen backlog (default 4096; aiohttp's own is 128)"
+    )
     a = p.parse_args(argv)
     return FakeProviderConfig(
         host=a.host,
@@ -197,6 +200,7 @@ def parse_args(argv: list[str] | None = None) -> FakeProviderConfig:
         completion_tokens=a.completion_tokens,
         max_records=a.max_records,
         access_log=not a.no_access_log,
+        backlog=a.backlog,
     )
 
 
@@ -212,5 +216,11 @@ def main(argv: list[str] | None = None) -> None:
         loop = asyncio.new_event_loop()
     structlog.get_logger("tollway.fake_provider").info("starting", host=config.host, port=config.port)
     web.run_app(
-        create_app(config), host=config.host, port=config.port, access_log=None, print=None, loop=loop
+        create_app(config),
+        host=config.host,
+        port=config.port,
+        access_log=None,
+        print=None,
+        loop=loop,
+        backlog=config.backlog,
     )

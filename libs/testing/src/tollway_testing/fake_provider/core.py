@@ -38,6 +38,9 @@ class FakeProviderConfig:
     max_records: int = 10_000
     access_log: bool = True
     echo: bool = False
+    backlog: int = 4096
+    """Listen backlog of ``python -m tollway_testing.fake_provider`` (aiohttp's default is
+    128: a burst of 1,000 streams overflowed it, and each dropped SYN is retried after 1 s)."""
 
 
 class RequestLog:
