@@ -16,17 +16,18 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v4        # eval/frozen_v4/*.jsonl (v4, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v4        # eval/frozen_v4/*.jsonl (v4, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (v3, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (v2, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v1        # eval/frozen/*.jsonl (v1, spent: now tuning material)
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v4): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1, v2 and v3 frozen files were measured once and are spent (v3 on
-2026-12-02, round 5): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``): nobody tunes on them, and
+nobody reads their results before the lead's single measurement. There is none
+on this branch: v4 was measured once (2026-12-02, 20:10 UTC, goals missed) and
+is spent, like v1, v2 and v3 (v3 on 2026-12-02, round 5); all four may be read
+like tuning files. The next held-out set (v5) is written blind, elsewhere.
 """
 
 from __future__ import annotations
@@ -43,17 +44,16 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v4 (frozen 2026-12-02, eval/frozen_v4.py) since v3 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v4",)
+# tuning. Empty: v4 (frozen 2026-12-02, eval/frozen_v4.py) was measured once on
+# 2026-12-02 and is spent (round 7 tunes on it); v5 is not written yet.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument(
-        "--frozen-v4", action="store_true", help="the frozen held-out set v4 (eval/frozen_v4): measured once"
-    )
+    parser.add_argument("--frozen-v4", action="store_true", help="the spent v4 frozen set (eval/frozen_v4)")
     parser.add_argument("--frozen-v3", action="store_true", help="the spent v3 frozen set (eval/frozen_v3)")
     parser.add_argument(
         "--frozen", "--frozen-v2", action="store_true", help="the spent v2 frozen set (eval/frozen_v2)"
