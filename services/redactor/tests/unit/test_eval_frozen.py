@@ -151,8 +151,16 @@ def _v4_records() -> dict[str, list[dict]]:
 # in any other file still reads them.
 # Branch `precision` (round 6, names and false positives, eval/round6.py) too:
 # its names come from its own pools, written without reading v4.
+# Round 7 (eval/round7.py) was written after v4 was measured and spent, from
+# the classes of its misses, with new pools.
 WRITTEN_AFTER_V4 = frozenset(
-    {"tuning/patterns.jsonl", "tuning/names_round6.jsonl", "tuning/pii_free_round6.jsonl"}
+    {
+        "tuning/patterns.jsonl",
+        "tuning/names_round6.jsonl",
+        "tuning/pii_free_round6.jsonl",
+        "tuning/round7.jsonl",
+        "tuning/pii_free_round7.jsonl",
+    }
 )
 
 
