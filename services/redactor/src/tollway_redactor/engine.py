@@ -75,9 +75,11 @@ from tollway_redactor.names import (  # noqa: E402
     first_line,
     gazetteer_names,
     in_code_line,
+    initial_possessive_names,
     is_place,
     last_first_names,
     list_item_names,
+    lowercase_chat_names,
     lowercase_context_names,
     lowercase_names,
     ner_segments,
@@ -744,12 +746,13 @@ def _person_rules(
         out.extend(context_names(text))
         # round 7: "HOLLIS OWUSU", "Khumalo, Babatunde", "para Nahia Lezcano", "M. Caradec"
         out.extend(capitals_names(text) + last_first_names(text) + preposition_names(text))
+        out.extend(initial_possessive_names(text))
         out.extend(coordinated_names(text, out))
     # code and dates are never names, whoever found them (issue 11, round 5);
     # deny-listed words (score 1.0) are the operator's word and always stay
     out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
-        lower = lowercase_names(text) + lowercase_context_names(text)
+        lower = lowercase_names(text) + lowercase_context_names(text) + lowercase_chat_names(text)
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
         out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"
     # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps joined

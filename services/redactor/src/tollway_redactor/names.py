@@ -699,7 +699,25 @@ def not_a_person(text: str, span: Span, lang: str | None = None) -> str | None:
         return "everyday"
     if everyday_words_only(text, span, lang) or label_before_number(text, span):
         return "everyday"
+    if summarised_title(text, span):
+        return "title"
     return None
+
+
+_SUMMARY_VERBS = frozenset(
+    "Summarise Summarize Recap Résume Résumez Resume Resúmeme Resumir Reseña Critique Analyse Analyze".split()
+)
+
+
+def summarised_title(text: str, span: Span) -> bool:
+    """True when ``span`` is one unlisted word right after a summary verb (``Résume
+    Arcane sans...``, ``Summarise Dune``) and not a possessive (``Summarise
+    Tamsin's notes``): the object of a summary is a work, not a person."""
+    value = text[span.start : span.end]
+    if " " in value or _listed(value) or text.startswith(("'s", "’s"), span.end):
+        return False
+    m = _WORD_BEFORE.search(text[max(0, span.start - 20) : span.start])
+    return m is not None and m.group(1) in _SUMMARY_VERBS
 
 
 _TITLE_ARTICLES = frozenset("The Le La Les El Los Las L".split())
@@ -963,7 +981,9 @@ def _name_like(value: str, key_given: bool) -> bool:
             return False
         rare += 1
     if len(words) == 1:
-        return key_given and rare == 1 and words[0] not in place_names() and words[0] not in world_places()
+        _, last = person_names()
+        place = words[0] in place_names() or words[0] in world_places()
+        return key_given and rare == 1 and (not place or words[0] in last)  # "under Matsumoto"
     return rare >= 1
 
 
@@ -1157,7 +1177,7 @@ _JOIN_PARTICLE = (
     r"le|la|bin|ben|ibn|al|el|te|ter|ten)"
 )
 # A particle alone before a surname ("de Vries", "van Dijk"), with no given name before it
-_LONE_PARTICLE = r"(?i:van\s+der|van\s+den|van|von|de\s+la|de\s+los|de\s+las|del|al|el|te|ter|ten)"
+_LONE_PARTICLE = r"(?i:van\s+der|van\s+den|van|von|de\s+la|de\s+los|de\s+las|del|te|ter|ten)"
 _PARTICLE_LEFT = re.compile(
     rf"(?:(?<=\s)|^)(?:(?:{_NAME_WORD}|[A-Z]\.(?:-[A-Z]\.)?)[ \t]+(?:{_JOIN_PARTICLE}[ \t]+)+"
     rf"|{_LONE_PARTICLE}[ \t]+)$"
@@ -1327,4 +1347,63 @@ def list_item_names(text: str) -> list[Span]:
                 if _name_like(name, key_given=True):
                     out.append(Span("PERSON", nm.start(), nm.start() + len(name), CUE_SCORE))
             pos = line_end + 1
+    return out
+
+
+# chat verbs and interjections before a name typed in lower case ("pls add
+# zuzana van der merwe to", "añade a nahia al hilo", "lol aino just", "mdr
+# évelyne tréguier vient")
+_LOWER_CHAT = re.compile(
+    r"(?:(?<=\W)|^)(?i:add|añade\s+a|agrega\s+a|ajoute|lol|lmao|haha+|jaja+|mdr|ptdr)[ \t]+"
+    r"(?P<name>[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+(?:[ \t]+[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+){0,4})"
+)
+
+
+def lowercase_chat_names(text: str) -> list[Span]:
+    """PERSON spans for a name in lower case after a chat verb or interjection
+    (``add``, ``añade a``, ``ajoute``, ``lol``, ``jajaja``, ``mdr``): the first
+    word a listed, unambiguous first name and no everyday word; then surname
+    particles and words that are listed surnames or rare (zipf below
+    :data:`EVERYDAY_ZIPF`), capitalised for the lists. Score :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    common = common_words()
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    out: list[Span] = []
+    for m in _LOWER_CHAT.finditer(text):
+        words = list(re.finditer(r"\S+", m.group("name")))
+        given = _title(words[0].group())
+        if given not in first or given in ambiguous or given in never or words[0].group() in common:
+            continue
+        end = words[0].end()
+        pending = None
+        for w in words[1:]:
+            word = w.group()
+            if word in _PARTICLES - {"y", "e"}:
+                pending = pending if pending is not None else w
+                continue
+            title = _title(word)
+            if word in common or title in never or (title not in last and word_zipf(title) >= EVERYDAY_ZIPF):
+                break
+            end, pending = w.end(), None
+        base = m.start("name")
+        out.append(Span("PERSON", base, base + end, GAZETTEER_SCORE))
+    return out
+
+
+_INITIAL_POSSESSIVE = re.compile(
+    rf"(?<![\w.])(?:[A-Z]\.-)?[A-Z]\.[ \t]+(?:{_JOIN_PARTICLE}[ \t]+)?{_NAME_WORD}(?=['’]s\b)"
+)
+
+
+def initial_possessive_names(text: str) -> list[Span]:
+    """PERSON spans for an initial, optional particles and a capitalised word before
+    a possessive ``'s`` (``Reply to M. Jayasuriya's comment``, ``D. de Vries's``,
+    ``A. Te Rangi's``), unless the word is a stop, label or software word.
+    Score :data:`GAZETTEER_SCORE`."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    out: list[Span] = []
+    for m in _INITIAL_POSSESSIVE.finditer(text):
+        if m.group().split()[-1] not in never:
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
     return out

@@ -16,11 +16,14 @@ from tollway_redactor.names import (
     cue_names,
     everyday_words_only,
     field_names,
+    initial_possessive_names,
     label_before_number,
     last_first_names,
     list_item_names,
+    lowercase_chat_names,
     preposition_names,
     repeated_names,
+    summarised_title,
     table_names,
 )
 from tollway_redactor.number_rules import ean13_valid, find_cards, find_extra_ibans, phone_candidate_ok
@@ -162,6 +165,28 @@ def test_labels_and_titles_are_no_persons() -> None:
     assert not everyday_words_only(
         "Ping Tamsin Oyelaran", span("Ping Tamsin Oyelaran", "Tamsin Oyelaran"), "en"
     )
+
+
+def test_lowercase_names_after_chat_verbs_and_interjections() -> None:
+    text = "pls add oksana van der westhuizen to the thread"
+    assert values(text, lowercase_chat_names(text)) == ["oksana van der westhuizen"]
+    text = "mdr yannick quintin vient de répondre à tout le monde"
+    assert values(text, lowercase_chat_names(text)) == ["yannick quintin"]
+    assert lowercase_chat_names("lol the build is green again") == []
+    assert lowercase_chat_names("add milk to the list") == []
+
+
+def test_initial_and_surname_before_a_possessive() -> None:
+    text = "Reply to D. de Klerk's comment and to M. Venkataraman's too"
+    assert values(text, initial_possessive_names(text)) == ["D. de Klerk", "M. Venkataraman"]
+    assert initial_possessive_names("the U.S. Army's budget") == []
+
+
+def test_the_object_of_a_summary_is_a_work() -> None:
+    text = "Résume Arcane sans rien dévoiler"
+    assert summarised_title(text, span(text, "Arcane"))
+    text = "Summarise Tamsin's notes"
+    assert not summarised_title(text, span(text, "Tamsin"))
 
 
 # --- numbers ---------------------------------------------------------------------------
