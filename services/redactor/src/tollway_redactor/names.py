@@ -987,6 +987,24 @@ def _name_like(value: str, key_given: bool) -> bool:
     return rare >= 1
 
 
+# Keys that name things as often as people (``name``, ``from``, ``client``): one
+# word after them must be a listed name ("- name: Lint", "client: Jedis",
+# "| Name | Version |" rows are software).
+_GENERIC_KEYS = frozenset(
+    "name from to cc de à para client cliente author contact customer owner person persona personne nom nombre".split()
+)
+
+
+def _one_word_ok(key: str, word: str) -> bool:
+    """Whether one ``word`` may be a name after ``key``: always after a key that
+    names a person only (``Approver``, ``PATIENT``), a listed name after a
+    generic one (:data:`_GENERIC_KEYS`)."""
+    if key.strip(" *_").lower() not in _GENERIC_KEYS:
+        return True
+    title = _title(word) if word.isupper() else word
+    return _listed(title)
+
+
 def field_names(text: str) -> list[Span]:
     """PERSON spans for the value of a key that names a person (:data:`_NAME_KEYS`):
     ``Name: Priyanka Jayasuriya``, ``"holder": "Sipho Tuilagi"``, ``full_name:
@@ -1019,6 +1037,9 @@ def field_names(text: str) -> list[Span]:
                     found.append(Span("PERSON", -1, -1, 0.0))
                     continue
             name = nm.group().rstrip()
+            if " " not in name and len(parts) != 2 and not _one_word_ok(key, name):
+                found.append(Span("PERSON", -1, -1, 0.0))  # "- name: Lint", "client: Jedis"
+                continue
             if _name_like(name, key_given=True):
                 found.append(Span("PERSON", start + lead, start + lead + len(name), CUE_SCORE))
             else:
@@ -1078,6 +1099,8 @@ def table_names(text: str) -> list[Span]:
                 if k < len(row_cells):
                     a, b, cell = row_cells[k]
                     nm = _FIELD_NAME.fullmatch(cell)
+                    if nm is not None and " " not in cell and not _one_word_ok(cells[k][2], cell):
+                        continue  # "| Name | Version |\n| Tokio | 1.2 |"
                     if nm is not None and _name_like(cell, key_given=True):
                         out.append(Span("PERSON", row_start + a, row_start + b, CUE_SCORE))
             j += 1

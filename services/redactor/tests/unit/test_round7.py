@@ -84,6 +84,8 @@ def test_field_names_take_the_value_of_a_name_key(text: str, names: list[str]) -
         "from: 2024-01-01\nto: 2024-02-01",  # dates
         "Il vient de Lyon et va à Paris.",  # prose "de", "à"
         "Role: Tamsin Oyelaran",  # not a name key
+        "steps:\n  - name: Lint\n    run: ruff check",  # one unlisted word after a generic key
+        'client: Jedis\n"name": "Tokio"',
     ],
 )
 def test_field_names_leave_other_values(text: str) -> None:
@@ -91,12 +93,14 @@ def test_field_names_leave_other_values(text: str) -> None:
 
 
 def test_table_and_csv_name_columns() -> None:
-    md = "| Name | Role |\n|---|---|\n| Tendai | Site lead |\n| Mei-Ling Fairweather | Safety |"
-    assert values(md, table_names(md)) == ["Tendai", "Mei-Ling Fairweather"]
+    md = "| Name | Role |\n|---|---|\n| Oksana | Site lead |\n| Mei-Ling Fairweather | Safety |"
+    assert values(md, table_names(md)) == ["Oksana", "Mei-Ling Fairweather"]
     csv = "name,email,phone\nRuairí Tshabalala,r@example.org,0123\nCorentin Abgrall,c@example.org,0456"
     assert values(csv, table_names(csv)) == ["Ruairí Tshabalala", "Corentin Abgrall"]
     other = "| Service | Owner team |\n|---|---|\n| Billing | Payments |"
     assert table_names(other) == []
+    crates = "| Name | Version |\n|---|---|\n| Tokio | 1.2 |"
+    assert table_names(crates) == []
 
 
 def test_list_items_under_a_people_header() -> None:
