@@ -54,21 +54,39 @@ _EN_DIRECTION = r"(?:\s+(?-i:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?"
 _EN_UNIT_WORD = r"(?-i:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm|Bldg|Building|Dept|Lot)"
 _EN_UNIT = rf"{_EN_UNIT_WORD}\.?\s?#?\s?\w{{1,5}}"
 _EN_UNITS_AFTER = rf"(?:,?[ \t]+(?:{_EN_UNIT}|#\s?\w{{1,5}})){{0,2}}"
-_EN_UNIT_BEFORE = rf"(?:\b{_EN_UNIT},?[ \t]+)?"
+# "Apt 4B, 220 ...", "Unit 4/91 Banksia Street" (Australian unit/number),
+# "Flat 15\n48 Heron Point" (the unit on the line above)
+_EN_UNIT_BEFORE = rf"(?:\b{_EN_UNIT}(?:,?[ \t]+|/|,?[ \t]*\n[ \t]*))?"
 _EN_CITY = r"(?-i:(?:St\.?\s)?[A-Z][a-z'’]+(?:[ \-][A-Z][a-z'’]+){0,2})"
 _US_STATE_ZIP = r"(?-i:[A-Z]{2})(?:\s+\d{5}(?:-\d{4})?)?\b"
 _US_STATE_ZIP_REQ = r"(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?\b"
 _UK_POSTCODE = r"(?-i:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})\b"
 _AU_STATE_POSTCODE = r"(?-i:NSW|VIC|QLD|SA|WA|TAS|NT|ACT)\s+\d{4}\b"
+# Ireland: "[, Co. Cork] P31 HT43" (Eircode: routing key, unique identifier)
+_IE_EIRCODE = r"(?:(?-i:Co\.?[ \t]+[A-Z][a-z]+)(?:,?[ \t]+|[ \t]*\n[ \t]*))?(?-i:[AC-FHKNPRTV-Y]\d[\dW]\s?[AC-FHKNPRTV-Y\d]{4})\b"
 _CA_PROVINCE_POSTCODE = r"(?-i:[A-Z]{2}\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d)\b"
 # ", City, ST 12345" / ", City ST 12345" / ", City, ST" / ", City LS6 2AB" / "\nCity\nLS6 2AB"
 _EN_SEP = r"(?:,[ \t]*\n?[ \t]*|[ \t]*\n[ \t]*)"
 _EN_TAIL = (
     rf"(?:{_EN_SEP}{_EN_CITY}(?:(?:,?[ \t]+|[ \t]*\n[ \t]*)"
-    rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE})"
+    rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE}|{_IE_EIRCODE})"
     rf"|,[ \t]*{_US_STATE_ZIP})"
     # no comma after the street: only with a state and ZIP ("PO Box 12 Fresno, CA 93721")
     rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ})?"
+)
+# The same tail, required: after a weak street type.
+_EN_TAIL_REQ = (
+    rf"(?:{_EN_SEP}{_EN_CITY}(?:,?[ \t]+|[ \t]*\n[ \t]*)"
+    rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE}|{_IE_EIRCODE}))"
+)
+# Street types that are everyday words too ("Heron Point", "Wattle Creek",
+# "Sycamore Bend"): a street only with a city and a postcode after it.
+_EN_WEAK_TYPE = (
+    r"(?-i:Point|Creek|Bend|Brook|Crest|Field|Fields|Run|Loop|Pass|Path|Spur|Knoll|Manor|Mill|Orchard|"
+    r"Oval|Reach|Shore|Summit|Trace|Vista|Dale|Heath|End|Hythe|Common|Chine|Bank|Side|Fold)\b"
+)
+STREET_EN_WEAK = (
+    rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?\s+(?:{_EN_NAME}\s+){{1,3}}{_EN_WEAK_TYPE}{_EN_TAIL_REQ}"
 )
 STREET_EN = (
     rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?(?:-\d{{1,4}})?\s+(?:{_EN_NAME}\s+){{1,4}}{_EN_TYPE}"
@@ -92,17 +110,38 @@ _FR_TYPE = (
     r"parvis|ruelle|villa|montée|traverse|sq\.)"
 )
 _FR_LINK = r"(?:(?:de\s+la|de\s+l['’]|du|des|de|d['’])\s*)?"
+_FR_UNIT_WORD = r"(?:bâtiment|bât\.?|escalier|esc\.?|étage|ét\.|appartement|appt\.?|app\.?|apt\.?|porte|lot)"
 _FR_UNIT = (
-    r"(?:,?\s+(?:bâtiment|bât\.?|escalier|esc\.?|étage|ét\.|appartement|appt\.?|apt\.?|porte|lot)"
+    r"(?:,?\s+(?:bâtiment|bât\.?|escalier|esc\.?|étage|ét\.|appartement|appt\.?|app\.?|apt\.?|porte|lot)"
     r"[ \t]*[\w°]{1,4}\b){0,3}"
 )
 _FR_COMMUNE = (
     rf"{_CAP}(?:[ \t\-](?!(?-i:CEDEX|Cedex)\b){_CAP}){{0,2}}(?:[ \t]+(?-i:CEDEX|Cedex)(?:[ \t]+\d{{1,2}})?)?"
 )
-_FR_CITY = rf"(?:,?\s*\d{{5}}\s+{_FR_COMMUNE})?"
+# "75002 Paris", or Québec's "Gatineau (Québec) J8X 3X2"
+_CA_POSTCODE = r"(?-i:[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)\b"
+_FR_CITY = (
+    rf"(?:,?\s*\d{{5}}\s+{_FR_COMMUNE}"
+    rf"|,?\s*{_FR_COMMUNE}(?:[ \t]+\({_CAP}\))?[ \t]+{_CA_POSTCODE})?"
+)
+# A unit, building or residence before the number: "Appt 14, ", "Bât. A, esc. 2\n",
+# "Résidence les Mimosas, "
+_FR_BEFORE_ITEM = rf"(?:{_FR_UNIT_WORD}[ \t]*[\w°]{{1,4}}\b|(?-i:Résidence)[ \t]+(?:les|le|la|l['’])?[ \t]*{_CAP}(?:[ \t]+{_CAP}){{0,2}})"
+_FR_UNIT_BEFORE = rf"(?:\b{_FR_BEFORE_ITEM}(?:,[ \t]*{_FR_BEFORE_ITEM})*(?:,[ \t]*|[ \t]*\n[ \t]*))?"
 STREET_FR = (
-    rf"\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]\b))?,?\s+{_FR_TYPE}\s+{_FR_LINK}{_CAP}"
+    rf"{_FR_UNIT_BEFORE}\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]\b))?,?\s+{_FR_TYPE}\s+{_FR_LINK}{_CAP}"
     rf"(?:\s+{_FR_LINK}{_CAP}){{0,3}}{_FR_UNIT}{_FR_CITY}"
+)
+# Belgium and Switzerland write the number last: "Chaussée de Louvain 165/B3, 5000
+# Namur", "Chemin des Crêts 19\n1218 Le Grand-Saconnex" (a 4-digit postcode required)
+_FR_TYPE_CAP = (
+    r"(?-i:Rue|Avenue|Boulevard|Place|Chemin|Allée|Impasse|Quai|Route|Chaussée|Square|Passage|Drève|"
+    r"Clos|Sentier|Ruelle|Promenade|Esplanade|Galerie|Cour)"
+)
+STREET_FR_NUMBER_LAST = (
+    rf"\b{_FR_TYPE_CAP}\s+{_FR_LINK}{_CAP}(?:\s+{_FR_LINK}{_CAP}){{0,3}}[ \t]+\d{{1,4}}[a-z]?"
+    rf"(?:[ \t]*/[ \t]*\w{{1,4}}|[ \t]+(?:bte|boîte|bus)[ \t]*\w{{1,4}})?"
+    rf"(?:,[ \t]*|[ \t]*\n[ \t]*)\d{{4}}[ \t]+{_FR_COMMUNE}"
 )
 BOITE_POSTALE = rf"\b(?-i:BP|CS)\s?\d{{1,5}},?\s*\d{{5}}\s+{_FR_COMMUNE}"
 
@@ -125,12 +164,15 @@ _ES_ORDINAL = (
 )
 _ES_FLOOR_WORD = (
     r"(?:bajo|ático|entresuelo|entlo\.|pral\.|principal|sótano|planta|piso|puerta|pta\.|portal|esc\.|"
-    r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?)(?:[ \t]?(?:\d{1,3}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
+    r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?|izda\.?|int\.|interior|depto\.|dpto\.|departamento|"
+    r"of\.|oficina|casa)(?:[ \t]?(?:\d{1,3}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
 )
 _ES_FLOOR = rf"(?:,?\s*(?:{_ES_ORDINAL}|{_ES_FLOOR_WORD})){{0,4}}"
 _ES_CITY_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]*)"
+# Mexico's colonia ("Col. Del Valle") before the postcode
+_ES_COLONIA = rf"(?:,?\s*(?:Col\.|Colonia)[ \t]+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|la|el)[ \t]+)?{_ES_CITY_WORD}){{0,3}})?"
 _ES_CITY = (
-    rf"(?:,?\s*\d{{5}}\s+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|de\s+los|de\s+las|la|el|los|las|i)[ \t]+)?"
+    rf"{_ES_COLONIA}(?:,?\s*(?:\d{{5}}|(?-i:[A-Z])\d{{4}}(?-i:[A-Z]{{3}})?)\s+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|de\s+los|de\s+las|la|el|los|las|i)[ \t]+)?"
     rf"{_ES_CITY_WORD}){{0,3}}(?:\s*\({_ES_CITY_WORD}(?:\s{_ES_CITY_WORD})?\))?)?"
 )
 STREET_ES = (
@@ -138,12 +180,18 @@ STREET_ES = (
     rf"{_ES_FLOOR}{_ES_CITY}"
 )
 
+# "Apartado de Correos 2388, 47080 Valladolid", "Apdo. 12\n28080 Madrid"
+APARTADO = rf"\b(?-i:Apartado(?:[ \t]+de[ \t]+Correos)?|Apdo\.)[ \t]+\d{{1,6}}(?:,[ \t]*|[ \t]*\n[ \t]*)\d{{5}}[ \t]+{_ES_CITY_WORD}(?:[ \t]+{_ES_CITY_WORD}){{0,2}}"
+
 PATTERNS: tuple[tuple[str, str], ...] = (
     ("street_number_first", STREET_EN),
+    ("street_number_first_weak", STREET_EN_WEAK),
     ("po_box", PO_BOX),
     ("street_number_last", STREET_DE),
     ("street_fr", STREET_FR),
+    ("street_fr_number_last", STREET_FR_NUMBER_LAST),
     ("boite_postale", BOITE_POSTALE),
     ("street_es", STREET_ES),
+    ("apartado", APARTADO),
 )
 """``(pattern name, regex)`` of the ``tollway_street_address`` recognizer, in order."""

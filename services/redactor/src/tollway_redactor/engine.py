@@ -35,6 +35,7 @@ os.environ["TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"] = ""  # before presidio: see mo
 import phonenumbers  # noqa: E402
 import spacy  # noqa: E402
 from presidio_analyzer import (  # noqa: E402
+    AnalysisExplanation,
     AnalyzerEngine,
     EntityRecognizer,
     Pattern,
@@ -60,7 +61,9 @@ from tollway_redactor.name_lists import ambiguous_first_names, word_zipf, world_
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
+    capitals_names,
     code_or_date,
+    complete_names,
     context_names,
     coordinated_names,
     coordinated_places,
@@ -68,15 +71,23 @@ from tollway_redactor.names import (  # noqa: E402
     cut_at_lowercase,
     everyday_word,
     extend_person,
+    field_names,
     first_line,
     gazetteer_names,
     in_code_line,
+    initial_possessive_names,
     is_place,
+    last_first_names,
+    list_item_names,
+    lowercase_chat_names,
     lowercase_context_names,
     lowercase_names,
     ner_segments,
     not_a_person,
     plausible_person,
+    preposition_names,
+    repeated_names,
+    table_names,
     trim_article,
     trim_labels,
 )
@@ -84,6 +95,7 @@ from tollway_redactor.number_rules import (  # noqa: E402
     bare_run_ok,
     dotted_quad_not_ip,
     find_cards,
+    find_extra_ibans,
     phone_candidate_ok,
     possible_phone_ok,
     uppercase_ibans,
@@ -102,7 +114,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-02.issue11-r9"
+DETECTOR_REVISION = "2026-12-03.issue11-r10"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -378,7 +390,9 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
     """Presidio's IBAN recognizer (matched case-sensitively, see ``Detector``) that also
     finds IBANs typed in lower case (``fr76 3000 6000 0112 3456 7890 189``): those
     that pass the mod-97 check are upper-cased in place first
-    (:func:`tollway_redactor.number_rules.uppercase_ibans`; offsets unchanged)."""
+    (:func:`tollway_redactor.number_rules.uppercase_ibans`; offsets unchanged), and
+    IBANs of the registry countries Presidio does not list (``SV``, ``NI``, ``RU``...:
+    :func:`tollway_redactor.number_rules.find_extra_ibans`), score 1.0."""
 
     def analyze(  # noqa: D102 - documented on the class
         self,
@@ -387,7 +401,14 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
         nlp_artifacts: NlpArtifacts | None = None,
         regex_flags: int | None = None,
     ) -> list[RecognizerResult]:
-        return super().analyze(uppercase_ibans(text), entities)  # reads neither artifacts nor flags
+        upper = uppercase_ibans(text)
+        found = super().analyze(upper, entities)  # reads neither artifacts nor flags
+        for m in find_extra_ibans(upper):
+            why = AnalysisExplanation(
+                recognizer=type(self).__name__, original_score=1.0, textual_explanation="IBAN registry"
+            )
+            found.append(RecognizerResult("IBAN_CODE", m.start, m.end, 1.0, analysis_explanation=why))
+        return found
 
 
 class DottedIpRecognizer(IpRecognizer):
@@ -708,7 +729,8 @@ def _person_rules(
         out.append(s)
     cues: list[Span] = []
     if score_threshold <= CUE_SCORE:
-        cues = cue_names(text)
+        # round 7: names in records (key: value, JSON, YAML) and in table/CSV name columns
+        cues = cue_names(text) + field_names(text) + table_names(text) + list_item_names(text)
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
     # articles, capitals, type keywords, places and sentence-opening everyday
@@ -722,14 +744,19 @@ def _person_rules(
     out.extend(cues)
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(context_names(text))
+        # round 7: "HOLLIS OWUSU", "Khumalo, Babatunde", "para Nahia Lezcano", "M. Caradec"
+        out.extend(capitals_names(text) + last_first_names(text) + preposition_names(text))
+        out.extend(initial_possessive_names(text))
         out.extend(coordinated_names(text, out))
     # code and dates are never names, whoever found them (issue 11, round 5);
     # deny-listed words (score 1.0) are the operator's word and always stay
     out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
-        lower = lowercase_names(text) + lowercase_context_names(text)
+        lower = lowercase_names(text) + lowercase_context_names(text) + lowercase_chat_names(text)
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
-    return out
+        out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"
+    # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps joined
+    return complete_names(text, out)
 
 
 def _not_a_name(text: str, span: Span) -> bool:

@@ -65,6 +65,10 @@ LABEL_WORDS = frozenset(
     Tel Tél Tlf Telf Fax Mob Mobile Cell Phone Nr No Nº Str Ext Ref Attn Iban Bic Swift Email E-mail
     Mail Web Www Url Fon Telefon Teléfono Téléphone Tfno Móvil Portable Handy Bank Account Acct
     Visa Mastercard Amex Maestro Diners Discover Jcb Unionpay Carte Tarjeta Card
+    Policyholder Insured Patient Beneficiary Tenant Assuré Assurée Locataire Titulaire Bénéficiaire
+    Asegurado Asegurada Paciente Inquilino Inquilina Titular Beneficiario Beneficiaria Date Fecha Objet
+    Asunto Subject Lic Licda Ing Arq Bât Appt Col Dña Dª
+    Mon Tue Tues Wed Thu Thur Thurs Fri Lun Mié Jue Vie Sáb Dom Lu Ma Mer Jeu Ven Sam Dim
     """.split()
 )
 # Imperatives that open a prompt and that the small models tag as PERSON
@@ -86,6 +90,9 @@ COMMAND_WORDS = frozenset(
     Reformula Simplifica Describe Imagina Sugiere Explícame Resúmeme
     Open Close Start Stop Save Load Move Copy Paste Delete Print Hide Set Get Put Push Pull Pick Sort
     Filter Join Split Turn Bring Fetch Parse Export Import Upload Download Archive
+    Refactorise Refactorisez Refactorize Refactoriza Optimise Optimisez Optimiza Optimize Débogue Déboguez
+    Depura Documente Documentez Documenta Renomme Renommez Renombra Migre Migrez Migra Teste Testez
+    Classe Classez Clasifica Ordena Trie Triez Rank Résume Résumez Resume Resúmelo Recap
     """.split()
 )
 # Software a technical text names at a sentence start ("Kafka offset ..."):
@@ -108,6 +115,7 @@ TECH_WORDS = frozenset(
     Jupyter Matplotlib Scipy SciPy Sklearn Keras Tensorflow TensorFlow Pytorch PyTorch Horovod Ray
     Dask Polars Arrow Parquet Avro Protobuf Thrift Grpc GraphQL Postman Insomnia Figma Notion Trello
     Asana Confluence Bitbucket Gitea Heroku Netlify Vercel Cloudflare Fastly Akamai Nextcloud Plex
+    Zendesk ServiceNow PagerDuty Opsgenie Freshdesk Intercom HubSpot Salesforce Workday Jamf Intune
     """.split()
 )
 # Greetings, thanks and sign-offs of en/fr/es and neighbours: the small models
@@ -124,13 +132,15 @@ NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
 
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
-    r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|mr\.?|mrs\.?|ms\.?|dr\.?|prof\.?|"
+    r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|"
     r"love|regards|cheers|best(?=[,!]|[ \t]*\n|[ \t]+(?i:regards|wishes))|sincerely|yours\s+truly|many\s+thanks|"
     r"congratulations|congrats|félicitations|felicidades|"
     r"bonjour|bonsoir|salut|cher|chère|merci|je\s+m['’]appelle|je\s+suis|"
     r"madame|monsieur|mme\.?|mlle\.?|cordialement|bien\s+à\s+vous|amitiés|bises|"
     r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
-    r"señor|señora|señorita|sr\.?|sra\.?|srta\.?|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+)+"
+    r"señor|señora|señorita|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+"
+    # titles: capitalised and on the name's line ("0.8 ms\nExecution Time" is no "Ms X")
+    r"|(?:Mr|Mrs|Ms|Dr|Prof|MR|MRS|MS|DR|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"  # a name never spans lines
 )
 _LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD}|[A-Z]\.)[ \t]+$")  # never across lines; an initial too
@@ -219,7 +229,7 @@ def trim_labels(text: str, span: Span) -> Span | None:
     ]
 
     def is_label(w: tuple[int, int]) -> bool:
-        return text[w[0] : w[1]].rstrip(".").strip("'’") in NOT_NAME_WORDS
+        return text[w[0] : w[1]].rstrip(".").strip("'’[](){}") in NOT_NAME_WORDS
 
     while words and is_label(words[0]):
         words.pop(0)
@@ -507,7 +517,7 @@ def lowercase_names(text: str) -> list[Span]:
 # person's name does not follow one, unless it is a listed name ("the Johnson
 # account", "la Dupont").
 ARTICLES = frozenset(
-    "a an the this that these those un une le la les el los las una unos unas des du ce cette ces".split()
+    "a an the this that these those un une le la les el los las una unos unas des du ce cette ces al au aux".split()
 )
 _WORD_BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)[ \t]+$")
 _WORD_AFTER = re.compile(r"^[ \t]+([^\W\d_]+)")
@@ -687,7 +697,58 @@ def not_a_person(text: str, span: Span, lang: str | None = None) -> str | None:
         return "place"
     if sentence_opening_word(text, span, lang) or everyday_anywhere(text, span, lang):
         return "everyday"
+    if everyday_words_only(text, span, lang) or label_before_number(text, span):
+        return "everyday"
+    if summarised_title(text, span):
+        return "title"
     return None
+
+
+_SUMMARY_VERBS = frozenset(
+    "Summarise Summarize Recap Résume Résumez Resume Resúmeme Resumir Reseña Critique Analyse Analyze".split()
+)
+
+
+def summarised_title(text: str, span: Span) -> bool:
+    """True when ``span`` is one unlisted word right after a summary verb (``Résume
+    Arcane sans...``, ``Summarise Dune``) and not a possessive (``Summarise
+    Tamsin's notes``): the object of a summary is a work, not a person."""
+    value = text[span.start : span.end]
+    if " " in value or _listed(value) or text.startswith(("'s", "’s"), span.end):
+        return False
+    m = _WORD_BEFORE.search(text[max(0, span.start - 20) : span.start])
+    return m is not None and m.group(1) in _SUMMARY_VERBS
+
+
+_TITLE_ARTICLES = frozenset("The Le La Les El Los Las L".split())
+
+
+def everyday_words_only(text: str, span: Span, lang: str | None) -> bool:
+    """True when ``span`` has two or more words, none a listed name, and each an
+    everyday word of ``lang`` (zipf >= :data:`EVERYDAY_ZIPF`: ``Execution
+    Time``, ``Blade Runner``, ``Spirited Away``), or opens with a capitalised
+    article followed by an everyday word (``Le Petit Prince``, ``Le Chant du
+    loup``; not ``Le Goff``): a title or a label, not a person (round 7)."""
+    words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text[span.start : span.end])
+    if len(words) < 2:
+        return False
+    if words[0] in _TITLE_ARTICLES:
+        zipf = word_zipf(words[1], lang)  # "Petit" is a surname too, and a word first
+        return zipf >= EVERYDAY_NAME_ZIPF or (not _listed(words[1]) and zipf >= EVERYDAY_ZIPF)
+    return all(not _listed(w) and word_zipf(w, lang) >= EVERYDAY_ZIPF for w in words)
+
+
+_NUMBER_AFTER_LABEL = re.compile(r"[ \t]*:[ \t]*[-+]?\d")
+
+
+def label_before_number(text: str, span: Span) -> bool:
+    """True when ``span`` is followed by a colon and a number (``Planning Time:
+    0.8 ms``, ``Total Cost: 12``) and no word of it is a listed first name:
+    a field label of a report or log (round 7)."""
+    if _NUMBER_AFTER_LABEL.match(text, span.end) is None:
+        return False
+    first, _ = person_names()
+    return not any(w in first for w in text[span.start : span.end].split())
 
 
 _CONJUNCTION = r"(?:\s*,\s*(?:and\s+|et\s+|y\s+|or\s+|ou\s+|o\s+)?|\s+(?:and|or|&|et|ou|y(?:\s+a)?|o|e|und|vs\.?|versus)\s+)"
@@ -846,4 +907,526 @@ def lowercase_context_names(text: str) -> list[Span]:
         if not (family in last or word_zipf(b) < EVERYDAY_ZIPF):
             continue
         out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
+    return out
+
+
+# --- Round 7 (issue 11): names in records, tables, capitals, particles --------
+
+# Keys whose value is a person's name, in forms, JSON/YAML/CSV records and
+# headers (en, fr, es): ``Name: ``, ``"holder": "``, ``full_name: ``,
+# ``PATIENT: ``, ``Assuré : ``, ``Reportado por: ``. A bare ``name`` only as a
+# key of its own (``"name":``, ``Name:``), never inside prose.
+_NAME_KEYS = (
+    r"name|full[ _]?name|first[ _]?name|last[ _]?name|given[ _]?name|family[ _]?name|surname|"
+    r"display[ _]?name|contact[ _]?name|customer[ _]?name|client[ _]?name|account[ _]?holder|"
+    r"card[ _]?holder|holder|cardholder|patient|policy[ _]?holder|insured|beneficiary|payee|tenant|"
+    r"lodger|guest|passenger|employee|candidate|applicant|recipient|sender|approver|approved[ _]by|"
+    r"reported[ _]by|requested[ _]by|submitted[ _]by|signed[ _]by|prepared[ _]by|assignee|"
+    r"emergency[ _]contact|next[ _]of[ _]kin|referring[ _]physician|physician|doctor|attendees?|"
+    r"participants?|speakers?|co-authored-by|author|from|to|cc|"
+    r"nom|prénom|nom[ _]complet|titulaire|assurée?|bénéficiaire|locataire|client|cliente|"
+    r"contact[ _]d['’]urgence|signalé[ _]par|approuvé[ _]par|valid[ée][ _]par|médecin[ _]adressant|"
+    r"intervenants|destinataire|expéditeur|de|à|"
+    r"nombre|nombre[ _]completo|apellidos?|titular|paciente|asegurad[oa]|beneficiari[oa]|inquilin[oa]|"
+    r"contacto[ _]de[ _]emergencia|reportado[ _]por|aprobado[ _]por|aprueba|asistentes|"
+    r"médico[ _]remitente|destinatari[oa]|remitente|para|ponentes"
+)
+_FIELD = re.compile(
+    rf"(?:^|(?<=[\n{{,])|(?<=[.!?;] ))[ \t\-*•]*[\"']?(?P<key>(?i:{_NAME_KEYS}))[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<value>[^\n\"<>(){}\[\]|;]{1,120})",
+    re.MULTILINE,
+)
+# One name word: capitalised or in capitals, hyphens and apostrophes inside
+# (``Abara-Hughes``, ``O'Sullivan``, ``N'Diaye``, ``SHU-FEN``); an initial
+# (``A.``, ``A.-L.``, ``S.-F.``); a particle (``van der``, ``de la``, ``al-``).
+_CAPS_WORD = r"(?:[A-Z]['’])?[A-ZÀ-ÖØ-ÞĀ-ž]{2,}(?:[-'’][A-ZÀ-ÖØ-ÞĀ-ž]+)*"
+_NAMEISH = rf"(?:{_NAME_WORD}|(?:O|D|N|d|Mc)['’]{_NAME_WORD}|{_CAPS_WORD}|[A-Z]\.(?:-[A-Z]\.)?)"
+_FIELD_PARTICLE = (
+    r"(?i:van\s+der|van\s+den|van|von|der|den|de\s+la|de\s+las|de\s+los|del|de|da|di|du|dos|das|"
+    r"le|la|bin|ben|ibn|al|el|te|ter|ten|y)"
+)
+_FIELD_NAME = re.compile(
+    rf"(?:{_FIELD_PARTICLE}[ \t]+)*{_NAMEISH}(?:[ \t]+(?:{_FIELD_PARTICLE}[ \t]+)*{_NAMEISH}){{0,4}}"
+)
+
+
+_MORE_PARTICLES = frozenset("al el te ter ten".split())
+
+
+def _name_like(value: str, key_given: bool) -> bool:
+    """Whether ``value`` (one candidate name, no separators) can be a person's name:
+    no stop, label, command, software, month or opener word, no place alone, and
+    each unlisted word is rare (zipf below :data:`EVERYDAY_ZIPF`); words in
+    capitals are judged title-cased. One word needs ``key_given`` or a list."""
+    words = [w for w in re.split(r"[ \t]+", value) if w and w.lower() not in _PARTICLES | _MORE_PARTICLES]
+    if not words:
+        return False
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    rare = 0
+    for w in words:
+        if re.fullmatch(r"[A-Z]\.(?:-[A-Z]\.)?", w):
+            continue  # an initial
+        title = w if not w.isupper() else _title(w)
+        title = re.sub(r"^(O|D|N|d)['’](\w)", lambda m: m.group(2).upper(), title)
+        if title in never or title.rstrip(".") in never:
+            return False
+        if _listed(title) or _listed(title.split("-")[0]):
+            rare += 1
+            continue
+        if title.lower() in common_words():
+            return False
+        # one word must be rare; beside other name words a surname that is also a
+        # place or a known word ("Cienfuegos", 3.2) is still a name
+        if word_zipf(title) >= (EVERYDAY_NAME_ZIPF if len(words) > 1 else EVERYDAY_ZIPF):
+            return False
+        rare += 1
+    if len(words) == 1:
+        _, last = person_names()
+        place = words[0] in place_names() or words[0] in world_places()
+        return key_given and rare == 1 and (not place or words[0] in last)  # "under Matsumoto"
+    return rare >= 1
+
+
+# Keys that name things as often as people (``name``, ``from``, ``client``): one
+# word after them must be a listed name ("- name: Lint", "client: Jedis",
+# "| Name | Version |" rows are software).
+_GENERIC_KEYS = frozenset(
+    "name from to cc de à para client cliente author contact customer owner person persona personne nom nombre".split()
+)
+
+
+def _one_word_ok(key: str, word: str) -> bool:
+    """Whether one ``word`` may be a name after ``key``: always after a key that
+    names a person only (``Approver``, ``PATIENT``), a listed name after a
+    generic one (:data:`_GENERIC_KEYS`)."""
+    if key.strip(" *_").lower() not in _GENERIC_KEYS:
+        return True
+    title = _title(word) if word.isupper() else word
+    return _listed(title)
+
+
+def field_names(text: str) -> list[Span]:
+    """PERSON spans for the value of a key that names a person (:data:`_NAME_KEYS`):
+    ``Name: Priyanka Jayasuriya``, ``"holder": "Sipho Tuilagi"``, ``full_name:
+    Haruka Matsumoto``, ``PATIENT: OKSANA AL-MASRI``, ``Asegurado: JORDI
+    SEPÚLVEDA``, ``Attendees: A B, C D``, ``From: Njeri McAllister <...>``,
+    ``Approver: Priyanka.``; each comma-separated part of the value that is a
+    name (:func:`_name_like`) is one span; ``Last, First`` (two one-word parts
+    after a single-name key) is one. Score :data:`CUE_SCORE`."""
+    out: list[Span] = []
+    for m in _FIELD.finditer(text):
+        key = m.group("key")
+        if (
+            key.lower() in ("de", "à", "para", "to", "from", "cc")
+            and m.group(0).lstrip(" \t-*•\"'")[0].islower()
+        ):
+            continue  # "de: x" in prose: only the header form "De: ", "Para: "
+        value, base = m.group("value"), m.start("value")
+        parts = [(p.start() + base, p.group()) for p in re.finditer(r"[^,]+", value)]
+        found: list[Span] = []
+        for start, part in parts:
+            lead = len(part) - len(part.lstrip())
+            nm = _FIELD_NAME.match(part, lead)
+            if nm is None:
+                found.append(Span("PERSON", -1, -1, 0.0))
+                continue
+            rest = part[nm.end() :]
+            if rest.strip() and not re.match(r"^[ \t]*(?:[-–—:.!?'’]|$)", rest):
+                # "Name: John from accounts": the name, then prose
+                if not re.match(r"^[ \t]+[a-zà-ÿ]", rest):
+                    found.append(Span("PERSON", -1, -1, 0.0))
+                    continue
+            name = nm.group().rstrip()
+            if " " not in name and len(parts) != 2 and not _one_word_ok(key, name):
+                found.append(Span("PERSON", -1, -1, 0.0))  # "- name: Lint", "client: Jedis"
+                continue
+            if _name_like(name, key_given=True):
+                found.append(Span("PERSON", start + lead, start + lead + len(name), CUE_SCORE))
+            else:
+                found.append(Span("PERSON", -1, -1, 0.0))
+        good = [s for s in found if s.start >= 0]
+        if (
+            len(found) == 2
+            and len(good) == 2
+            and " " not in text[good[0].start : good[0].end]
+            and " " not in text[good[1].start : good[1].end]
+            and text[good[0].end : good[1].start].strip() == ","
+            and not re.match(
+                r"(?i)attendees?|participants?|speakers?|intervenants|asistentes|ponentes|cc|to", key
+            )
+        ):
+            good = [Span("PERSON", good[0].start, good[1].end, CUE_SCORE)]  # "Last, First"
+        out.extend(good)
+    return out
+
+
+_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
+_NAME_HEADER = re.compile(
+    rf"(?i)^[ \t*_]*(?:{_NAME_KEYS}|contact|customer|client|owner|person|persona|personne)[ \t*_]*$"
+)
+_CSV_SEPARATORS = (",", ";", "\t")
+
+
+def table_names(text: str) -> list[Span]:
+    """PERSON spans for the cells of a name column of a markdown table or a CSV
+    block (a header row whose column is ``Name``, ``Full name``, ``Nom``,
+    ``Nombre``, ``holder``...): ``| Lindiwe | Site lead |``,
+    ``name,email\\nEero Jeong,eero@...``. A cell counts when it is a name
+    (:func:`_name_like`). Score :data:`CUE_SCORE`."""
+    out: list[Span] = []
+    lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]*", text) if m.group()]
+    i = 0
+    while i < len(lines):
+        start, line = lines[i]
+        sep = "|" if line.lstrip().startswith("|") else next((c for c in _CSV_SEPARATORS if c in line), None)
+        if sep is None:
+            i += 1
+            continue
+        cells = _cells(line, sep)
+        cols = [k for k, (_, _, c) in enumerate(cells) if _NAME_HEADER.match(c)]
+        if not cols or len(cells) < 2:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines):
+            row_start, row = lines[j]
+            if sep == "|" and not row.lstrip().startswith("|"):
+                break
+            if sep != "|" and row.count(sep) < len(cells) - 1:
+                break
+            row_cells = _cells(row, sep)
+            for k in cols:
+                if k < len(row_cells):
+                    a, b, cell = row_cells[k]
+                    nm = _FIELD_NAME.fullmatch(cell)
+                    if nm is not None and " " not in cell and not _one_word_ok(cells[k][2], cell):
+                        continue  # "| Name | Version |\n| Tokio | 1.2 |"
+                    if nm is not None and _name_like(cell, key_given=True):
+                        out.append(Span("PERSON", row_start + a, row_start + b, CUE_SCORE))
+            j += 1
+        i = j
+    return out
+
+
+def _cells(line: str, sep: str) -> list[tuple[int, int, str]]:
+    """``(start, end, stripped text)`` of each cell of ``line`` split at ``sep``
+    (a markdown row's outer bars dropped); offsets relative to ``line``."""
+    out: list[tuple[int, int, str]] = []
+    pos = 0
+    pieces = line.split(sep)
+    if sep == "|":
+        pos = len(pieces[0]) + 1
+        pieces = pieces[1:-1]
+    for piece in pieces:
+        stripped = piece.strip()
+        lead = len(piece) - len(piece.lstrip())
+        out.append((pos + lead, pos + lead + len(stripped), stripped))
+        pos += len(piece) + 1
+    return out
+
+
+_CAPS_NAME = re.compile(
+    rf"(?<![\w@./\\#$%&=:_-]){_CAPS_WORD}(?:[ \t]+(?:DE[ \t]+LA|DEL|DE|VAN[ \t]+DER|VAN|LE|DU|AL)?[ \t]*{_CAPS_WORD}){{1,2}}(?![\w@/\\_=(-])"
+)
+
+
+def _title(word: str) -> str:
+    """``word`` in capitals title-cased part by part: ``O'SULLIVAN`` -> ``O'Sullivan``,
+    ``SHU-FEN`` -> ``Shu-Fen``."""
+    return re.sub(r"[^\W\d_]+", lambda m: m.group().capitalize(), word)
+
+
+def capitals_names(text: str) -> list[Span]:
+    """PERSON spans for a name written in capitals in running text or a header
+    (``HOLLIS OWUSU from accounts``): two or three words in capitals whose
+    title-cased first word is a listed first name (not an ambiguous one) or
+    another word a listed surname, and every word a listed name or a rare
+    word (``FOLAKE NDLOVU``, ``BRIONY O'SULLIVAN``). Score
+    :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    out: list[Span] = []
+    for m in _CAPS_NAME.finditer(text):
+        words = [w for w in m.group().split() if w not in ("DE", "LA", "DEL", "VAN", "DER", "LE", "DU", "AL")]
+        titled = [_title(w) for w in words]
+        given = titled[0]
+        if given in ambiguous or set(titled) & (NOT_NAME_WORDS | OPENERS | MONTH_WORDS):
+            continue
+        if not (given in first or any(t in last for t in titled[1:])):
+            continue
+        if all(
+            t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
+            for t in titled
+        ):
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+_LAST_FIRST = re.compile(
+    rf"(?<![\w,])(?P<last>(?:(?i:de|del|van|von|le|da|di|du)[ \t]+)?{_NAME_WORD}(?:[ \t]+{_NAME_WORD})?),[ \t]+"
+    rf"(?P<first>{_NAME_WORD})(?![\w@]|,[ \t]*[A-ZÀ-ÖØ-Þ]|[ \t]+(?:and|et|y|&)\b)"
+)
+
+
+def last_first_names(text: str) -> list[Span]:
+    """PERSON spans for ``Surname, Given`` (``Khumalo, Babatunde``, ``de Kervéguen,
+    Quitterie``) outside a list: every surname word a listed surname (or after
+    a particle) and no listed first name, the given name listed or a rare
+    word (zipf below :data:`EVERYDAY_ZIPF`), and no third
+    name after another comma. Score :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    out: list[Span] = []
+    for m in _LAST_FIRST.finditer(text):
+        given = m.group("first")
+        words = [w for w in m.group("last").split() if w.lower() not in _PARTICLES]
+        particle = len(words) < len(m.group("last").split())
+        if given in ambiguous or given in NOT_NAME_WORDS or given.lower() in common_words():
+            continue
+        if not all(
+            (w in last or particle) and w not in first and w.lower() not in common_words() for w in words
+        ):
+            continue
+        if given not in first and word_zipf(given) >= EVERYDAY_ZIPF:
+            continue  # an unlisted given name must at least be a rare word ("Khumalo, Babatunde")
+        out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+# Particles of surnames without the Spanish "y" (a conjunction between two
+# names far more often than inside one).
+_JOIN_PARTICLE = (
+    r"(?i:van\s+der|van\s+den|van|von|der|den|de\s+la|de\s+las|de\s+los|del|de|da|di|du|dos|das|"
+    r"le|la|bin|ben|ibn|al|el|te|ter|ten)"
+)
+# A particle alone before a surname ("de Vries", "van Dijk"), with no given name before it
+_LONE_PARTICLE = r"(?i:van\s+der|van\s+den|van|von|de\s+la|de\s+los|de\s+las|del|te|ter|ten)"
+_PARTICLE_LEFT = re.compile(
+    rf"(?:(?<=\s)|^)(?:(?:{_NAME_WORD}|[A-Z]\.(?:-[A-Z]\.)?)[ \t]+(?:{_JOIN_PARTICLE}[ \t]+)+"
+    rf"|{_LONE_PARTICLE}[ \t]+)$"
+    r"|(?<![\w'’])(?:O|D|N|d)['’]$|(?<![\w.])(?:[A-Z]\.-)?[A-Z]\.[ \t]+$|(?<![\w.])[A-Z]\.-$"
+)
+_PARTICLE_RIGHT = re.compile(rf"^(?:[ \t]+{_JOIN_PARTICLE})+[ \t]+{_NAME_WORD}")
+
+
+_NEXT_SURNAME = re.compile(rf"[ \t]+({_NAME_WORD})(?![\w@/\\_=(]|[.:-]\w)")
+_PREFIXED_RIGHT = re.compile(
+    rf"[ \t]+(?:Mc|Mac|O['’]|D['’]|N['’]|d['’])[A-ZÀ-ÖØ-Þ][a-zà-ÿß]+(?:-{_NAME_WORD})?"
+)
+
+
+def _rare_name_word(word: str) -> bool:
+    """A listed surname, or a rare word (zipf below :data:`EVERYDAY_ZIPF`) that is no
+    stop, label, command, software, month or opener word and no place."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    if word in never or word in place_names() or word in world_places():
+        return False
+    _, last = person_names()
+    return word in last or (word.lower() not in common_words() and word_zipf(word) < EVERYDAY_ZIPF)
+
+
+def complete_names(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans grown over the parts of a name the model or a rule left out:
+    surname particles and the given name before them (``Alistair van der`` +
+    ``Merwe``, ``de`` + ``Vries``), an apostrophe prefix (``O'`` + ``Sullivan``,
+    ``d'`` + ``Aubigny``), an initial (``A.-L.`` + ``Traoré``), and particles
+    with a surname after the span (``Zainab van`` + ``den Heuvel``).
+    A span of two or more words also grows over one more rare capitalised word
+    (a second surname: ``Brais Huamán`` + ``Lezcano``). Overlapping PERSON
+    spans, and PERSON spans one space apart, are then joined (the highest
+    score kept)."""
+    grown: list[Span] = []
+    for s in spans:
+        if s.entity_type != "PERSON" or s.score >= 1.0:
+            grown.append(s)
+            continue
+        start, end = s.start, s.end
+        left = _PARTICLE_LEFT.search(text[max(0, start - 40) : start])
+        if left is not None and left.group():
+            head = left.group().split()
+            if not head or head[0] not in STOP_WORDS | NOT_NAME_WORDS | OPENERS:
+                start -= len(left.group())
+        value = text[start:end]
+        if value.split()[-1].lower() in _PARTICLES - {"y", "e"} or value.split()[-1].lower() in ("al", "te"):
+            right = re.match(rf"^(?:[ \t]+{_JOIN_PARTICLE})*[ \t]+{_NAME_WORD}", text[end : end + 40])
+        else:
+            right = _PARTICLE_RIGHT.match(text[end : end + 40])
+        if right is not None:
+            end += right.end()
+        else:
+            more = _NEXT_SURNAME.match(text, end)
+            if more is not None and len(text[start:end].split()) >= 2 and _rare_name_word(more.group(1)):
+                end = (
+                    more.end()
+                )  # a second surname ("Itxaso Valdivia" + "Sepúlveda", "Brais Huamán" + "Lezcano")
+            elif (prefixed := _PREFIXED_RIGHT.match(text, end)) is not None:
+                end = prefixed.end()  # "Katarzyna" + "McAllister", "Fergus" + "O'Sullivan"
+        grown.append(Span(s.entity_type, start, end, s.score) if (start, end) != (s.start, s.end) else s)
+    persons = sorted((s for s in grown if s.entity_type == "PERSON"), key=lambda s: s.start)
+    merged: list[Span] = []
+    for s in persons:
+        if merged and (s.start < merged[-1].end or text[merged[-1].end : s.start] == " "):
+            last = merged[-1]
+            merged[-1] = Span("PERSON", last.start, max(last.end, s.end), max(last.score, s.score))
+        else:
+            merged.append(s)
+    return [s for s in grown if s.entity_type != "PERSON"] + merged
+
+
+def repeated_names(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans for the given name or surname of a found full name used again
+    on its own (``Attendees: Seo-yeon Adebisi ... Actions: Seo-yeon to
+    chase``): each word of a PERSON span of two or more words that is no
+    particle, stop, label, command, software or month word, and no everyday
+    word, found elsewhere as a whole word with the same capitalisation.
+    Score :data:`GAZETTEER_SCORE`."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    words: set[str] = set()
+    for s in spans:
+        if s.entity_type != "PERSON" or s.score >= 1.0:
+            continue
+        parts = re.findall(rf"{_NAME_WORD}", text[s.start : s.end])
+        if len(parts) < 2:
+            continue
+        for w in parts:
+            if (
+                len(w) >= 3
+                and w not in never
+                and w.lower() not in common_words()
+                and w.lower() not in _PARTICLES
+            ):
+                words.add(w)
+    if not words:
+        return []
+    taken = [(s.start, s.end) for s in spans if s.entity_type == "PERSON"]
+    pattern = re.compile(
+        rf"(?<![\w@./\\#$%&=:_-])(?:{'|'.join(map(re.escape, sorted(words, key=len, reverse=True)))})(?![\w@/\\_=(-]|[.:-]\w)"
+    )
+    out: list[Span] = []
+    for m in pattern.finditer(text):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+_NAME_CONTEXT_R7 = re.compile(
+    r"(?:(?<=\W)|^)(?:(?i:para|pour|a\s+nombre\s+de|au\s+nom\s+de|(?:reservation|booking|booked|table)\s+under|"
+    r"reserved\s+under|dña\.?|doña|lic\.|licda\.|ing\.)|M\.|Mme|Mlle)[ \t]+"
+    rf"(?P<name>{_FIELD_NAME.pattern})"
+)
+
+
+def preposition_names(text: str) -> list[Span]:
+    """PERSON spans for a name after a word that introduces a person: Spanish
+    ``para`` and French ``pour`` (``El paquete para Nahia Lezcano``, ``para
+    Xiana de la Fuente Zapata``), ``a nombre de``/``au nom de``/``under``
+    of a booking (``Reserva a nombre de del Río``), and titles (``M. Caradec``,
+    ``Dña. Uxía Lezcano``, ``Lic. Eneko del Río Araya``). The name may hold
+    particles and be one word; it must pass :func:`_name_like` (no everyday
+    word, place, software or label: ``para Windows``, ``pour Noël`` are no
+    names). Score :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _NAME_CONTEXT_R7.finditer(text):
+        words = m.group("name").split()
+        while words and not re.fullmatch(_NAMEISH, words[-1]):
+            words.pop()  # a trailing particle ("para Ana y")
+        if not words:
+            continue
+        name = " ".join(words)
+        if text[m.start("name") : m.start("name") + len(name)] != name:
+            continue
+        if len(words) == 1 and word_zipf(name) >= EVERYDAY_NAME_ZIPF:
+            continue  # "pour Noël", "para Navidad": a listed name that is a common word too
+        if _name_like(name, key_given=True):
+            out.append(Span("PERSON", m.start("name"), m.start("name") + len(name), GAZETTEER_SCORE))
+    return out
+
+
+_LIST_HEADER = re.compile(
+    r"(?im)^[^\n]*\b(?:attendees|participants|speakers|panel|shortlist|guests|invitees|candidates|"
+    r"team\s+members|intervenants|invités|participantes|ponentes|asistentes|invitados|candidatos|"
+    r"candidats|orateurs)\b[^\n]*:[ \t]*\n"
+)
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+")
+
+
+def list_item_names(text: str) -> list[Span]:
+    """PERSON spans for the name that opens each bullet item under a header naming
+    people (``Shortlist for the panel:``, ``Liste des intervenants :``, ``Lista de
+    ponentes:``): ``- Uxía Lezcano (presidenta)``, ``- C. Wiśniewska``. The
+    name must pass :func:`_name_like`. Score :data:`CUE_SCORE`."""
+    out: list[Span] = []
+    for h in _LIST_HEADER.finditer(text):
+        pos = h.end()
+        while pos < len(text):
+            item = _LIST_ITEM.match(text, pos)
+            if item is None:
+                break
+            line_end = text.find("\n", pos)
+            line_end = len(text) if line_end < 0 else line_end
+            nm = _FIELD_NAME.match(text, item.end(), line_end)
+            if nm is not None:
+                name = nm.group().rstrip()
+                if _name_like(name, key_given=True):
+                    out.append(Span("PERSON", nm.start(), nm.start() + len(name), CUE_SCORE))
+            pos = line_end + 1
+    return out
+
+
+# chat verbs and interjections before a name typed in lower case ("pls add
+# zuzana van der merwe to", "añade a nahia al hilo", "lol aino just", "mdr
+# évelyne tréguier vient")
+_LOWER_CHAT = re.compile(
+    r"(?:(?<=\W)|^)(?i:add|añade\s+a|agrega\s+a|ajoute|lol|lmao|haha+|jaja+|mdr|ptdr)[ \t]+"
+    r"(?P<name>[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+(?:[ \t]+[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+){0,4})"
+)
+
+
+def lowercase_chat_names(text: str) -> list[Span]:
+    """PERSON spans for a name in lower case after a chat verb or interjection
+    (``add``, ``añade a``, ``ajoute``, ``lol``, ``jajaja``, ``mdr``): the first
+    word a listed, unambiguous first name and no everyday word; then surname
+    particles and words that are listed surnames or rare (zipf below
+    :data:`EVERYDAY_ZIPF`), capitalised for the lists. Score :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    common = common_words()
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    out: list[Span] = []
+    for m in _LOWER_CHAT.finditer(text):
+        words = list(re.finditer(r"\S+", m.group("name")))
+        given = _title(words[0].group())
+        if given not in first or given in ambiguous or given in never or words[0].group() in common:
+            continue
+        end = words[0].end()
+        pending = None
+        for w in words[1:]:
+            word = w.group()
+            if word in _PARTICLES - {"y", "e"}:
+                pending = pending if pending is not None else w
+                continue
+            title = _title(word)
+            if word in common or title in never or (title not in last and word_zipf(title) >= EVERYDAY_ZIPF):
+                break
+            end, pending = w.end(), None
+        base = m.start("name")
+        out.append(Span("PERSON", base, base + end, GAZETTEER_SCORE))
+    return out
+
+
+_INITIAL_POSSESSIVE = re.compile(
+    rf"(?<![\w.])(?:[A-Z]\.-)?[A-Z]\.[ \t]+(?:{_JOIN_PARTICLE}[ \t]+)?{_NAME_WORD}(?=['’]s\b)"
+)
+
+
+def initial_possessive_names(text: str) -> list[Span]:
+    """PERSON spans for an initial, optional particles and a capitalised word before
+    a possessive ``'s`` (``Reply to M. Jayasuriya's comment``, ``D. de Vries's``,
+    ``A. Te Rangi's``), unless the word is a stop, label or software word.
+    Score :data:`GAZETTEER_SCORE`."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    out: list[Span] = []
+    for m in _INITIAL_POSSESSIVE.finditer(text):
+        if m.group().split()[-1] not in never:
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
     return out

@@ -97,6 +97,19 @@ class CardMatch:
     end: int
 
 
+# A product barcode number (EAN-13/GTIN/UPC/ISBN-13) after its keyword: 13
+# digits passing the EAN check are the article, not a 13-digit Visa (round 7).
+_BARCODE_BEFORE = re.compile(r"(?i)\b(?:ean|ean-?13|gtin|gtin-?13|upc|isbn|isbn-?13|barcode)\s*[:#=]?\s*$")
+
+
+def ean13_valid(digits: str) -> bool:
+    """True when the 13 digits of ``digits`` pass the EAN-13/GTIN-13 check (weights 1, 3)."""
+    if len(digits) != 13 or not digits.isdigit():
+        return False
+    total = sum((3 if i % 2 else 1) * (ord(c) - 48) for i, c in enumerate(digits[:12]))
+    return (10 - total % 10) % 10 == ord(digits[12]) - 48
+
+
 def find_cards(text: str) -> list[CardMatch]:
     """Card numbers in ``text`` (Luhn + issuer range + 12-19 digits, any separators).
 
@@ -110,7 +123,9 @@ def find_cards(text: str) -> list[CardMatch]:
     length in an issuer range is a card after ``order`` or ``id=`` too (a
     card pasted as an order reference is still a card; an order id passes
     Luhn and a range by chance only, about 1 in 30), and a number failing
-    Luhn is never one, whatever card word stands before it.
+    Luhn is never one, whatever card word stands before it. One exception:
+    13 digits right after a barcode word (``EAN``, ``GTIN``, ``ISBN``) that
+    pass the EAN-13 check are an article number (round 7).
     """
     out: list[CardMatch] = []
     for m in _CARD_CANDIDATE.finditer(text):
@@ -122,7 +137,11 @@ def find_cards(text: str) -> list[CardMatch]:
                 i += 1
                 continue
             j, match = found
-            out.append(match)
+            raw = text[match.start : match.end]
+            if not (
+                ean13_valid(raw) and _BARCODE_BEFORE.search(text[max(0, match.start - 20) : match.start])
+            ):
+                out.append(match)
             i = j + 1
     return out
 
@@ -201,6 +220,12 @@ _PHONE_ID_KEY = re.compile(
 )
 
 
+# A North American number written with dots after its country code
+# (``1.505.922.5961``, ``+1.343.930.6147``): 3-3-4 digit groups after a
+# one-digit first group, a layout no version number has (round 7).
+_DOTTED_NANP = re.compile(r"^1\.[2-9]\d{2}\.[2-9]\d{2}\.\d{4}$")
+
+
 def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     """Whether the digit run ``text[start:end]`` may be offered to the phone matcher.
 
@@ -248,8 +273,8 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     if "." in core and not any(c in core for c in " -()/") and not after_country_code:
         # (after "+33 " a dotted run is the national part: "+33 6.90.65.02.82")
         groups = core.split(".")
-        if len(groups) >= 3 and any(len(g) == 1 for g in groups):
-            return False  # a version such as 10.0.19045.3803
+        if len(groups) >= 3 and any(len(g) == 1 for g in groups) and not _DOTTED_NANP.match(core):
+            return False  # a version such as 10.0.19045.3803 (not 1.505.922.5961: a NANP number)
         if len(groups) == 2:
             return False  # a decimal number such as 169.831173
     return True
@@ -331,6 +356,42 @@ def iban_checksum_ok(compact: str) -> bool:
         return False
     moved = (compact[4:] + compact[:4]).upper()
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+# IBAN countries of the SWIFT IBAN registry that Presidio 2.2's recognizer
+# does not list, with their IBAN lengths (registry release 98, 2024): an El
+# Salvador IBAN (``SV33 OXHF 2123 ...``) leaked (frozen v4, round 7).
+EXTRA_IBAN_LENGTHS: dict[str, int] = {
+    "BI": 27, "DJ": 27, "FK": 18, "HN": 28, "MN": 20, "NI": 28, "OM": 23, "RU": 33, "SD": 18,
+    "SO": 23, "ST": 25, "SV": 28, "YE": 30,
+}  # fmt: skip
+_EXTRA_IBAN = re.compile(
+    rf"(?<![\w])(?:{'|'.join(EXTRA_IBAN_LENGTHS)})\d{{2}}(?:[A-Z0-9]{{14,29}}|(?:[ \-][A-Z0-9]{{1,4}}){{3,8}})(?![\w])"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IbanMatch:
+    """An IBAN found in a text: code point offsets ``[start, end)``."""
+
+    start: int
+    end: int
+
+
+def find_extra_ibans(text: str) -> list[IbanMatch]:
+    """IBANs (upper case, grouped by 4 or not) of the countries in
+    :data:`EXTRA_IBAN_LENGTHS`: the registry length and the mod-97 check
+    (ISO 13616) decide, trimmed to whole groups (``SV33 ... 9609 pour``)."""
+    out: list[IbanMatch] = []
+    for m in _EXTRA_IBAN.finditer(text):
+        raw = m.group()
+        cuts = [len(raw)] + [i for i in range(len(raw) - 1, 4, -1) if raw[i] in " -"]
+        for cut in cuts:
+            compact = _IBAN_GROUP.sub("", raw[:cut])
+            if len(compact) == EXTRA_IBAN_LENGTHS[compact[:2]] and iban_checksum_ok(compact):
+                out.append(IbanMatch(m.start(), m.start() + cut))
+                break
+    return out
 
 
 def uppercase_ibans(text: str) -> str:

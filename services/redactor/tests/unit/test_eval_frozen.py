@@ -154,8 +154,16 @@ def _v4_records() -> dict[str, list[dict]]:
 # in any other file still reads them.
 # Branch `precision` (round 6, names and false positives, eval/round6.py) too:
 # its names come from its own pools, written without reading v4.
+# Round 7 (eval/round7.py) was written after v4 was measured and spent, from
+# the classes of its misses, with new pools.
 WRITTEN_AFTER_V4 = frozenset(
-    {"tuning/patterns.jsonl", "tuning/names_round6.jsonl", "tuning/pii_free_round6.jsonl"}
+    {
+        "tuning/patterns.jsonl",
+        "tuning/names_round6.jsonl",
+        "tuning/pii_free_round6.jsonl",
+        "tuning/round7.jsonl",
+        "tuning/pii_free_round7.jsonl",
+    }
 )
 
 
@@ -362,7 +370,7 @@ class _Analysed(Exception):
 
 
 class _StubDetector:
-    """Stands in for ``Detector`` so no test ever runs the detector on v4."""
+    """Stands in for ``Detector``: the test checks which files are read, not what is found."""
 
     default_policy = "stub"
     model_version = "stub"
@@ -422,13 +430,25 @@ def _v5_records() -> dict[str, list[dict]]:
     }
 
 
-def _before_v5() -> tuple[dict[str, list[str]], set[str]]:
+# Tuning files written while v5 was being written, by hands that never read v5
+# (round 7, branch `tune7`, eval/round7.py: from the spent v4's misses, with its
+# own pools). Like WRITTEN_AFTER_V4 for v4, they are not "earlier" for the pool,
+# country and layout checks (round 7 plants IBANs of registry countries and
+# names that v5's writer chose independently); the check that no v5 value
+# appears in any other file still reads them.
+WRITTEN_AFTER_V5 = frozenset({"tuning/round7.jsonl", "tuning/pii_free_round7.jsonl"})
+
+
+def _before_v5(include_later: bool = False) -> tuple[dict[str, list[str]], set[str]]:
     """Every labelled value of every JSONL file under eval/ but v5's (tuning, samples, v1-v4), by
-    type, and the texts of their records without entities."""
+    type, and the texts of their records without entities; with ``include_later``, also the
+    files of :data:`WRITTEN_AFTER_V5`."""
     gold: dict[str, list[str]] = {}
     free: set[str] = set()
     for path in sorted(EVAL.glob("**/*.jsonl")):
         if path.parent.name == "frozen_v5":
+            continue
+        if not include_later and path.relative_to(EVAL).as_posix() in WRITTEN_AFTER_V5:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -501,10 +521,12 @@ def test_v5_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
     )  # fmt: skip
     assert not {c for pool in v5._IBAN_COUNTRIES.values() for c in pool} & used_countries
     norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
-    used_values = {norm(v) for vs in earlier.values() for v in vs}
+    everything, everything_free = _before_v5(include_later=True)
+    used_values = {norm(v) for vs in everything.values() for v in vs}
     for e in gold:
         if e["type"] != "PERSON":
             assert norm(e["value"]) not in used_values, e
+    assert not {r["text"] for rs in records.values() for r in rs if not r["entities"]} & everything_free
     # street names
     used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
     used_streets += [s.lower() for pool in v4.STREETS.values() for s in pool]
