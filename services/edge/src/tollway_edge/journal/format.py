@@ -201,23 +201,15 @@ def decode(buf: bytes, start: int, max_payload: int, *, check_crc: bool = True) 
             return
         trace = checkpoint = b""
         if flags & _TRACED:
-            if vstart + _TLEN.size > end:
+            section = _section(buf, vstart, end)
+            if section is None:
                 return
-            (tlen,) = _TLEN.unpack_from(buf, vstart)
-            tstart = vstart + _TLEN.size
-            vstart = tstart + tlen
-            if vstart > end:
-                return
-            trace = buf[tstart:vstart]
+            trace, vstart = section
         if flags & _CHECKPOINT:
-            if vstart + _TLEN.size > end:
+            section = _section(buf, vstart, end)
+            if section is None:
                 return
-            (clen,) = _TLEN.unpack_from(buf, vstart)
-            cstart = vstart + _TLEN.size
-            vstart = cstart + clen
-            if vstart > end:
-                return
-            checkpoint = buf[cstart:vstart]
+            checkpoint, vstart = section
         yield Record(
             end,
             end - pos,
@@ -276,3 +268,17 @@ def scan(path: Path, max_payload: int) -> ScanResult:
         records += 1
         good = rec.end
     return ScanResult(records, good, len(data), first)
+
+
+def _section(buf: bytes, start: int, end: int) -> tuple[bytes, int] | None:
+    """One optional length-prefixed section of a record (the trace context or the
+    recovery checkpoint): ``(its bytes, the offset after it)``, or None when it
+    runs past ``end`` (a torn tail)."""
+    if start + _TLEN.size > end:
+        return None
+    (length,) = _TLEN.unpack_from(buf, start)
+    body = start + _TLEN.size
+    after = body + length
+    if after > end:
+        return None
+    return buf[body:after], after
