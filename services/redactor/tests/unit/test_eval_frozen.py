@@ -5,8 +5,9 @@ nothing with v2's or v1's either, both spent); v4's pools and values share
 nothing with any earlier generator or labelled file, and every v4 gold span is
 sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
 Luhn-valid, IBAN check digits and lengths as the registry has them); v5's
-likewise against everything before it, v4 included, and ``evaluate.py``
-refuses ``--misses`` on v5, the current held-out set."""
+likewise against everything before it, v4 included; v6's likewise against
+everything before it (v5 and rounds 6-7 included), and ``evaluate.py`` refuses
+``--misses`` on v6, the current held-out set (v5 is spent)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ SETS = {
     "frozen_v3": EVAL / "frozen_v3.py",
     "frozen_v4": EVAL / "frozen_v4.py",
     "frozen_v5": EVAL / "frozen_v5.py",
+    "frozen_v6": EVAL / "frozen_v6.py",
 }
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
@@ -155,7 +157,7 @@ def _v4_records() -> dict[str, list[dict]]:
 # Branch `precision` (round 6, names and false positives, eval/round6.py) too:
 # its names come from its own pools, written without reading v4.
 # Round 7 (eval/round7.py) was written after v4 was measured and spent, from
-# the classes of its misses, with new pools.
+# the classes of its misses, with new pools; v6 (eval/frozen_v6.py) after v5.
 WRITTEN_AFTER_V4 = frozenset(
     {
         "tuning/patterns.jsonl",
@@ -163,6 +165,7 @@ WRITTEN_AFTER_V4 = frozenset(
         "tuning/pii_free_round6.jsonl",
         "tuning/round7.jsonl",
         "tuning/pii_free_round7.jsonl",
+        *(f"frozen_v6/{name}" for name in FILES),
     }
 )
 
@@ -382,24 +385,25 @@ class _StubDetector:
         raise _Analysed(len(texts))
 
 
-def test_evaluate_reads_v4_spent_and_v5_and_refuses_misses_only_on_v5(
+def test_evaluate_reads_v5_spent_and_v6_and_refuses_misses_only_on_v6(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evaluate = _load(EVAL / "evaluate.py")
     monkeypatch.setattr(evaluate, "Detector", _StubDetector)
-    assert evaluate.HELD_OUT_DIRS == ("frozen_v5",)
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v5", "--misses"])
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v6",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v6", "--misses"])
     with pytest.raises(SystemExit, match="refused"):
         evaluate.main()
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v5"])
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v6"])
     with pytest.raises(_Analysed) as analysed:
         evaluate.main()
-    assert analysed.value.args == (sum(len(rs) for rs in _v5_records().values()),)
-    # v4 is spent: read like tuning material, misses included
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v4", "--misses"])
-    with pytest.raises(_Analysed) as analysed:
-        evaluate.main()
-    assert analysed.value.args == (sum(len(rs) for rs in _v4_records().values()),)
+    assert analysed.value.args == (sum(len(rs) for rs in _v6_records().values()),)
+    # v5 and v4 are spent: read like tuning material, misses included
+    for flag, records in (("--frozen-v5", _v5_records()), ("--frozen-v4", _v4_records())):
+        monkeypatch.setattr("sys.argv", ["evaluate.py", flag, "--misses"])
+        with pytest.raises(_Analysed) as analysed:
+            evaluate.main()
+        assert analysed.value.args == (sum(len(rs) for rs in records.values()),)
 
 
 # --- v5 ----------------------------------------------------------------------
@@ -436,7 +440,11 @@ def _v5_records() -> dict[str, list[dict]]:
 # country and layout checks (round 7 plants IBANs of registry countries and
 # names that v5's writer chose independently); the check that no v5 value
 # appears in any other file still reads them.
-WRITTEN_AFTER_V5 = frozenset({"tuning/round7.jsonl", "tuning/pii_free_round7.jsonl"})
+# The v6 held-out files (eval/frozen_v6.py) were written after v5 was measured,
+# blind to it: later for v4's and v5's checks too.
+WRITTEN_AFTER_V5 = frozenset(
+    {"tuning/round7.jsonl", "tuning/pii_free_round7.jsonl", *(f"frozen_v6/{name}" for name in FILES)}
+)
 
 
 def _before_v5(include_later: bool = False) -> tuple[dict[str, list[str]], set[str]]:
@@ -610,6 +618,216 @@ def test_v5_pii_free_texts_hold_no_personal_data() -> None:
         "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
     }
     free = [r for rs in _v5_records().values() for r in rs if not r["entities"]]
+    assert len(free) >= 140 + 110 + 110 + 480
+    for r in free:
+        for kind, pattern in patterns.items():
+            assert not pattern.search(r["text"]), (kind, r["text"])
+        words = {w.lower() for w in re.findall(r"[^\W\d_]+", r["text"])}
+        assert not words & names, r["text"]
+        for run in re.findall(r"(?<![0-9A-Za-z])\d{12,19}(?![0-9A-Za-z])", r["text"]):
+            assert not _luhn_ok(run), (run, r["text"])
+
+
+# --- v6 ----------------------------------------------------------------------
+
+# IBAN lengths of the SWIFT IBAN registry, for the countries v6 uses
+V6_IBAN_LENGTHS = {
+    "GB": 22, "IE": 22, "NL": 18, "DE": 22, "FO": 18, "GL": 18, "FK": 18, "LC": 32, "IQ": 23,
+    "FR": 27, "BE": 16, "LU": 20, "MC": 27, "CH": 21, "MD": 24, "LY": 25, "SD": 18,
+    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "PS": 29, "SO": 23, "ST": 25, "BY": 28,
+}  # fmt: skip
+V6_EARLIER = (
+    "frozen_v5.py",
+    "frozen_v4.py",
+    "frozen_v3.py",
+    "frozen_v2.py",
+    "frozen.py",
+    "generate.py",
+    "tuning.py",
+    "round6.py",
+    "round7.py",
+)
+
+
+def _v6_records() -> dict[str, list[dict]]:
+    return {
+        name: [
+            json.loads(line) for line in (EVAL / "frozen_v6" / name).read_text(encoding="utf-8").splitlines()
+        ]
+        for name in sorted(FILES)
+    }
+
+
+def _before_v6() -> tuple[dict[str, list[str]], set[str]]:
+    """Every labelled value of every JSONL file under eval/ but v6's (tuning, samples, v1-v5,
+    rounds 6-7), by type, and the texts of their records without entities."""
+    gold: dict[str, list[str]] = {}
+    free: set[str] = set()
+    for path in sorted(EVAL.glob("**/*.jsonl")):
+        if path.parent.name == "frozen_v6":
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                for e in record.get("entities", []):
+                    gold.setdefault(e["type"], []).append(e["value"])
+                if not record.get("entities"):
+                    free.add(record["text"])
+    return gold, free
+
+
+def _v6_name_tokens(v6: ModuleType) -> set[str]:
+    return {
+        t
+        for pools in v6.NAMES.values()
+        for pool in pools.values()
+        for n in pool
+        for t in _tokens(n, v6.PARTICLES)
+    }
+
+
+def test_v6_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
+    v6 = _load(EVAL / "frozen_v6.py")
+    v5, v4, v3, v2, v1, gen, tun, r6, r7 = (_load(EVAL / f) for f in V6_EARLIER)
+    earlier, earlier_free = _before_v6()
+    # names: no token of a v6 name (particles aside) in any earlier pool or labelled PERSON
+    used_names = {
+        t
+        for n in (
+            [n for m in (v5, v4, v3, v2) for pools in m.NAMES.values() for pool in pools.values() for n in pool]
+            + [n if isinstance(n, str) else " ".join(n) for pool in v1.NAMES.values() for n in pool]
+            + [n for m in (r6, r7) for firsts, lasts in m.NAMES.values() for n in (*firsts, *lasts)]
+            + list(gen.FIRST) + list(gen.LAST)
+            + list(tun.FIRST_FR) + list(tun.LAST_FR) + list(tun.FIRST_ES) + list(tun.LAST_ES)
+            + earlier["PERSON"]
+        )
+        for t in _tokens(n)
+    }  # fmt: skip
+    assert not _v6_name_tokens(v6) & used_names, sorted(_v6_name_tokens(v6) & used_names)
+    # e-mail domains
+    used_domains = (
+        {d for m in (v5, v4, v3, v2) for pool in m.DOMAINS.values() for d in pool} | set(v1.DOMAINS)
+        | set(gen.DOMAINS) | {v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]}
+    )  # fmt: skip
+    assert not {d for pool in v6.DOMAINS.values() for d in pool} & used_domains
+    # templates (with PII and PII-free chat), and no PII-free text seen before
+    v6_templates = {t for m in (v6.TEMPLATES, v6.CHAT_FREE) for pool in m.values() for t in pool}
+    used_templates = (
+        {t for m in (v5.TEMPLATES, v5.CHAT_FREE, v4.TEMPLATES, v4.CHAT_FREE, v3.TEMPLATES, v3.CHAT_FREE,
+                     v2.TEMPLATES, v1.TEMPLATES) for pool in m.values() for t in pool}
+        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
+    )  # fmt: skip
+    assert not v6_templates & used_templates
+    records = _v6_records()
+    v6_free = {r["text"] for rs in records.values() for r in rs if not r["entities"]}
+    assert not v6_free & earlier_free
+    # phones: NANP area codes no earlier pool or labelled phone used
+    v6_areas = set(v6._US_AREAS) | set(v6._CA_AREAS) | set(v6._QC_AREAS)
+    used_areas = (
+        set(gen.US_AREA) | set(v2._US_AREAS) | set(v3._US_AREAS)
+        | set(v4._US_AREAS) | set(v4._CA_AREAS) | set(v4._QC_AREAS)
+        | set(v5._US_AREAS) | set(v5._CA_AREAS) | set(v5._QC_AREAS) | set(v5._CARIB_AREAS.values())
+        | {a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))}
+    )  # fmt: skip
+    assert not v6_areas & used_areas
+    # IBAN: the countries marked new are new; every value of every type is new (digits and letters)
+    used_countries = (
+        {c for m in (v5, v4, v3, v2) for pool in m._IBAN_COUNTRIES.values() for c in pool}
+        | set(gen.IBAN_COUNTRIES) | {v.replace(" ", "")[:2].upper() for v in earlier["IBAN_CODE"]}
+    )  # fmt: skip
+    assert not v6._IBAN_NEW & used_countries
+    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
+    used_values = {norm(v) for vs in earlier.values() for v in vs}
+    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
+    for e in gold:
+        if e["type"] != "PERSON":
+            assert norm(e["value"]) not in used_values, e
+    # street names
+    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
+    used_streets += [s.lower() for m in (v5, v4) for pool in m.STREETS.values() for s in pool]
+    for street in (s for pool in v6.STREETS.values() for s in pool):
+        core = re.sub(r"^(calle|avenida|plaza|paseo|ronda|travesía|rúa|rue|avenue|boulevard|allée|impasse|"
+                      r"quai|chemin|place|cours)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+|da\s+)?",
+                      "", street.lower())  # fmt: skip
+        assert not any(core in v for v in used_streets), street
+    # tuning cases
+    v6_text = "".join(r["text"] for rs in records.values() for r in rs)
+    v6_full_names = {n for pools in v6.NAMES.values() for pool in pools.values() for n in pool}
+    for case in tun.CASES:
+        assert case[0] not in v6_text
+        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v6_full_names, case[0]
+    # PII-free chat fills
+    v6_fills = {f for pools in v6._CHAT_FILL.values() for pool in pools.values() for f in pool}
+    used_fills = {
+        f for m in (v5, v4) for pools in m._CHAT_FILL.values() for pool in pools.values() for f in pool
+    }
+    used_fills |= set(r6.CITIES) | set(r6.PRODUCTS)
+    assert not v6_fills & used_fills
+
+
+def _valid_in(value: str, region: str) -> bool:
+    """Whether ``value`` is a valid number when dialled from ``region``."""
+    try:
+        return phonenumbers.is_valid_number(phonenumbers.parse(value, region))
+    except phonenumbers.NumberParseException:
+        return False
+
+
+def test_v6_gold_spans_are_sound() -> None:
+    v6 = _load(EVAL / "frozen_v6.py")
+    minimum = {"en": 50, "fr": 30, "es": 30}
+    cards: list[str] = []
+    countries: set[str] = set()
+    regions: set[str] = set()
+    for name, records in _v6_records().items():
+        counts: dict[str, int] = {}
+        for r in records:
+            spans = sorted((e["start"], e["end"]) for e in r["entities"])
+            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), r["id"]
+            for e in r["entities"]:
+                counts[e["type"]] = counts.get(e["type"], 0) + 1
+                value = e["value"]
+                assert r["text"][e["start"] : e["end"]] == value and value == value.strip(), r["id"]
+                if e["type"] == "PHONE_NUMBER":
+                    valid = [region for region in v6.PHONE_REGIONS[r["lang"]] if _valid_in(value, region)]
+                    assert valid, value
+                    regions.add(phonenumbers.region_code_for_number(phonenumbers.parse(value, valid[0])))
+                elif e["type"] == "CREDIT_CARD":
+                    digits = re.sub(r"[ .-]", "", value)
+                    assert digits.isdigit() and 12 <= len(digits) <= 19 and _luhn_ok(digits), value
+                    cards.append(digits)
+                elif e["type"] == "IBAN_CODE":
+                    code = re.sub(r"[ -]", "", value)
+                    assert len(code) == V6_IBAN_LENGTHS[code[:2]], value
+                    assert int("".join(str(int(c, 36)) for c in code[4:] + code[:4])) % 97 == 1, value
+                    countries.add(code[:2])
+                elif e["type"] == "EMAIL_ADDRESS":
+                    assert re.fullmatch(r"[\w.+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+", value, re.I), value
+        if name == "pii_free.jsonl":
+            assert not counts and len(records) >= 480
+        else:
+            lang = name[len("heldout-") : -len(".jsonl")]
+            assert sorted(counts) == sorted(evaluate_types()), (name, counts)
+            assert min(counts.values()) >= minimum[lang], (name, counts)
+    assert countries == set(V6_IBAN_LENGTHS)  # every country of the pools is planted
+    assert len(regions) >= 30
+    assert any(2221 <= int(c[:4]) <= 2720 and len(c) == 16 for c in cards)  # Mastercard 2-series
+    assert sum(len(c) == 19 for c in cards) >= 10
+    assert {len(c) for c in cards} >= {12, 13, 14, 15, 16, 17, 18, 19}
+
+
+def test_v6_pii_free_texts_hold_no_personal_data() -> None:
+    v6 = _load(EVAL / "frozen_v6.py")
+    names = _v6_name_tokens(v6)
+    patterns = {
+        "ipv4": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+        "ipv6": re.compile(
+            r"\b(?:[0-9a-f]{1,4}:){4,7}[0-9a-f]{1,4}\b|\b[0-9a-f]{1,4}::(?:[0-9a-f]{1,4})?\b", re.I
+        ),
+        "mac": re.compile(r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b", re.I),
+        "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
+    }
+    free = [r for rs in _v6_records().values() for r in rs if not r["entities"]]
     assert len(free) >= 140 + 110 + 110 + 480
     for r in free:
         for kind, pattern in patterns.items():
