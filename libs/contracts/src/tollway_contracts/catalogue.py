@@ -81,6 +81,16 @@ class Provider(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True)
             time allowed to first byte for a stream.
         connect_timeout_seconds: TCP/TLS connect timeout.
         max_connections: size of the keep-alive pool to this provider.
+        min_idle_connections: idle keep-alive connections each edge worker
+            process keeps open to this provider ahead of demand (TLS
+            handshake included), re-opened in the background as calls take
+            them or as they expire (75 s idle) or the provider closes them, so
+            a burst of calls finds them open instead of paying ~1,000
+            connects at once. It costs the provider idle sockets: workers ×
+            edge pods × this value, rotated every keep-alive period; keep 0
+            (the default: nothing opened ahead) for providers whose keep-alive
+            timeout is short or whose connection count is limited. At most
+            ``max_connections``.
         api_version: the API version the edge names: ``azure``'s
             ``api-version`` query parameter (default ``2024-10-21``),
             ``anthropic``'s ``anthropic-version`` header when the client sent
@@ -94,6 +104,7 @@ class Provider(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True)
     timeout_seconds: _Positive = 600.0
     connect_timeout_seconds: _Positive = 10.0
     max_connections: Annotated[int, msgspec.Meta(ge=1)] = 2048
+    min_idle_connections: Annotated[int, msgspec.Meta(ge=0)] = 0
     api_version: str | None = None
 
     def __post_init__(self) -> None:
@@ -102,6 +113,11 @@ class Provider(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True)
             raise ValueError(f"base_url must be an http(s) URL with a host, not {self.base_url!r}")
         if self.api_key_env is not None and self.api_key_file is not None:
             raise ValueError("set api_key_env or api_key_file, not both")
+        if self.min_idle_connections > self.max_connections:
+            raise ValueError(
+                f"min_idle_connections ({self.min_idle_connections}) must be at most"
+                f" max_connections ({self.max_connections})"
+            )
 
     def api_key(self) -> str | None:
         """The credential: the ``api_key_env`` variable or the ``api_key_file``

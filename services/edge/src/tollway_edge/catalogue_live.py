@@ -153,6 +153,8 @@ class CatalogueWatcher:
         self._retired.extend(upstreams)
 
         async def close() -> None:
+            for upstream in upstreams:  # no more warm connections: idle ones closed now
+                await upstream.client.cool()
             await asyncio.sleep(self._retire)
             for upstream in upstreams:
                 await upstream.client.close()

@@ -102,3 +102,16 @@ RESPONSE_CACHE = Counter(
     "Exact response cache outcomes of opted-in calls: hit, miss, bypass (no-cache), stored, error (Valkey).",
     ["outcome"],
 )
+PROVIDER_IDLE_CONNECTIONS = Gauge(
+    "tollway_provider_idle_connections",
+    "Idle keep-alive connections open to a provider, summed over live worker processes"
+    " (reported by the pools that keep some warm: the catalogue's min_idle_connections > 0).",
+    ["provider"],
+    multiprocess_mode="livesum",
+)
+PROVIDER_CONNECTS = Counter(
+    "tollway_provider_connects_total",
+    "Connections opened to a provider (TLS included), by purpose (request: a call found no idle"
+    " one; warm: kept ahead of demand) and outcome (ok, error: refused, unreachable, TLS, timeout).",
+    ["provider", "purpose", "outcome"],
+)

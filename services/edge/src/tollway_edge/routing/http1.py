@@ -207,6 +207,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.received = False  # a byte of the current response arrived
         self.idle_since = 0.0
+        self.idle = False  # in the pool's idle set: its loss is the pool's to count
         self.timeouts = Timeouts()
         self.activity = 0.0  # loop time of the last bytes received or of a read starting to wait
         self._deadline = 0.0
@@ -234,6 +235,8 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.idle:  # the provider closed an idle pooled connection
+            self.pool.idle_lost(self)
         resp = self.response
         if resp is not None and self.head is None and not self._framed and not resp._done:
             resp._end()  # body delimited by the close

@@ -5,6 +5,9 @@ catalogue's ``max_connections`` when larger, so 1,000 concurrent streams fit)
 and the request headers are computed once at start, including the
 credential read from the provider's ``api_key_env``, placed the way the
 provider's kind wants it (``routing.kinds``: Bearer, ``api-key``, ``x-api-key``).
+A provider with ``min_idle_connections`` gets that many idle connections
+opened at once in the background and kept open (``routing.warm``), per
+worker process.
 """
 
 from __future__ import annotations
@@ -121,7 +124,8 @@ def _base(provider: Provider) -> str:
 async def open_upstreams(
     catalogue: Catalogue, reuse: Mapping[str, Upstream] | None = None
 ) -> dict[str, Upstream]:
-    """Open one client per provider (call :func:`close_upstreams` at stop).
+    """Open one client per provider (call :func:`close_upstreams` at stop); a
+    new or changed provider's warm connections start opening in the background.
 
     Args:
         reuse: upstreams already open (a catalogue reload): a provider whose
@@ -147,7 +151,15 @@ async def open_upstreams(
             key, usable = None, False
         kind = kind_of(provider)
         headers.update(kind.headers(provider, key))
-        client = Client(limit=max(provider.max_connections, MIN_POOL), connecting=MAX_CONNECTING)
+        client = Client(
+            limit=max(provider.max_connections, MIN_POOL),
+            connecting=MAX_CONNECTING,
+            provider=name,
+            min_idle=provider.min_idle_connections,
+            connect_timeout=provider.connect_timeout_seconds,
+        )
+        if usable:  # connections opened ahead in the background (``routing.warm``); none when 0
+            client.warm(URL(_base(provider)))
         upstreams[name] = Upstream(
             name=name,
             provider=provider,
