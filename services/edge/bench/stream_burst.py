@@ -19,11 +19,14 @@ and the edges' Δ vs the provider alone (medians of the per-round Δs).
 
     uv run --no-sync python services/edge/bench/stream_burst.py --rounds 3 \\
         --edge main=/tmp/burst_main/services/edge/src --edge wt=. [--streams 1000 --chunks 60 \\
-        --interval 50 --ttft 400] [--provider-backlog 128]
+        --interval 50 --ttft 400] [--provider-backlog 128] [--min-idle 500]
 
 ``--provider-backlog N`` starts the fake provider with listen backlog N (default:
 the fake provider's own, 4096; the same provider serves the direct target and the
-edges; 128 was its backlog before, aiohttp's default).
+edges; 128 was its backlog before, aiohttp's default). ``--min-idle N`` sets the
+provider's ``min_idle_connections`` (warm connections, per edge worker) in the edges'
+catalogue and waits, before the first step, until the number of connections to the
+provider stops changing (printed).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -84,6 +88,25 @@ def wait_listening(port: int, sockets: int, timeout: float = 60.0) -> None:
     raise RuntimeError(f"fewer than {sockets} sockets listen on {port}")
 
 
+def established_to(port: int) -> int:
+    """Established TCP connections to 127.0.0.1:``port`` (client side; ``/proc/net/tcp``)."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for r in rows if (f := r.split())[3] == "01" and int(f[2].rsplit(":", 1)[1], 16) == port)
+
+
+async def settle(count: Callable[[], int], quiet_s: float = 1.0, within_s: float = 60.0) -> int:
+    """Poll ``count()`` until it has not changed for ``quiet_s`` (or ``within_s`` passed); its last value."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within_s
+    last, since = count(), loop.time()
+    while loop.time() < end and loop.time() - since < quiet_s:
+        await asyncio.sleep(0.1)
+        now = count()
+        if now != last:
+            last, since = now, loop.time()
+    return last
+
+
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (the edge supervisor's workers)."""
     out: list[int] = []
@@ -112,6 +135,13 @@ async def main() -> None:
     ap.add_argument("--ramp", type=float, default=1.0)
     ap.add_argument("--clients", type=int, default=2)
     ap.add_argument("--provider-backlog", type=int, default=None)
+    ap.add_argument(
+        "--min-idle",
+        type=int,
+        default=0,
+        help="the provider's min_idle_connections in the edges' catalogue (per worker; an edge tree"
+        " without warm connections ignores it); the run waits for the warm-up before the first step",
+    )
     ap.add_argument("--no-direct", action="store_true")
     ap.add_argument("--log-dir", help="run the edges at INFO, their log lines into LOG_DIR/<label>.log")
     ap.add_argument("--json", help="write every step to this file")
@@ -133,7 +163,11 @@ async def main() -> None:
             {
                 "version": 1,
                 "providers": {
-                    "fake": {"base_url": f"http://127.0.0.1:{fake_port}/v1", "timeout_seconds": 60}
+                    "fake": {
+                        "base_url": f"http://127.0.0.1:{fake_port}/v1",
+                        "timeout_seconds": 60,
+                        **({"min_idle_connections": args.min_idle} if args.min_idle else {}),
+                    }
                 },
                 "models": {
                     "burst": {
@@ -170,6 +204,9 @@ async def main() -> None:
             await asyncio.sleep(2.0)  # the workers' start-up work (principals, journal, Kafka) settles
             targets[label] = (f"http://127.0.0.1:{port}/v1/chat/completions", "burst")
             workers[label] = children(edge.pid)
+        if args.min_idle:  # warm connections open in the background: wait until their count settles
+            held = await settle(lambda: established_to(fake_port))
+            print(f"connections to the provider before the first step: {held}", flush=True)
         names = list(targets)
         steps: list[dict[str, object]] = []
         for rnd in range(args.rounds):
