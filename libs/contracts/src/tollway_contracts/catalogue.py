@@ -81,16 +81,19 @@ class Provider(_Contract, frozen=True, kw_only=True, forbid_unknown_fields=True)
             time allowed to first byte for a stream.
         connect_timeout_seconds: TCP/TLS connect timeout.
         max_connections: size of the keep-alive pool to this provider.
-        min_idle_connections: idle keep-alive connections each edge worker
-            process keeps open to this provider ahead of demand (TLS
-            handshake included), re-opened in the background as calls take
-            them or as they expire (75 s idle) or the provider closes them, so
-            a burst of calls finds them open instead of paying ~1,000
-            connects at once. It costs the provider idle sockets: workers ×
-            edge pods × this value, rotated every keep-alive period; keep 0
-            (the default: nothing opened ahead) for providers whose keep-alive
-            timeout is short or whose connection count is limited. At most
-            ``max_connections``.
+        min_idle_connections: connections each edge worker process keeps
+            open to this provider ahead of demand (TLS handshake included),
+            idle when no call holds them, so that a burst of calls finds them
+            open instead of paying hundreds of connects at once. Connections
+            serving calls count toward it; one is re-opened in the background
+            when a connection closes (75 s idle, the provider's keep-alive
+            timeout, a call's connection not reusable), not when a call takes
+            one (it comes back). Size it to the burst a worker must absorb
+            (e.g. 500 for bursts of 1,000 new streams on a 2-worker edge). It
+            costs the provider idle sockets: workers × edge pods × this value,
+            re-opened every keep-alive period; keep 0 (the default: nothing
+            opened ahead) for providers whose keep-alive timeout is short or
+            whose connection count is limited. At most ``max_connections``.
         api_version: the API version the edge names: ``azure``'s
             ``api-version`` query parameter (default ``2024-10-21``),
             ``anthropic``'s ``anthropic-version`` header when the client sent

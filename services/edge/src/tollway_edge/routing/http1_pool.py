@@ -5,8 +5,8 @@ reuses its idle keep-alive connections newest first, closes those idle longer
 than :data:`KEEPALIVE_SECONDS`, bounds the connections in use and the ones
 being opened at once, and retries a request once on a new connection when a
 reused one was closed by the provider before answering a byte. A pool may keep
-a minimum of idle connections open ahead of demand (:mod:`.warm`, the
-catalogue's ``min_idle_connections``).
+a minimum of connections open ahead of demand (:mod:`.warm`, the catalogue's
+``min_idle_connections``).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class Pool:
             if conn is None or conn.response is not None:  # else finished: its slot is already free
                 if conn is not None:
                     conn.kill()
-                self._free()
+                self.dropped()
             raise
 
     def _free(self) -> None:
@@ -100,11 +100,11 @@ class Pool:
                 continue  # lost while idle: already counted (idle_lost)
             conn.idle = False
             self.idle_open -= 1
+            if now - conn.idle_since < KEEPALIVE_SECONDS:
+                return conn  # busy now: still counted by the warmer, nothing to re-open
+            conn.kill()
             if warmer is not None:
                 warmer.poke()
-            if now - conn.idle_since < KEEPALIVE_SECONDS:
-                return conn
-            conn.kill()
         return None
 
     async def open(self, connect_seconds: float | None, purpose: str = "request") -> Connection:
@@ -156,6 +156,8 @@ class Pool:
     def dropped(self) -> None:
         """A connection closed after its response: its slot is free."""
         self._free()
+        if self.warmer is not None:
+            self.warmer.poke()
 
     def idle_lost(self, conn: Connection) -> None:
         """An idle connection was closed by the provider (its keep-alive timeout, a restart)."""
@@ -204,7 +206,7 @@ class Client:
         limit: connections in use at once, per pool.
         connecting: connections being opened at once, per pool (requests and warming).
         provider: the provider's catalogue name (metrics and logs).
-        min_idle: idle connections :meth:`warm` keeps open (0: none).
+        min_idle: connections :meth:`warm` keeps open, idle when no call holds them (0: none).
         connect_timeout: the warm connects' timeout (TLS included), s; None = none.
     """
 
@@ -232,7 +234,7 @@ class Client:
         return pool
 
     def warm(self, url: URL) -> None:
-        """Start keeping ``min_idle`` idle connections open to ``url``'s origin,
+        """Start keeping ``min_idle`` connections open to ``url``'s origin,
         in the background (returns at once; nothing when ``min_idle`` is 0)."""
         if self.min_idle <= 0 or self.closed:
             return

@@ -1,17 +1,21 @@
-"""Warm provider connections: a pool's minimum of idle connections, kept open
-ahead of demand (the catalogue's ``min_idle_connections``, issue 9).
+"""Warm provider connections: a pool's minimum of connections, kept open ahead
+of demand (the catalogue's ``min_idle_connections``, issue 9).
 
 A burst of 1,000 streams on a fresh edge otherwise opens ~1,000 provider
 connections at once, and their handshakes (and TLS) are paid in the burst
 (docs/edge-performance.md). One :class:`Warmer` task per pool opens
-connections until ``min_idle`` are idle, and again whenever calls take them,
-they expire (:data:`KEEPALIVE_SECONDS` idle) or the provider closes them:
+connections until ``min_idle`` are open — idle, or serving a call — and opens
+more whenever connections close: they expire (:data:`KEEPALIVE_SECONDS` idle),
+the provider closes them, a call's connection is not reusable after it. A call
+that takes an idle connection does not trigger a connect: the connection
+comes back idle when the call ends, and a burst that took every idle one
+would otherwise pay a second round of connects in the middle of the burst
+(measured: worse p95, more edge CPU per stream).
 
 - paced: at most :data:`WARM_PARALLEL` connects at a time, through the pool's
   own ``connecting`` bound shared with requests (never a connect storm);
 - never blocking a request: it runs beside them; a request that finds no idle
   connection opens its own as before;
-- bounded: idle + in use stays within the pool's ``limit``;
 - backing off when the provider refuses, fails the connect, or closes new
   connections at once (< :data:`EARLY_CLOSE_SECONDS`): tenacity's jittered
   exponential wait from :data:`BACKOFF_INITIAL_SECONDS` up to
@@ -60,7 +64,7 @@ def backoff_seconds(failures: int) -> float:
 
 
 class Warmer:
-    """Keeps ``min_idle`` idle connections open in ``pool`` (see module doc).
+    """Keeps ``min_idle`` connections open in ``pool``, idle when no call holds them (see module doc).
 
     Args:
         pool: the pool it fills (``pool.warmer`` is this).
@@ -106,9 +110,8 @@ class Warmer:
         self._report(0)
 
     def deficit(self) -> int:
-        """Connections to open now: up to ``min_idle`` idle, idle + in use within ``limit``."""
-        pool = self.pool
-        return min(self.min_idle - pool.idle_open, pool.limit - pool.busy - pool.idle_open)
+        """Connections to open now: ``min_idle`` minus those open (idle or serving a call)."""
+        return self.min_idle - self.pool.idle_open - self.pool.busy
 
     def _report(self, idle: int) -> None:
         if idle != self._reported:
