@@ -35,6 +35,7 @@ class Provider:
         self.writers: set[asyncio.StreamWriter] = set()
         self.hang_up_at_once = False
         self.hold: asyncio.Event | None = None  # answers wait for it when set
+        self.close_after_answer = False  # answers say Connection: close, and close
 
     @property
     def open(self) -> int:
@@ -52,6 +53,10 @@ class Provider:
                 self.requests += 1
                 if self.hold is not None:
                     await self.hold.wait()
+                if self.close_after_answer:
+                    writer.write(JSON.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
+                    await writer.drain()
+                    break
                 writer.write(JSON)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
@@ -144,6 +149,22 @@ async def test_refills_after_the_provider_closes_them_and_a_call_works_meanwhile
         await until(lambda: pool.idle_open >= 6 and srv.open == pool.idle_open)
         assert srv.opened >= 12
         assert pool.warmer is not None and pool.warmer.failures == 0
+    finally:
+        await client.close()
+
+
+async def test_a_calls_connection_not_kept_alive_is_replaced(provider: tuple[Provider, URL]) -> None:
+    srv, url = provider
+    srv.close_after_answer = True
+    client = Client(limit=64, connecting=4, provider="warm-k", min_idle=4, connect_timeout=5)
+    try:
+        client.warm(url)
+        pool = only_pool(client)
+        await until(lambda: pool.idle_open == 4)
+        for _ in range(3):
+            resp = await client.request("POST", url, {}, b"{}", Timeouts(connect=5))
+            assert await resp.read() == b'{"ok":true}'
+        await until(lambda: pool.idle_open == 4 and pool.busy == 0 and srv.opened == 4 + 3)
     finally:
         await client.close()
 
