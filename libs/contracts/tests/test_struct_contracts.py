@@ -67,3 +67,21 @@ def test_as_pydantic_fields() -> None:
         _Body.model_validate({"limit": {"scope": "team", "scope_id": "t", "budget_micro_usd": -5}})
     schema = _Body.model_json_schema()
     assert "budget_micro_usd" in str(schema) and "answers" in str(schema)
+
+
+def test_provider_min_idle_connections_defaults_to_none_and_stays_within_max_connections() -> None:
+    from tollway_contracts.catalogue import Provider
+
+    assert Provider(base_url="http://p/v1").min_idle_connections == 0  # nothing opened ahead by default
+    assert (
+        msgspec.convert(
+            {"base_url": "http://p/v1", "min_idle_connections": 500}, Provider
+        ).min_idle_connections
+        == 500
+    )
+    with pytest.raises(msgspec.ValidationError, match="at most max_connections"):
+        msgspec.convert(
+            {"base_url": "http://p/v1", "min_idle_connections": 9, "max_connections": 8}, Provider
+        )
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert({"base_url": "http://p/v1", "min_idle_connections": -1}, Provider)

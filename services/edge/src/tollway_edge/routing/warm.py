@@ -68,7 +68,7 @@ class Warmer:
 
     Args:
         pool: the pool it fills (``pool.warmer`` is this).
-        min_idle: the idle connections to keep (>= 1).
+        min_idle: the connections to keep open, idle or serving calls (>= 1).
         connect_timeout: each connect's timeout (TLS included), s; None = none.
     """
 
@@ -87,7 +87,7 @@ class Warmer:
         self._task = asyncio.create_task(self._run(), name=f"warm-{self.pool.provider}")
 
     def poke(self) -> None:
-        """Idle connections were taken or lost: check the deficit soon."""
+        """Connections were closed or expired: check the deficit soon."""
         self._wake.set()
 
     def lost(self, conn: Connection) -> None:
