@@ -1,6 +1,7 @@
 """Warm provider connections (issue 9, the catalogue's ``min_idle_connections``)
 on a private in-process edge over the real stack and a private fake provider:
-after start the edge holds N open connections to the provider before any call;
+after start the edge holds N open connections to the provider before any call
+(and reports them in `tollway_provider_idle_connections`);
 when the provider restarts (every connection closed by it) the edge re-opens N,
 and a call made while it refills is answered; a provider removed from the
 catalogue gets its idle connections closed."""
@@ -19,6 +20,7 @@ import pytest
 import pytest_asyncio
 import yaml
 from openai import AsyncOpenAI
+from prometheus_client import REGISTRY
 
 from tollway_testing.fake_provider import FakeProviderConfig
 from tollway_testing.pytest_plugin import FakeProvider, start_fake_provider
@@ -50,6 +52,10 @@ async def until(cond: Callable[[], bool], within_s: float = 20.0) -> float:
         assert time.monotonic() - t < within_s, "condition not met in time"
         await asyncio.sleep(0.05)
     return time.monotonic() - t
+
+
+def idle_gauge() -> float | None:
+    return REGISTRY.get_sample_value("tollway_provider_idle_connections", {"provider": "warm"})
 
 
 def catalogue(provider_url: str, min_idle: int) -> dict[str, Any]:
@@ -105,6 +111,7 @@ async def test_holds_n_connections_refills_after_the_provider_closes_them(
     # after start, before any call: N open connections (and no request reached the provider)
     await until(lambda: established_to(port) == N)
     assert providers[0].requests() == []
+    await until(lambda: idle_gauge() == N)  # tollway_provider_idle_connections{provider="warm"}
     await asyncio.sleep(0.5)
     assert established_to(port) == N  # held, not more
 
