@@ -5,6 +5,7 @@ pooled connection, failures and timeouts, and what goes on the wire."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import ssl
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from yarl import URL
 
-from tollway_edge.routing.http1 import Timeouts, UpstreamConnectError, UpstreamError
+from tollway_edge.routing.http1 import Timeouts, UpstreamConnectError, UpstreamError, UpstreamResponse
 from tollway_edge.routing.http1_pool import Client
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -98,6 +99,28 @@ async def test_content_length_keep_alive_and_the_request_on_the_wire(client: Cli
         assert srv.requests[-1].startswith(b"GET /v1/chat/completions?after=x HTTP/1.1\r\n")
         assert b"Content-Length" not in srv.requests[-1]
     finally:
+        server.close()
+
+
+async def test_a_read_response_is_freed_without_the_garbage_collector(client: Client) -> None:
+    """A response (its headers, chunk list, body) is freed when the caller drops it:
+    no reference cycle, so no garbage collection is needed, and the edge's young
+    collections (a multi-ms pause each) stay rare."""
+    srv = Server([JSON])
+    server, url = await _serve(srv.handle)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            resp = await client.request("POST", url, {}, b"{}", Timeouts())
+            assert resp.content is resp  # aiohttp's shape: response.content.readany()
+            assert await resp.content.read() == b'{"ok":true}'
+            resp.release()
+        del resp
+        # the last one stays referenced by its pooled connection until the next request
+        assert len([o for o in gc.get_objects() if isinstance(o, UpstreamResponse)]) <= 1
+    finally:
+        gc.enable()
         server.close()
 
 

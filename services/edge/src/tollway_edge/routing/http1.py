@@ -73,7 +73,6 @@ class UpstreamResponse:
     __slots__ = (
         "status",
         "headers",
-        "content",
         "sink",
         "_conn",
         "_chunks",
@@ -86,7 +85,6 @@ class UpstreamResponse:
     def __init__(self, conn: Connection) -> None:
         self.status = 0
         self.headers: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
-        self.content = self
         self.sink: Callable[[bytes], bool] | None = None
         self._conn: Connection | None = conn
         self._chunks: list[bytes] = []
@@ -94,6 +92,11 @@ class UpstreamResponse:
         self._done = False
         self._error: BaseException | None = None
         self._waiter: asyncio.Future[None] | None = None
+
+    @property
+    def content(self) -> UpstreamResponse:
+        """The response itself; a property: an attribute holding ``self`` was a reference cycle."""
+        return self
 
     @property
     def content_type(self) -> str:
