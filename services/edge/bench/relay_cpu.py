@@ -31,6 +31,12 @@ load): the edge's added latency is the difference, e.g. at ``--concurrency 1``.
 log line of every call, as the edge does in production (to /dev/null here).
 
 Latency p50/p99 per mode is printed with the CPU (measured in the same calls).
+Each non-streamed run starts with ``--warmup`` untimed calls (default 200: the
+edge's first seconds after start were slower, most of one run's slow calls); this
+client's garbage collector is frozen and off during the timed calls (its own
+gen-2 pauses, 50–90 ms, were in the measured tail). ``--slow-ms N`` prints every
+call of at least N ms with its start time and the edge's ``x-tollway-overhead-ms``,
+to line the tail up with the GC logs of ``bench/gcprobe`` (docs/edge-performance.md).
 ``--src DIR`` runs the edge from another source tree (e.g. an older commit:
 ``git archive <commit> services/edge/src | tar -x -C /tmp/before`` then
 ``--src /tmp/before/services/edge/src``) for before/after numbers.
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import subprocess
@@ -90,7 +97,14 @@ async def _call(session: aiohttp.ClientSession, url: str, body: bytes, headers: 
         async for _ in resp.content.iter_any():
             n += 1
         assert resp.status == 200, resp.status
+        LAST_OVERHEAD[0] = resp.headers.get("x-tollway-overhead-ms", "-")
         return n
+
+
+WARMUP_CALLS = 200  # per run, before the timed calls (--warmup)
+LAST_OVERHEAD = ["-"]  # the edge's x-tollway-overhead-ms of the last call answered
+SLOW_MS = float("inf")
+SLOW: list[tuple[float, float, str, str]] = []  # (wall start, ms, url, edge overhead ms) of calls >= SLOW_MS
 
 
 async def run_mode(
@@ -105,6 +119,10 @@ async def run_mode(
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
         await asyncio.gather(*(_call(session, url, body, headers) for _ in range(concurrency * 2)))
+        for _ in range(
+            0 if stream else WARMUP_CALLS // max(concurrency, 1)
+        ):  # past the first calls' lazy work
+            await asyncio.gather(*(_call(session, url, body, headers) for _ in range(concurrency)))
         sem = asyncio.Semaphore(concurrency)
         latencies: list[float] = []
 
@@ -112,11 +130,25 @@ async def run_mode(
             async with sem:
                 t = time.perf_counter()
                 await _call(session, url, body, headers)
-                latencies.append((time.perf_counter() - t) * 1000.0)
+                ms = (time.perf_counter() - t) * 1000.0
+                latencies.append(ms)
+                if ms >= SLOW_MS:
+                    SLOW.append((time.time() - ms / 1000.0, ms, url, LAST_OVERHEAD[0]))
 
-        u0, s0 = cpu_seconds(pid)
-        await asyncio.gather(*(one() for _ in range(calls)))
-        u1, s1 = cpu_seconds(pid)
+        # this client's own collector out of the timed window (its pauses were in the tail)
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        try:
+            u0, s0 = cpu_seconds(pid)
+            w0 = time.time()
+            await asyncio.gather(*(one() for _ in range(calls)))
+            u1, s1 = cpu_seconds(pid)
+        finally:
+            gc.enable()
+            gc.unfreeze()
+        if SLOW_MS != float("inf"):
+            print(f"run {url}: {w0:.6f} .. {time.time():.6f}")
         return (u1 - u0) / calls * 1000.0, (s1 - s0) / calls * 1000.0, latencies
 
 
@@ -168,7 +200,20 @@ async def main() -> None:
         "--json",
         help="also write the figures to this file (read by `python -m bench`, which runs this script)",
     )
+    ap.add_argument(
+        "--slow-ms",
+        type=float,
+        help="print every call that took at least this long (wall start, ms, target): to line the tail up "
+        "with the processes' GC logs (PYTHONPATH=services/edge/bench/gcprobe)",
+    )
+    ap.add_argument(
+        "--warmup", type=int, default=200, help="untimed calls before each timed run (default 200)"
+    )
     args = ap.parse_args()
+    global SLOW_MS, WARMUP_CALLS
+    WARMUP_CALLS = args.warmup
+    if args.slow_ms is not None:
+        SLOW_MS = args.slow_ms
     stack = await open_stack()
     dsn = stack.dsn
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
@@ -259,6 +304,9 @@ async def main() -> None:
                     f"{percentile(lat, 50) - percentile(direct, 50):.3f} ms, "
                     f"p99 {percentile(lat, 99) - percentile(direct, 99):.3f} ms"
                 )
+        for start, ms, target, overhead in SLOW:
+            where = f"edge overhead {overhead} ms" if target == url else "direct"
+            print(f"slow call: start {start:.6f} {ms:.3f} ms {where}")
         if "stream-200" in results and "stream-10" in results:
             per_chunk = (results["stream-200"] - results["stream-10"]) / 190 * 1000.0
             figures["relay_us_per_chunk"] = per_chunk
