@@ -107,6 +107,14 @@ SLOW_MS = float("inf")
 SLOW: list[tuple[float, float, str, str]] = []  # (wall start, ms, url, edge overhead ms) of calls >= SLOW_MS
 
 
+def _rss_mib(pid: int) -> float:
+    """VmRSS of ``pid``, MiB (/proc/<pid>/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
 async def run_mode(
     url: str, key: str, model: str, stream: bool, calls: int, concurrency: int, pid: int
 ) -> tuple[float, float, list[float]]:
@@ -290,8 +298,10 @@ async def main() -> None:
                 "p50_ms": percentile(lat, 50),
                 "p99_ms": percentile(lat, 99),
             }
+            rss = _rss_mib(edge.pid)
+            modes[name]["edge_rss_mib"] = rss
             print(
-                f"{name}: edge CPU per call {results[name]:.3f} ms (user {best[0]:.3f} + system {best[1]:.3f}; "
+                f"{name}: edge RSS after the runs {rss:.1f} MiB; edge CPU per call {results[name]:.3f} ms (user {best[0]:.3f} + system {best[1]:.3f}; "
                 f"runs: {', '.join(f'{r[0] + r[1]:.3f}' for r in runs)}); latency p50 "
                 f"{percentile(lat, 50):.3f} ms, p99 {percentile(lat, 99):.3f} ms over {len(lat)} calls"
             )
