@@ -16,7 +16,7 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v5        # eval/frozen_v5/*.jsonl (v5, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v5        # eval/frozen_v5/*.jsonl (v5, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v4        # eval/frozen_v4/*.jsonl (v4, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (v3, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen           # eval/frozen_v2/*.jsonl (v2, spent: now tuning material)
@@ -24,10 +24,12 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v5): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1, v2, v3 and v4 frozen files were measured once and are spent (v4 on
-2026-12-02): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``): nobody tunes on them, and
+nobody reads their results before the lead's single measurement. There is no
+held-out set on this branch: v5 was measured once (2026-12-03, main
+``1285242``) and is spent, like v1, v2, v3 and v4 (v4 on 2026-12-02); all of
+them may be read like tuning files. The next held-out set is written blind
+elsewhere and added to ``HELD_OUT_DIRS`` when it is frozen.
 """
 
 from __future__ import annotations
@@ -44,17 +46,16 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v5 (frozen 2026-12-03, eval/frozen_v5.py) since v4 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v5",)
+# tuning. Empty: v5 (frozen 2026-12-03, eval/frozen_v5.py) was measured once
+# on 2026-12-03 and is spent, now tuning material like v1-v4.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument(
-        "--frozen-v5", action="store_true", help="the frozen held-out set v5 (eval/frozen_v5): measured once"
-    )
+    parser.add_argument("--frozen-v5", action="store_true", help="the spent v5 frozen set (eval/frozen_v5)")
     parser.add_argument("--frozen-v4", action="store_true", help="the spent v4 frozen set (eval/frozen_v4)")
     parser.add_argument("--frozen-v3", action="store_true", help="the spent v3 frozen set (eval/frozen_v3)")
     parser.add_argument(
