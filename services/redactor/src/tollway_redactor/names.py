@@ -596,7 +596,18 @@ def is_place(text: str, span: Span) -> bool:
     first name or surname (``Florence``, ``Porto`` and ``Jackson`` stay names here;
     see :func:`coordinated_places`)."""
     value = text[span.start : span.end]
+    if _SAINT_PLACE.match(value) and (value in world_places() or _PLACE_LINK.search(value)):
+        # "San Sebastián", "Santa Marta", "San Cristóbal de La Laguna": the saint names the place (round 8)
+        return True
     return value in world_places() and not any(_listed(w) for w in value.split())
+
+
+# A saint's title before a given name names a town, not a person ("San
+# Sebastián", "Santa Marta", "Saint-Étienne"): taken when the whole span is a
+# listed place or a link word joins a second part ("San Cristóbal de La
+# Laguna", "Santiago de Compostela" is no saint) (:func:`is_place`).
+_SAINT_PLACE = re.compile(r"^(?:San|Santa|Santo|São|Sant|Saint|Sainte)[ \t\-][A-ZÀ-ÖØ-Þ]")
+_PLACE_LINK = re.compile(r"[ \t](?:de|del|do|da|dos|das|de[ \t]+la|de[ \t]+las|de[ \t]+los)[ \t]")
 
 
 def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
@@ -606,7 +617,8 @@ def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
     An unlisted word needs a zipf frequency of :data:`EVERYDAY_ZIPF`
     (``Landlord``, ``Livraison``); a listed name :data:`EVERYDAY_NAME_ZIPF`
     and a determiner or object pronoun after it (``Manda el presupuesto``, not
-    ``Rosa dice``).
+    ``Rosa dice``), or a conjunction and a lower-case word (two imperatives:
+    ``Elige y argumenta``, not ``Rosa y Juan``; round 8).
     """
     value = text[span.start : span.end]
     if not value.isalpha() or not _SENTENCE_START.search(text[max(0, span.start - 8) : span.start]):
@@ -614,9 +626,15 @@ def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
     if not _listed(value):
         return word_zipf(value, lang) >= EVERYDAY_ZIPF
     after = _WORD_AFTER.match(text[span.end : span.end + 20])
-    return (
-        after is not None and after.group(1) in _AFTER_VERB and word_zipf(value, lang) >= EVERYDAY_NAME_ZIPF
-    )
+    if after is None or word_zipf(value, lang) < EVERYDAY_NAME_ZIPF:
+        return False
+    if after.group(1) in _AFTER_VERB:
+        return True
+    then = _WORD_AFTER.match(text[span.end + after.end() : span.end + after.end() + 20])
+    return after.group(1) in _CONJUNCTIONS and then is not None and then.group(1).islower()
+
+
+_CONJUNCTIONS = frozenset("y e o u et ou and or".split())
 
 
 _CODE_MARKS = re.compile(r"[{};]|=>|->|::|:=|==|!=|&&|\|\||\(\)")
