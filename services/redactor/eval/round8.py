@@ -11,7 +11,8 @@ Writes two tuning files (seed 80812, deterministic):
   ``Calz.`` with a colonia, Colombia's grid (``Carrera 11 # 93-45``), units
   ``apto.``/``of.`` with 4-digit numbers, ordinals ``2.º 1.ª`` and tails
   without a postcode first (``Miraflores, Lima 15074``, ``Las Condes,
-  Santiago``, ``Bogotá D.C.``, ``04100 Coyoacán, CDMX``).
+  Santiago``, ``Bogotá D.C.``, ``04100 Coyoacán, CDMX``); names in the
+  ``SURNAME Given`` order and after ``Dra.``/``Mx.``.
 - ``eval/tuning/pii_free_round8.jsonl``: PII-free texts of the
   false-positive classes: hex dumps with their offset column, GS1-128
   application identifiers, towns named after a saint (``San Cristóbal``,
@@ -81,6 +82,14 @@ ADDRESS_TEXTS: list[tuple[str, str]] = [
     ("Hay obras en [[Calle Mayor 12]], dijo el portero ayer.", "es"),
     ("Lo dejé en [[Rúa do Franco 5]], Xurxo lo recoge.", "es"),
 ]
+# names of the round-8 classes: "SURNAME Given" and feminine/neutral titles
+NAME_TEXTS: list[tuple[str, str]] = [
+    ("[[HARROWGATE Tendai]] - dentist appointment, send a reminder.", "en"),
+    ("Invite [[Mx. Fairweather]] to the panel.", "en"),
+    ("Escribe a la [[Dra. Cienfuegos]] para mover la cita.", "es"),
+    ("Paciente: [[UGARTE Ainhoa]], habitación 12", "es"),
+    ("Dossier de [[ABGRALL Gwendal]] - renouvellement du passeport.", "fr"),
+]
 PII_FREE: list[tuple[str, str]] = [
     ("{HEX}\nWhat file type is this hexdump?", "en"),
     ("(01) 0{D13}\n(17) 270131\n(10) LOT{N}\nDecode these GS1 application identifiers.", "en"),
@@ -92,6 +101,8 @@ PII_FREE: list[tuple[str, str]] = [
     ("Compara ambos planes. Elige y justifica tu respuesta.", "es"),
     ("Lee el texto. Resume y comenta las ideas principales.", "es"),
     ("La Carrera 7 está cerrada por la ciclovía del domingo.", "es"),
+    ("ERROR Connection refused on port 5432, retrying.", "en"),
+    ("WARN Payment gateway slow; HTTP Request took 2.1 s.", "en"),
 ]
 
 
@@ -148,20 +159,23 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
             }
         )
         n += 1
-    for k, (marked, lang) in enumerate(ADDRESS_TEXTS):
-        start = marked.index("[[")
-        end = marked.index("]]") - 2
-        text = marked.replace("[[", "").replace("]]", "")
-        labelled.append(
-            {
-                "id": f"r8-addr-{k}",
-                "lang": lang,
-                "text": text,
-                "entities": [
-                    {"type": "STREET_ADDRESS", "start": start, "end": end, "value": text[start:end]}
-                ],
-            }
-        )
+    for kind, entity, pool in (("addr", "STREET_ADDRESS", ADDRESS_TEXTS), ("name", "PERSON", NAME_TEXTS)):
+        for k, (marked, lang) in enumerate(pool):
+            start = marked.index("[[")
+            end = marked.index("]]") - 2
+            text = marked.replace("[[", "").replace("]]", "")
+            value = text[start:end]
+            if entity == "PERSON" and ". " in value:
+                start += value.index(". ") + 2  # the title is no part of the name
+                value = text[start:end]
+            labelled.append(
+                {
+                    "id": f"r8-{kind}-{k}",
+                    "lang": lang,
+                    "text": text,
+                    "entities": [{"type": entity, "start": start, "end": end, "value": value}],
+                }
+            )
     free: list[dict[str, object]] = []
     for k, (template, lang) in enumerate(PII_FREE):
         for r in range(2 if "{" in template else 1):

@@ -50,7 +50,7 @@ STOP_WORDS = frozenset(
     I We You He She They It My Our Your His Her Their This That These Those There Here
     Dear Hi Hello Hey Thanks Thank Please Cheers Regards Best Love Sincerely Yours
     Mr Mrs Ms Miss Dr Prof Sir Madam Team All Everyone Guys Folks Again Also Attn Attention
-    Madame Monsieur Mme Mlle Señor Señora Señorita Sr Sra Srta
+    Madame Monsieur Mme Mlle Señor Señora Señorita Sr Sra Srta Mx Dra Profa Dña Lic Licda
     Call Ask Tell Email Mail Send Ship Write Draft Contact Customer Colleague Summarise Summarize
     Translate Fix Forward Transfer Wire Refund Parcel Order Log Good Morning Evening Afternoon
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
@@ -140,7 +140,7 @@ _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, A
     r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
     r"señor|señora|señorita|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+"
     # titles: capitalised and on the name's line ("0.8 ms\nExecution Time" is no "Ms X")
-    r"|(?:Mr|Mrs|Ms|Dr|Prof|MR|MRS|MS|DR|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
+    r"|(?:Mr|Mrs|Ms|Mx|Dr|Dra|Prof|Profa|Pr|MR|MRS|MS|DR|DRA|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"  # a name never spans lines
 )
 _LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD}|[A-Z]\.)[ \t]+$")  # never across lines; an initial too
@@ -152,13 +152,19 @@ _NOT_NAME = re.compile(r"[\d@]")
 
 
 _LOWER_AFTER = re.compile(r"[ \t]+[a-zà-ÿß]")
+# a title right before the name: then a rare-ish word after it is a surname
+# ("la Dra. Cienfuegos para...", round 8), not a team ("Best,\nOps team")
+_TITLE_BEFORE = re.compile(
+    r"(?<![\w.])(?:Mr|Mrs|Ms|Mx|Dr|Dra|Prof|Profa|Pr|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+$"
+)
 
 
 def cue_names(text: str) -> list[Span]:
     """PERSON spans for capitalised words after a cue word; stop words end the name.
     A one-word name followed by a lower-case word that is an article (``Le``)
     or an unlisted everyday word (zipf >= 3: ``Ops team``) is no name; alone on
-    its line (``Kind regards,\nBao``) it stays."""
+    its line (``Kind regards,\nBao``) it stays, and so does one after a title
+    (``Dra. Cienfuegos para``, round 8)."""
     out: list[Span] = []
     for m in _CUE.finditer(text):
         base = m.start("name")
@@ -170,8 +176,10 @@ def cue_names(text: str) -> list[Span]:
         if end is None:
             continue
         name = text[base:end]
+        titled = _TITLE_BEFORE.search(text, m.start(), base) is not None
         if (
-            " " not in name
+            not titled
+            and " " not in name
             and _LOWER_AFTER.match(text, end)
             and (name.lower() in ARTICLES or (not _listed(name) and word_zipf(name) >= EVERYDAY_ZIPF))
         ):
@@ -1175,6 +1183,38 @@ def capitals_names(text: str) -> list[Span]:
         if all(
             t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
             for t in titled
+        ):
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+_CAPS_SURNAME_GIVEN = re.compile(
+    r"(?<![\w@./\\#$%&=:_-])(?P<sur>[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,}(?:[ \t]+[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,})?)"
+    r"[ \t]+(?P<given>[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’\-]+)(?![\w@/\\_=(]|[.:-]\w)"
+)
+
+
+def caps_surname_given_names(text: str) -> list[Span]:
+    """PERSON spans for the administrative ``SURNAME Given`` order (``SANDBERG Bich``,
+    ``ARANBURU TICONA Oriol``; round 8): one or two words in capitals, then one
+    capitalised word; the given name a listed first name (not an ambiguous one)
+    or a capitals word a listed surname, and every word a listed name or a
+    rare word (so ``ERROR Connection``, ``HTTP Request`` stay). Score
+    :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS
+    out: list[Span] = []
+    for m in _CAPS_SURNAME_GIVEN.finditer(text):
+        given = m.group("given")
+        surnames = [_title(w) for w in m.group("sur").split()]
+        if given in ambiguous or given in never or set(surnames) & never:
+            continue
+        if not (given in first or any(t in last for t in surnames)):
+            continue
+        if all(
+            t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
+            for t in (*surnames, given)
         ):
             out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
     return out

@@ -18,7 +18,7 @@ import pytest
 from tollway_redactor.addresses import PATTERNS
 from tollway_redactor.detection import Span
 from tollway_redactor.engine import Detector
-from tollway_redactor.names import is_place, sentence_opening_word
+from tollway_redactor.names import caps_surname_given_names, cue_names, is_place, sentence_opening_word
 from tollway_redactor.number_rules import find_cards, phone_candidate_ok
 from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
 
@@ -133,6 +133,30 @@ def test_round8_imperative_before_conjunction_pure() -> None:
     assert sentence_opening_word(text, Span("PERSON", start, start + 5, 0.5), "es")
     names = "Hola. Rosa y Juan vienen."
     assert not sentence_opening_word(names, Span("PERSON", 6, 10, 0.5), "es")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("SANDBERG Bich - passport renewal, call tomorrow.", "SANDBERG Bich"),
+        ("Patient: DUMITRESCU Jouni, room 4", "DUMITRESCU Jouni"),
+    ],
+)
+def test_round8_caps_surname_given(text: str, name: str) -> None:
+    assert [text[s.start : s.end] for s in caps_surname_given_names(text)] == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ERROR Connection refused", "HTTP Request failed", "WARN Payment declined", "README Install steps"],
+)
+def test_round8_caps_word_before_a_capitalised_word_is_no_name(text: str) -> None:
+    assert caps_surname_given_names(text) == []
+
+
+def test_round8_feminine_and_neutral_titles_are_cues() -> None:
+    for text, name in (("Escribe a la Dra. Lamas hoy.", "Lamas"), ("Invite Mx. Okafor too.", "Okafor")):
+        assert [text[s.start : s.end] for s in cue_names(text)] == [name]
 
 
 # --- Spanish addresses ------------------------------------------------------------
