@@ -12,7 +12,8 @@ Writes two tuning files (seed 80812, deterministic):
   ``apto.``/``of.`` with 4-digit numbers, ordinals ``2.º 1.ª`` and tails
   without a postcode first (``Miraflores, Lima 15074``, ``Las Condes,
   Santiago``, ``Bogotá D.C.``, ``04100 Coyoacán, CDMX``); names in the
-  ``SURNAME Given`` order and after ``Dra.``/``Mx.``.
+  ``SURNAME Given`` order and after ``Dra.``/``Mx.``; South African and New
+  Zealand tails (``Claremont, Cape Town, 7708``, ``Kelburn\nWellington 6012``).
 - ``eval/tuning/pii_free_round8.jsonl``: PII-free texts of the
   false-positive classes: hex dumps with their offset column, GS1-128
   application identifiers, towns named after a saint (``San Cristóbal``,
@@ -81,6 +82,9 @@ ADDRESS_TEXTS: list[tuple[str, str]] = [
     ("Entrega: [[Transversal 6 No. 27-10, Cartagena, Bolívar]]", "es"),
     ("Hay obras en [[Calle Mayor 12]], dijo el portero ayer.", "es"),
     ("Lo dejé en [[Rúa do Franco 5]], Xurxo lo recoge.", "es"),
+    ("Courier to [[14 Protea Road, Claremont, Cape Town, 7708]] before noon.", "en"),
+    ("Ship to:\n[[9 Rimu Street\nKelburn\nWellington 6012]]\nThanks!", "en"),
+    ("We met at [[12 Main Street]], London 2012 was the year.", "en"),
 ]
 # names of the round-8 classes: "SURNAME Given" and feminine/neutral titles
 NAME_TEXTS: list[tuple[str, str]] = [

@@ -72,7 +72,11 @@ _EN_TAIL = (
     rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE}|{_IE_EIRCODE})"
     rf"|,[ \t]*{_US_STATE_ZIP})"
     # no comma after the street: only with a state and ZIP ("PO Box 12 Fresno, CA 93721")
-    rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ})?"
+    rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ}"
+    # South Africa / New Zealand: suburb, city and a 4-digit postcode ("Brooklyn,
+    # Pretoria, 0181", "Ponsonby, Auckland 1011", "Karori\nWellington 6012"); both
+    # places required, so a year after one city ("London 2012") is never taken
+    rf"|{_EN_SEP}{_EN_CITY}{_EN_SEP}{_EN_CITY}(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*)\d{{4}}\b)?"
 )
 # The same tail, required: after a weak street type.
 _EN_TAIL_REQ = (

@@ -190,6 +190,22 @@ def test_round8_spanish_layouts_whole(address: str) -> None:
     assert longest_address(f"Dirección: {address}\nGracias.") == address
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "14 Protea Road, Claremont, Cape Town, 7708",
+        "9 Rimu Street, Kelburn, Wellington 6012",
+        "9 Rimu Street\nKelburn\nWellington 6012",
+    ],
+)
+def test_round8_suburb_city_and_four_digit_postcode(address: str) -> None:
+    assert longest_address(f"Ship to {address}\nThanks") == address
+
+
+def test_round8_a_year_after_one_city_is_no_postcode() -> None:
+    assert longest_address("We met at 12 Main Street, London 2012 was great.") == "12 Main Street"
+
+
 def test_round8_one_capitalised_word_after_the_number_is_not_taken() -> None:
     assert longest_address("Hay obras en Calle Mayor 12, Juan dijo que sí.") == "Calle Mayor 12"
     assert longest_address("Lo dejé en Rúa do Franco 5, Xurxo lo recoge.") == "Rúa do Franco 5"
