@@ -72,7 +72,11 @@ _EN_TAIL = (
     rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE}|{_IE_EIRCODE})"
     rf"|,[ \t]*{_US_STATE_ZIP})"
     # no comma after the street: only with a state and ZIP ("PO Box 12 Fresno, CA 93721")
-    rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ})?"
+    rf"|[ \t]+{_EN_CITY},?[ \t]+{_US_STATE_ZIP_REQ}"
+    # South Africa / New Zealand: suburb, city and a 4-digit postcode ("Brooklyn,
+    # Pretoria, 0181", "Ponsonby, Auckland 1011", "Karori\nWellington 6012"); both
+    # places required, so a year after one city ("London 2012") is never taken
+    rf"|{_EN_SEP}{_EN_CITY}{_EN_SEP}{_EN_CITY}(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*)\d{{4}}\b)?"
 )
 # The same tail, required: after a weak street type.
 _EN_TAIL_REQ = (
@@ -151,29 +155,59 @@ BOITE_POSTALE = rf"\b(?-i:BP|CS)\s?\d{{1,5}},?\s*\d{{5}}\s+{_FR_COMMUNE}"
 # Mayor 12"); the rest are everyday words in lower case ("cuesta", "ronda").
 _ES_TYPE = (
     r"(?-i:[Cc]alle|[Cc]/|Cl\.|[Aa]venida|[Aa]vda\.?|Av\.|[Pp]laza|Pza\.|Pl\.|[Pp]aseo|Pº|[Cc]amino|"
-    r"[Cc]arretera|Ctra\.|Ronda|Travesía|Rambla|Vía|Glorieta|Pasaje|Pje\.|Callejón|Bulevar|Urbanización|"
-    r"Urb\.|Calzada|[Cc]arrer|[Aa]vinguda|[Pp]asseig|[Pp]laça|Rúa)"
+    r"[Cc]arretera|Ctra\.|Ronda|Travesía|Rambla|Gran[ \t]+V[íi]a|Vía|Glorieta|Pasaje|Pje\.|Callejón|Bulevar|"
+    r"Bvar\.|Blvr\.|Urbanización|Urb\.|Calzada|Calz\.|Jirón|Jr\.|[Cc]arrer|[Aa]vinguda|[Pp]asseig|[Pp]laça|"
+    r"Rúa|Diagonal|Transversal)"
 )
-_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|del|de|dels|d['’])\s*)?"
+# Links inside street names: Spanish, Catalan ("de les Corts", "dels Àngels")
+# and Galician ("Rúa do Vilar", "Rúa da Raíña").
+_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|del|de|dels|d['’]|do|da|dos|das)\s*)?"
 _ES_NUMBER = r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n)"
 # The floor and door part: "2º B", "3.º A", "3º dcha.", "1º izq.", "4ª planta",
 # "bajo B", "ático", "pral. 1ª", "piso 3", "puerta 2", "esc. B", "portal 2".
 _ES_ORDINAL = (
     r"\d{1,2}\.?[ \t]?[ºª°](?:[ \t]?(?:dcha|dch|der|izq|izda|ctro|centro)\b\.?|[ \t]?(?-i:[A-Z])\b"
-    r"|[ \t]?\d{1,2}[ \t]?[ºª°])?"
+    r"|[ \t]?\d{1,2}\.?[ \t]?[ºª°])?"
 )
 _ES_FLOOR_WORD = (
     r"(?:bajo|ático|entresuelo|entlo\.|pral\.|principal|sótano|planta|piso|puerta|pta\.|portal|esc\.|"
     r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?|izda\.?|int\.|interior|depto\.|dpto\.|departamento|"
-    r"of\.|oficina|casa)(?:[ \t]?(?:\d{1,3}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
+    r"apto\.|apartamento|of\.|oficina|casa)(?:[ \t]?(?:\d{1,4}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
 )
 _ES_FLOOR = rf"(?:,?\s*(?:{_ES_ORDINAL}|{_ES_FLOOR_WORD})){{0,4}}"
 _ES_CITY_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]*)"
 # Mexico's colonia ("Col. Del Valle") before the postcode
 _ES_COLONIA = rf"(?:,?\s*(?:Col\.|Colonia)[ \t]+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|la|el)[ \t]+)?{_ES_CITY_WORD}){{0,3}})?"
+_ES_POSTCODE = r"(?:\d{5}|(?-i:[A-Z])\d{4}(?-i:[A-Z]{3})?)"
+# A locality: "Barcelona", "Santiago de Compostela", "Cercado de Lima", "Bogotá D.C."
+# (an initial inside it too: "Gustavo A. Madero")
+_ES_PLACE = (
+    rf"{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|de\s+los|de\s+las|la|el|los|las|i)[ \t]+)?"
+    rf"(?:(?-i:[A-Z])\.|{_ES_CITY_WORD})){{0,3}}(?:[ \t]+(?-i:D\.C\.))?"
+)
+_ES_SEP = r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
+# The tail: "08015 Barcelona[, CDMX]" (postcode first), or, without a postcode
+# first, two localities ("Providencia, Santiago", "Cercado de Lima, Lima 15001",
+# "Medellín, Antioquia"; the second on the next line only with a postcode:
+# "Cercado de Lima\nLima 15001") or a capital district ("Bogotá D.C."). One bare
+# capitalised word after the number is never taken (it may be a name: "Calle
+# Mayor 12, Juan dijo...").
 _ES_CITY = (
-    rf"{_ES_COLONIA}(?:,?\s*(?:\d{{5}}|(?-i:[A-Z])\d{{4}}(?-i:[A-Z]{{3}})?)\s+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|de\s+los|de\s+las|la|el|los|las|i)[ \t]+)?"
-    rf"{_ES_CITY_WORD}){{0,3}}(?:\s*\({_ES_CITY_WORD}(?:\s{_ES_CITY_WORD})?\))?)?"
+    rf"{_ES_COLONIA}(?:,?\s*{_ES_POSTCODE}\s+{_ES_PLACE}(?:\s*\({_ES_CITY_WORD}(?:\s{_ES_CITY_WORD})?\))?"
+    rf"(?:,[ \t]*{_ES_PLACE})?"
+    rf"|{_ES_SEP}{_ES_PLACE}(?:,[ \t]*{_ES_PLACE}(?:[ \t]+{_ES_POSTCODE})?"
+    rf"|[ \t]*\n[ \t]*{_ES_PLACE}[ \t]+{_ES_POSTCODE})"
+    rf"|{_ES_SEP}{_ES_CITY_WORD}(?:[ \t]+{_ES_CITY_WORD})?[ \t]+(?-i:D\.C\.))?"
+)
+# Colombia's grid addresses: "Calle 45 # 12-30", "Diagonal 40A # 89-68",
+# "Carrera 7 No. 71-21", "Cra. 15 Bis # 93-47"
+_ES_GRID_TYPE = (
+    r"(?-i:Calle|Cl\.|Carrera|Cra\.|Kr\.|Kra\.|Diagonal|Dg\.|Transversal|Tv\.|Avenida|Av\.|Autopista)"
+)
+STREET_ES_GRID = (
+    rf"(?<!\w){_ES_GRID_TYPE}[ \t]+\d{{1,3}}(?-i:[A-Z])?(?:[ \t]+(?-i:Bis|Sur|Este))?[ \t]*"
+    rf"(?:#|(?-i:No|N[º°])\.?)[ \t]*\d{{1,3}}(?-i:[A-Z])?[ \t]*-[ \t]*\d{{1,3}}\b"
+    rf"{_ES_FLOOR}{_ES_CITY}"
 )
 STREET_ES = (
     rf"(?<!\w){_ES_TYPE}\s*{_ES_LINK}{_CAP}(?:\s+{_ES_LINK}{_CAP}){{0,3}},?\s*{_ES_NUMBER}"
@@ -192,6 +226,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("street_fr_number_last", STREET_FR_NUMBER_LAST),
     ("boite_postale", BOITE_POSTALE),
     ("street_es", STREET_ES),
+    ("street_es_grid", STREET_ES_GRID),
     ("apartado", APARTADO),
 )
 """``(pattern name, regex)`` of the ``tollway_street_address`` recognizer, in order."""

@@ -62,6 +62,7 @@ from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
     capitals_names,
+    caps_surname_given_names,
     code_or_date,
     complete_names,
     context_names,
@@ -114,7 +115,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r10"
+DETECTOR_REVISION = "2026-12-03.issue11-r11"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -746,6 +747,7 @@ def _person_rules(
         out.extend(context_names(text))
         # round 7: "HOLLIS OWUSU", "Khumalo, Babatunde", "para Nahia Lezcano", "M. Caradec"
         out.extend(capitals_names(text) + last_first_names(text) + preposition_names(text))
+        out.extend(caps_surname_given_names(text))  # round 8: "SANDBERG Bich - passport renewal"
         out.extend(initial_possessive_names(text))
         out.extend(coordinated_names(text, out))
     # code and dates are never names, whoever found them (issue 11, round 5);

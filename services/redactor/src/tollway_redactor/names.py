@@ -50,7 +50,7 @@ STOP_WORDS = frozenset(
     I We You He She They It My Our Your His Her Their This That These Those There Here
     Dear Hi Hello Hey Thanks Thank Please Cheers Regards Best Love Sincerely Yours
     Mr Mrs Ms Miss Dr Prof Sir Madam Team All Everyone Guys Folks Again Also Attn Attention
-    Madame Monsieur Mme Mlle Señor Señora Señorita Sr Sra Srta
+    Madame Monsieur Mme Mlle Señor Señora Señorita Sr Sra Srta Mx Dra Profa Dña Lic Licda
     Call Ask Tell Email Mail Send Ship Write Draft Contact Customer Colleague Summarise Summarize
     Translate Fix Forward Transfer Wire Refund Parcel Order Log Good Morning Evening Afternoon
     Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
@@ -140,7 +140,7 @@ _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, A
     r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
     r"señor|señora|señorita|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+"
     # titles: capitalised and on the name's line ("0.8 ms\nExecution Time" is no "Ms X")
-    r"|(?:Mr|Mrs|Ms|Dr|Prof|MR|MRS|MS|DR|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
+    r"|(?:Mr|Mrs|Ms|Mx|Dr|Dra|Prof|Profa|Pr|MR|MRS|MS|DR|DRA|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
     rf"(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,2}})"  # a name never spans lines
 )
 _LEFT_WORD = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD}|[A-Z]\.)[ \t]+$")  # never across lines; an initial too
@@ -152,13 +152,19 @@ _NOT_NAME = re.compile(r"[\d@]")
 
 
 _LOWER_AFTER = re.compile(r"[ \t]+[a-zà-ÿß]")
+# a title right before the name: then a rare-ish word after it is a surname
+# ("la Dra. Cienfuegos para...", round 8), not a team ("Best,\nOps team")
+_TITLE_BEFORE = re.compile(
+    r"(?<![\w.])(?:Mr|Mrs|Ms|Mx|Dr|Dra|Prof|Profa|Pr|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+$"
+)
 
 
 def cue_names(text: str) -> list[Span]:
     """PERSON spans for capitalised words after a cue word; stop words end the name.
     A one-word name followed by a lower-case word that is an article (``Le``)
     or an unlisted everyday word (zipf >= 3: ``Ops team``) is no name; alone on
-    its line (``Kind regards,\nBao``) it stays."""
+    its line (``Kind regards,\nBao``) it stays, and so does one after a title
+    (``Dra. Cienfuegos para``, round 8)."""
     out: list[Span] = []
     for m in _CUE.finditer(text):
         base = m.start("name")
@@ -170,8 +176,10 @@ def cue_names(text: str) -> list[Span]:
         if end is None:
             continue
         name = text[base:end]
+        titled = _TITLE_BEFORE.search(text, m.start(), base) is not None
         if (
-            " " not in name
+            not titled
+            and " " not in name
             and _LOWER_AFTER.match(text, end)
             and (name.lower() in ARTICLES or (not _listed(name) and word_zipf(name) >= EVERYDAY_ZIPF))
         ):
@@ -596,7 +604,18 @@ def is_place(text: str, span: Span) -> bool:
     first name or surname (``Florence``, ``Porto`` and ``Jackson`` stay names here;
     see :func:`coordinated_places`)."""
     value = text[span.start : span.end]
+    if _SAINT_PLACE.match(value) and (value in world_places() or _PLACE_LINK.search(value)):
+        # "San Sebastián", "Santa Marta", "San Cristóbal de La Laguna": the saint names the place (round 8)
+        return True
     return value in world_places() and not any(_listed(w) for w in value.split())
+
+
+# A saint's title before a given name names a town, not a person ("San
+# Sebastián", "Santa Marta", "Saint-Étienne"): taken when the whole span is a
+# listed place or a link word joins a second part ("San Cristóbal de La
+# Laguna", "Santiago de Compostela" is no saint) (:func:`is_place`).
+_SAINT_PLACE = re.compile(r"^(?:San|Santa|Santo|São|Sant|Saint|Sainte)[ \t\-][A-ZÀ-ÖØ-Þ]")
+_PLACE_LINK = re.compile(r"[ \t](?:de|del|do|da|dos|das|de[ \t]+la|de[ \t]+las|de[ \t]+los)[ \t]")
 
 
 def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
@@ -606,7 +625,8 @@ def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
     An unlisted word needs a zipf frequency of :data:`EVERYDAY_ZIPF`
     (``Landlord``, ``Livraison``); a listed name :data:`EVERYDAY_NAME_ZIPF`
     and a determiner or object pronoun after it (``Manda el presupuesto``, not
-    ``Rosa dice``).
+    ``Rosa dice``), or a conjunction and a lower-case word (two imperatives:
+    ``Elige y argumenta``, not ``Rosa y Juan``; round 8).
     """
     value = text[span.start : span.end]
     if not value.isalpha() or not _SENTENCE_START.search(text[max(0, span.start - 8) : span.start]):
@@ -614,9 +634,15 @@ def sentence_opening_word(text: str, span: Span, lang: str | None) -> bool:
     if not _listed(value):
         return word_zipf(value, lang) >= EVERYDAY_ZIPF
     after = _WORD_AFTER.match(text[span.end : span.end + 20])
-    return (
-        after is not None and after.group(1) in _AFTER_VERB and word_zipf(value, lang) >= EVERYDAY_NAME_ZIPF
-    )
+    if after is None or word_zipf(value, lang) < EVERYDAY_NAME_ZIPF:
+        return False
+    if after.group(1) in _AFTER_VERB:
+        return True
+    then = _WORD_AFTER.match(text[span.end + after.end() : span.end + after.end() + 20])
+    return after.group(1) in _CONJUNCTIONS and then is not None and then.group(1).islower()
+
+
+_CONJUNCTIONS = frozenset("y e o u et ou and or".split())
 
 
 _CODE_MARKS = re.compile(r"[{};]|=>|->|::|:=|==|!=|&&|\|\||\(\)")
@@ -1157,6 +1183,38 @@ def capitals_names(text: str) -> list[Span]:
         if all(
             t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
             for t in titled
+        ):
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+_CAPS_SURNAME_GIVEN = re.compile(
+    r"(?<![\w@./\\#$%&=:_-])(?P<sur>[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,}(?:[ \t]+[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,})?)"
+    r"[ \t]+(?P<given>[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’\-]+)(?![\w@/\\_=(]|[.:-]\w)"
+)
+
+
+def caps_surname_given_names(text: str) -> list[Span]:
+    """PERSON spans for the administrative ``SURNAME Given`` order (``SANDBERG Bich``,
+    ``ARANBURU TICONA Oriol``; round 8): one or two words in capitals, then one
+    capitalised word; the given name a listed first name (not an ambiguous one)
+    or a capitals word a listed surname, and every word a listed name or a
+    rare word (so ``ERROR Connection``, ``HTTP Request`` stay). Score
+    :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    ambiguous = ambiguous_first_names()
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS
+    out: list[Span] = []
+    for m in _CAPS_SURNAME_GIVEN.finditer(text):
+        given = m.group("given")
+        surnames = [_title(w) for w in m.group("sur").split()]
+        if given in ambiguous or given in never or set(surnames) & never:
+            continue
+        if not (given in first or any(t in last for t in surnames)):
+            continue
+        if all(
+            t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
+            for t in (*surnames, given)
         ):
             out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
     return out

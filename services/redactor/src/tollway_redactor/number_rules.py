@@ -42,6 +42,7 @@ CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
     (2200, 2204, (16, 17, 18, 19)),  # Mir
     (2221, 2720, (16,)),  # Mastercard 2-series
     (300, 305, (14, 15, 16, 17, 18, 19)),  # Diners Club
+    (3095, 3095, (14, 15, 16, 17, 18, 19)),  # Diners Club International (3095)
     (34, 34, (15,)),  # American Express
     (37, 37, (15,)),  # American Express
     (3528, 3589, (16, 17, 18, 19)),  # JCB
@@ -57,11 +58,12 @@ CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
 )
 
 _SPACE = " \u00a0\u202f\t"
-# Digit groups joined by one separator (a space-like character, or one of
-# ``-./`` with optional spaces around it); the look-arounds keep a candidate
-# from starting or ending inside a longer token.
+# Digit groups joined by one separator (one or two space-like characters --
+# people and form fields write double spaces too, round 8 -- or one of ``-./``
+# with optional spaces around it); the look-arounds keep a candidate from
+# starting or ending inside a longer token. Never a line break.
 _CARD_CANDIDATE = re.compile(
-    rf"(?<![\w+.\-/])\d+(?:(?:[{_SPACE}]?[-./][{_SPACE}]?|[{_SPACE}])\d+)*(?![\w]|[.\-/]\d)"
+    rf"(?<![\w+.\-/])\d+(?:(?:[{_SPACE}]{{0,2}}[-./][{_SPACE}]{{0,2}}|[{_SPACE}]{{1,2}})\d+)*(?![\w]|[.\-/]\d)"
 )
 _GROUP = re.compile(r"\d+")
 
@@ -113,8 +115,10 @@ def ean13_valid(digits: str) -> bool:
 def find_cards(text: str) -> list[CardMatch]:
     """Card numbers in ``text`` (Luhn + issuer range + 12-19 digits, any separators).
 
-    A candidate is a run of digit groups; a grouped number starts with a
-    group of 4 digits (every card layout does: 4-4-4-4, 4-6-5, 4-6-4) and
+    A candidate is a run of digit groups, separated by one or two spaces
+    or one of ``-./``; a grouped number starts with a group of 4 digits
+    (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3), or is 6 digits (the issuer number,
+    BIN) then the rest in one group (``620885 7591810551577``, round 8), and
     every group but the last has at least 3 digits (so lists of small
     numbers or pids are no card). When the whole
     run is no card, the longest valid run of whole groups inside it is
@@ -160,7 +164,7 @@ def _longest_card(text: str, groups: list[tuple[int, int]], i: int) -> tuple[int
             break
         if len(digits) < 12 or not luhn_valid(digits) or not issuer_range(digits):
             continue
-        if j > i and first != 4:
+        if j > i and first != 4 and not (first == 6 and j == i + 1):
             continue
         start, end = groups[i][0], b
         if not _consistent_separators(text[start:end]):
@@ -234,7 +238,9 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     unless the key is phone-like), right after an identifier word
     (``tracking number``, ``offset``, ``order``), or when the run itself is a date
     (``2024-05-03``, ``03/05/2024``, ``20240503``), a dotted version with a
-    one-digit group (``10.0.19045.3803``) or an IPv4 address.
+    one-digit group (``10.0.19045.3803``) or an IPv4 address; a hex dump's
+    offset column (digits at a line start before ``:``) or a run holding a
+    group of 14+ digits without ``+``/``00`` (GS1 identifiers; round 8).
     """
     run = text[start:end]
     left = text[start - 1] if start > 0 else ""
@@ -256,6 +262,12 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
         # key=value, "key": value, snake_case keys, ``window:1772275282``
         # (no space after the colon: a key, not a label): an identifier
         # unless the key says phone
+        return False
+    if right == ":" and run.isdigit() and (start == 0 or text[start - 1] == "\n"):
+        return False  # a hex dump's offset column (``00000010: 9d2b bf28 ...``, round 8)
+    if not run.startswith(("+", "00", "(+")) and any(len(g) >= 14 for g in _GROUP_RE.findall(run)):
+        # 14 or more digits in one group without an international prefix: no
+        # national number is that long (GS1 ``(02) 11609174980710``, round 8)
         return False
     first = _GROUP_RE.match(run.lstrip("+("))
     if first is not None and not run.startswith("+") and _unix_time(first.group()):

@@ -157,7 +157,9 @@ def _v4_records() -> dict[str, list[dict]]:
 # Branch `precision` (round 6, names and false positives, eval/round6.py) too:
 # its names come from its own pools, written without reading v4.
 # Round 7 (eval/round7.py) was written after v4 was measured and spent, from
-# the classes of its misses, with new pools; v6 (eval/frozen_v6.py) after v5.
+# the classes of its misses, with new pools; round 8 (eval/round8.py) after v5
+# was measured and spent, from v5's miss classes, with new pools; v6
+# (eval/frozen_v6.py) after v5, blind to round 8.
 WRITTEN_AFTER_V4 = frozenset(
     {
         "tuning/patterns.jsonl",
@@ -166,6 +168,8 @@ WRITTEN_AFTER_V4 = frozenset(
         "tuning/round7.jsonl",
         "tuning/pii_free_round7.jsonl",
         *(f"frozen_v6/{name}" for name in FILES),
+        "tuning/round8.jsonl",
+        "tuning/pii_free_round8.jsonl",
     }
 )
 
@@ -406,6 +410,15 @@ def test_evaluate_reads_v5_spent_and_v6_and_refuses_misses_only_on_v6(
         assert analysed.value.args == (sum(len(rs) for rs in records.values()),)
 
 
+def test_evaluate_refuses_misses_on_a_held_out_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    evaluate = _load(EVAL / "evaluate.py")
+    monkeypatch.setattr(evaluate, "Detector", _StubDetector)
+    monkeypatch.setattr(evaluate, "HELD_OUT_DIRS", ("frozen_v5",))
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v5", "--misses"])
+    with pytest.raises(SystemExit, match="refused"):
+        evaluate.main()
+
+
 # --- v5 ----------------------------------------------------------------------
 
 # IBAN lengths of the SWIFT IBAN registry, for the countries v5 uses
@@ -441,9 +454,17 @@ def _v5_records() -> dict[str, list[dict]]:
 # names that v5's writer chose independently); the check that no v5 value
 # appears in any other file still reads them.
 # The v6 held-out files (eval/frozen_v6.py) were written after v5 was measured,
-# blind to it: later for v4's and v5's checks too.
+# blind to it: later for v4's and v5's checks too. Round 8 (branch `tune8`,
+# eval/round8.py) was written after v5 was measured and spent, from v5's miss
+# classes, with its own pools and values.
 WRITTEN_AFTER_V5 = frozenset(
-    {"tuning/round7.jsonl", "tuning/pii_free_round7.jsonl", *(f"frozen_v6/{name}" for name in FILES)}
+    {
+        "tuning/round7.jsonl",
+        "tuning/pii_free_round7.jsonl",
+        "tuning/round8.jsonl",
+        "tuning/pii_free_round8.jsonl",
+        *(f"frozen_v6/{name}" for name in FILES),
+    }
 )
 
 
