@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -276,21 +274,6 @@ async def test_a_cancelled_request_closes_its_connection_and_frees_its_slot() ->
     finally:
         await client.close()
         server.close()
-
-
-@pytest.fixture
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate (and its key) for 127.0.0.1, by the openssl CLI."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
 
 
 async def test_https_through_the_pool(certificate: tuple[Path, Path]) -> None:

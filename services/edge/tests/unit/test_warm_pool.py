@@ -8,9 +8,7 @@ client is cooled (a retired provider) or closed."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -277,21 +275,6 @@ def test_backoff_grows_and_is_capped() -> None:
     assert warm.backoff_seconds(1) <= 0.2
     assert all(warm.backoff_seconds(30) <= warm.BACKOFF_MAX_SECONDS for _ in range(20))
     assert max(warm.backoff_seconds(10) for _ in range(50)) > 1.0
-
-
-@pytest.fixture
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate (and its key) for 127.0.0.1, by the openssl CLI."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return cert, key
 
 
 async def test_tls_handshakes_are_part_of_the_warm_up(certificate: tuple[Path, Path]) -> None:
