@@ -4,10 +4,11 @@ v3's value pools share nothing with the pools the detector was tuned on (v3's
 nothing with v2's or v1's either, both spent); v4's pools and values share
 nothing with any earlier generator or labelled file, and every v4 gold span is
 sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
-Luhn-valid, IBAN check digits and lengths as the registry has them); v5's
-likewise against everything before it, v4 included; v6's likewise against
-everything before it (v5 and rounds 6-7 included), and ``evaluate.py`` refuses
-``--misses`` on v6, the current held-out set (v5 is spent)."""
+Luhn-valid, IBAN check digits and lengths as the registry has them). v5, v6 and
+v7 go through one parametrised set of checks (``HELD_OUT``): pools and values
+disjoint from everything before them, gold spans sound, PII-free texts free of
+personal data. ``evaluate.py`` refuses ``--misses`` on v7, the current held-out
+set (v6 and v5 are spent)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import hashlib
 import importlib.util
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -31,6 +33,7 @@ SETS = {
     "frozen_v4": EVAL / "frozen_v4.py",
     "frozen_v5": EVAL / "frozen_v5.py",
     "frozen_v6": EVAL / "frozen_v6.py",
+    "frozen_v7": EVAL / "frozen_v7.py",
 }
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
@@ -159,7 +162,8 @@ def _v4_records() -> dict[str, list[dict]]:
 # Round 7 (eval/round7.py) was written after v4 was measured and spent, from
 # the classes of its misses, with new pools; round 8 (eval/round8.py) after v5
 # was measured and spent, from v5's miss classes, with new pools; v6
-# (eval/frozen_v6.py) after v5, blind to round 8.
+# (eval/frozen_v6.py) after v5, blind to round 8; v7 (eval/frozen_v7.py) after
+# v6 was measured and spent, blind to everything tuned since.
 WRITTEN_AFTER_V4 = frozenset(
     {
         "tuning/patterns.jsonl",
@@ -170,6 +174,7 @@ WRITTEN_AFTER_V4 = frozenset(
         *(f"frozen_v6/{name}" for name in FILES),
         "tuning/round8.jsonl",
         "tuning/pii_free_round8.jsonl",
+        *(f"frozen_v7/{name}" for name in FILES),
     }
 )
 
@@ -389,25 +394,29 @@ class _StubDetector:
         raise _Analysed(len(texts))
 
 
-def test_evaluate_reads_v5_spent_and_v6_and_refuses_misses_only_on_v6(
+def test_evaluate_reads_the_spent_sets_and_v7_and_refuses_misses_only_on_v7(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evaluate = _load(EVAL / "evaluate.py")
     monkeypatch.setattr(evaluate, "Detector", _StubDetector)
-    assert evaluate.HELD_OUT_DIRS == ("frozen_v6",)
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v6", "--misses"])
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v7",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v7", "--misses"])
     with pytest.raises(SystemExit, match="refused"):
         evaluate.main()
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v6"])
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v7"])
     with pytest.raises(_Analysed) as analysed:
         evaluate.main()
-    assert analysed.value.args == (sum(len(rs) for rs in _v6_records().values()),)
-    # v5 and v4 are spent: read like tuning material, misses included
-    for flag, records in (("--frozen-v5", _v5_records()), ("--frozen-v4", _v4_records())):
+    assert analysed.value.args == (sum(len(rs) for rs in _records("frozen_v7").values()),)
+    # v6, v5 and v4 are spent: read like tuning material, misses included
+    for flag, folder in (
+        ("--frozen-v6", "frozen_v6"),
+        ("--frozen-v5", "frozen_v5"),
+        ("--frozen-v4", "frozen_v4"),
+    ):
         monkeypatch.setattr("sys.argv", ["evaluate.py", flag, "--misses"])
         with pytest.raises(_Analysed) as analysed:
             evaluate.main()
-        assert analysed.value.args == (sum(len(rs) for rs in records.values()),)
+        assert analysed.value.args == (sum(len(rs) for rs in _records(folder).values()),)
 
 
 def test_evaluate_refuses_misses_on_a_held_out_folder(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -419,44 +428,40 @@ def test_evaluate_refuses_misses_on_a_held_out_folder(monkeypatch: pytest.Monkey
         evaluate.main()
 
 
-# --- v5 ----------------------------------------------------------------------
+# --- the held-out sets v5, v6 and v7: one set of checks, parametrised ----------------
 
-# IBAN lengths of the SWIFT IBAN registry, for the countries v5 uses
+# IBAN lengths of the SWIFT IBAN registry, for the countries each set uses
 V5_IBAN_LENGTHS = {
     "GE": 22, "AZ": 28, "KZ": 20, "PK": 24, "QA": 29, "KW": 30, "JO": 30, "BH": 22, "XK": 20, "AL": 28,
     "EG": 29, "VG": 24, "DJ": 27, "BI": 27, "SC": 31, "MK": 19, "RS": 22, "ME": 22, "NI": 28, "BR": 29,
     "SM": 27, "VA": 22, "BA": 20, "TL": 23,
 }  # fmt: skip
-V5_EARLIER = (
-    "frozen_v4.py",
-    "frozen_v3.py",
-    "frozen_v2.py",
-    "frozen.py",
-    "generate.py",
-    "tuning.py",
-    "round6.py",
-)
-
-
-def _v5_records() -> dict[str, list[dict]]:
-    return {
-        name: [
-            json.loads(line) for line in (EVAL / "frozen_v5" / name).read_text(encoding="utf-8").splitlines()
-        ]
-        for name in sorted(FILES)
-    }
-
+V6_IBAN_LENGTHS = {
+    "GB": 22, "IE": 22, "NL": 18, "DE": 22, "FO": 18, "GL": 18, "FK": 18, "LC": 32, "IQ": 23,
+    "FR": 27, "BE": 16, "LU": 20, "MC": 27, "CH": 21, "MD": 24, "LY": 25, "SD": 18,
+    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "PS": 29, "SO": 23, "ST": 25, "BY": 28,
+}  # fmt: skip
+V7_IBAN_LENGTHS = {
+    "GB": 22, "IE": 22, "NL": 18, "DE": 22, "PL": 28, "SE": 24, "DK": 18, "NO": 15, "IS": 26, "FI": 18,
+    "FR": 27, "BE": 16, "CH": 21, "LU": 20, "MC": 27, "RO": 24, "GR": 27, "HU": 28, "CZ": 24,
+    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "BG": 22, "HR": 21, "SI": 19, "EE": 20, "LT": 20,
+    "HN": 28, "OM": 23, "YE": 30, "MN": 20, "RU": 33,
+    # not in the SWIFT registry: the lengths their banks issue
+    "SN": 28, "MA": 28, "CM": 27, "GQ": 27,
+}  # fmt: skip
 
 # Tuning files written while v5 was being written, by hands that never read v5
 # (round 7, branch `tune7`, eval/round7.py: from the spent v4's misses, with its
 # own pools). Like WRITTEN_AFTER_V4 for v4, they are not "earlier" for the pool,
 # country and layout checks (round 7 plants IBANs of registry countries and
-# names that v5's writer chose independently); the check that no v5 value
-# appears in any other file still reads them.
+# names that v5's writer chose independently); the checks that no v5 value or
+# PII-free text appears in any other file still read them.
 # The v6 held-out files (eval/frozen_v6.py) were written after v5 was measured,
 # blind to it: later for v4's and v5's checks too. Round 8 (branch `tune8`,
 # eval/round8.py) was written after v5 was measured and spent, from v5's miss
-# classes, with its own pools and values.
+# classes, with its own pools and values. The v7 held-out files
+# (eval/frozen_v7.py) were written after v6 was measured and spent, blind to
+# every set and round: later for v4's, v5's and v6's checks.
 WRITTEN_AFTER_V5 = frozenset(
     {
         "tuning/round7.jsonl",
@@ -464,201 +469,43 @@ WRITTEN_AFTER_V5 = frozenset(
         "tuning/round8.jsonl",
         "tuning/pii_free_round8.jsonl",
         *(f"frozen_v6/{name}" for name in FILES),
+        *(f"frozen_v7/{name}" for name in FILES),
     }
+)
+WRITTEN_AFTER_V6 = frozenset(f"frozen_v7/{name}" for name in FILES)
+WRITTEN_AFTER_V7: frozenset[str] = frozenset()
+
+_V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
+_V6_STREET_PREFIX = (
+    r"^(calle|avenida|plaza|paseo|ronda|travesía|rúa|rue|avenue|boulevard|allée|impasse|"
+    r"quai|chemin|place|cours)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+|da\s+)?"
+)
+_V7_STREET_PREFIX = (
+    r"^(calle|avenida|plaza|paseo|camino|carretera|pasaje|jirón|rue|avenue|boulevard|chemin|allée|"
+    r"impasse|place)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+|mayor\s+de\s+)?"
 )
 
 
-def _before_v5(include_later: bool = False) -> tuple[dict[str, list[str]], set[str]]:
-    """Every labelled value of every JSONL file under eval/ but v5's (tuning, samples, v1-v4), by
-    type, and the texts of their records without entities; with ``include_later``, also the
-    files of :data:`WRITTEN_AFTER_V5`."""
-    gold: dict[str, list[str]] = {}
-    free: set[str] = set()
-    for path in sorted(EVAL.glob("**/*.jsonl")):
-        if path.parent.name == "frozen_v5":
-            continue
-        if not include_later and path.relative_to(EVAL).as_posix() in WRITTEN_AFTER_V5:
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                for e in record.get("entities", []):
-                    gold.setdefault(e["type"], []).append(e["value"])
-                if not record.get("entities"):
-                    free.add(record["text"])
-    return gold, free
+@dataclass(frozen=True)
+class HeldOut:
+    """What one held-out set is checked against: the generators that existed when it was
+    written (``earlier``), the labelled files written after it (``later``: out of the pool
+    and layout checks, still in the value and text checks) and its own soundness bars."""
+
+    folder: str
+    earlier: tuple[str, ...]  # generator scripts under eval/ that came before
+    later: frozenset[str]  # JSONL files (relative to eval/) written after the set
+    street_pools: tuple[str, ...]  # scripts whose STREETS pools the set's streets avoid
+    street_prefix: str  # what is stripped from a street before looking for its core
+    fill_pools: tuple[str, ...]  # scripts whose PII-free chat fills the set's fills avoid
+    iban_lengths: dict[str, int]
+    min_regions: int
+    card_lengths: frozenset[int]
+    card_separators: str = "[ -]"
+    new_phone_shapes: bool = False  # no digit layout of a planted phone seen before
 
 
-def _v5_name_tokens(v5: ModuleType) -> set[str]:
-    return {
-        t
-        for pools in v5.NAMES.values()
-        for pool in pools.values()
-        for n in pool
-        for t in _tokens(n, v5.PARTICLES)
-    }
-
-
-def test_v5_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
-    v5 = _load(EVAL / "frozen_v5.py")
-    v4, v3, v2, v1, gen, tun, r6 = (_load(EVAL / f) for f in V5_EARLIER)
-    earlier, earlier_free = _before_v5()
-    # names: no token of a v5 name (particles aside) in any earlier pool or labelled PERSON
-    used_names = {
-        t
-        for n in (
-            [n for m in (v4, v3, v2) for pools in m.NAMES.values() for pool in pools.values() for n in pool]
-            + [n if isinstance(n, str) else " ".join(n) for pool in v1.NAMES.values() for n in pool]
-            + list(gen.FIRST) + list(gen.LAST)
-            + list(tun.FIRST_FR) + list(tun.LAST_FR) + list(tun.FIRST_ES) + list(tun.LAST_ES)
-            + earlier["PERSON"]
-        )
-        for t in _tokens(n)
-    }  # fmt: skip
-    assert not _v5_name_tokens(v5) & used_names
-    # e-mail domains
-    used_domains = (
-        {d for m in (v4, v3, v2) for pool in m.DOMAINS.values() for d in pool} | set(v1.DOMAINS) | set(gen.DOMAINS)
-        | {v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]}
-    )  # fmt: skip
-    assert not {d for pool in v5.DOMAINS.values() for d in pool} & used_domains
-    # templates (with PII and PII-free chat), and no PII-free text seen before
-    v5_templates = {t for m in (v5.TEMPLATES, v5.CHAT_FREE) for pool in m.values() for t in pool}
-    used_templates = (
-        {t for m in (v4.TEMPLATES, v4.CHAT_FREE, v3.TEMPLATES, v3.CHAT_FREE, v2.TEMPLATES, v1.TEMPLATES)
-         for pool in m.values() for t in pool}
-        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
-    )  # fmt: skip
-    assert not v5_templates & used_templates
-    records = _v5_records()
-    assert not {r["text"] for rs in records.values() for r in rs if not r["entities"]} & earlier_free
-    # phones: NANP area codes and digit layouts no earlier pool or labelled phone used
-    v5_areas = set(v5._US_AREAS) | set(v5._CA_AREAS) | set(v5._QC_AREAS) | set(v5._CARIB_AREAS.values())
-    used_areas = (
-        set(gen.US_AREA) | set(v2._US_AREAS) | set(v3._US_AREAS)
-        | set(v4._US_AREAS) | set(v4._CA_AREAS) | set(v4._QC_AREAS)
-        | {a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))}
-    )  # fmt: skip
-    assert not v5_areas & used_areas
-    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
-    v5_shapes = {_shape(e["value"]) for e in gold if e["type"] == "PHONE_NUMBER"}
-    assert not v5_shapes & {_shape(v) for v in earlier["PHONE_NUMBER"]}
-    # IBAN countries, and no value of any type seen before (digits and letters only)
-    used_countries = (
-        {c for m in (v4, v3, v2) for pool in m._IBAN_COUNTRIES.values() for c in pool} | set(gen.IBAN_COUNTRIES)
-        | {v.replace(" ", "")[:2].upper() for v in earlier["IBAN_CODE"]}
-    )  # fmt: skip
-    assert not {c for pool in v5._IBAN_COUNTRIES.values() for c in pool} & used_countries
-    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
-    everything, everything_free = _before_v5(include_later=True)
-    used_values = {norm(v) for vs in everything.values() for v in vs}
-    for e in gold:
-        if e["type"] != "PERSON":
-            assert norm(e["value"]) not in used_values, e
-    assert not {r["text"] for rs in records.values() for r in rs if not r["entities"]} & everything_free
-    # street names
-    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
-    used_streets += [s.lower() for pool in v4.STREETS.values() for s in pool]
-    for street in (s for pool in v5.STREETS.values() for s in pool):
-        core = re.sub(r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*", "", street.lower())
-        assert not any(core in v for v in used_streets), street
-    # tuning cases and round 6's pools
-    v5_text = "".join(r["text"] for rs in records.values() for r in rs)
-    v5_full_names = {n for pools in v5.NAMES.values() for pool in pools.values() for n in pool}
-    for case in tun.CASES:
-        assert case[0] not in v5_text
-        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v5_full_names, case[0]
-    r6_names = {t for firsts, lasts in r6.NAMES.values() for n in (*firsts, *lasts) for t in _tokens(n)}
-    assert not _v5_name_tokens(v5) & r6_names
-    # PII-free chat fills
-    v5_fills = {f for pools in v5._CHAT_FILL.values() for pool in pools.values() for f in pool}
-    used_fills = {f for pools in v4._CHAT_FILL.values() for pool in pools.values() for f in pool}
-    used_fills |= {
-        f"{a} {p}".strip() for p in (*r6.CITIES, *r6.PRODUCTS) for a in ("", "a", "an", "un", "une", "una")
-    }
-    used_fills |= set(r6.CITIES) | set(r6.PRODUCTS)
-    assert not v5_fills & used_fills
-
-
-def test_v5_gold_spans_are_sound() -> None:
-    v5 = _load(EVAL / "frozen_v5.py")
-    minimum = {"en": 50, "fr": 30, "es": 30}
-    cards: list[str] = []
-    countries: set[str] = set()
-    regions: set[str] = set()
-    for name, records in _v5_records().items():
-        counts: dict[str, int] = {}
-        for r in records:
-            spans = sorted((e["start"], e["end"]) for e in r["entities"])
-            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False)), r["id"]
-            for e in r["entities"]:
-                counts[e["type"]] = counts.get(e["type"], 0) + 1
-                value = e["value"]
-                assert r["text"][e["start"] : e["end"]] == value and value == value.strip(), r["id"]
-                if e["type"] == "PHONE_NUMBER":
-                    valid = [
-                        region
-                        for region in v5.PHONE_REGIONS[r["lang"]]
-                        if phonenumbers.is_valid_number(phonenumbers.parse(value, region))
-                    ]
-                    assert valid, value
-                    regions.add(phonenumbers.region_code_for_number(phonenumbers.parse(value, valid[0])))
-                elif e["type"] == "CREDIT_CARD":
-                    digits = re.sub(r"[ -]", "", value)
-                    assert digits.isdigit() and 12 <= len(digits) <= 19 and _luhn_ok(digits), value
-                    cards.append(digits)
-                elif e["type"] == "IBAN_CODE":
-                    code = re.sub(r"[ -]", "", value)
-                    assert len(code) == V5_IBAN_LENGTHS[code[:2]], value
-                    assert int("".join(str(int(c, 36)) for c in code[4:] + code[:4])) % 97 == 1, value
-                    countries.add(code[:2])
-                elif e["type"] == "EMAIL_ADDRESS":
-                    assert re.fullmatch(r"[\w.+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+", value, re.I), value
-        if name == "pii_free.jsonl":
-            assert not counts and len(records) >= 480
-        else:
-            lang = name[len("heldout-") : -len(".jsonl")]
-            assert sorted(counts) == sorted(evaluate_types()), (name, counts)
-            assert min(counts.values()) >= minimum[lang], (name, counts)
-    assert countries == set(V5_IBAN_LENGTHS)  # every country of the pools is planted
-    assert len(regions) >= 25
-    assert any(2221 <= int(c[:4]) <= 2720 and len(c) == 16 for c in cards)  # Mastercard 2-series
-    assert sum(len(c) == 19 for c in cards) >= 10
-    assert {len(c) for c in cards} >= {12, 13, 14, 15, 16, 19}
-
-
-def test_v5_pii_free_texts_hold_no_personal_data() -> None:
-    v5 = _load(EVAL / "frozen_v5.py")
-    names = _v5_name_tokens(v5)
-    patterns = {
-        "ipv4": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
-        "ipv6": re.compile(
-            r"\b(?:[0-9a-f]{1,4}:){4,7}[0-9a-f]{1,4}\b|\b[0-9a-f]{1,4}::(?:[0-9a-f]{1,4})?\b", re.I
-        ),
-        "mac": re.compile(r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b", re.I),
-        "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
-    }
-    free = [r for rs in _v5_records().values() for r in rs if not r["entities"]]
-    assert len(free) >= 140 + 110 + 110 + 480
-    for r in free:
-        for kind, pattern in patterns.items():
-            assert not pattern.search(r["text"]), (kind, r["text"])
-        words = {w.lower() for w in re.findall(r"[^\W\d_]+", r["text"])}
-        assert not words & names, r["text"]
-        for run in re.findall(r"(?<![0-9A-Za-z])\d{12,19}(?![0-9A-Za-z])", r["text"]):
-            assert not _luhn_ok(run), (run, r["text"])
-
-
-# --- v6 ----------------------------------------------------------------------
-
-# IBAN lengths of the SWIFT IBAN registry, for the countries v6 uses
-V6_IBAN_LENGTHS = {
-    "GB": 22, "IE": 22, "NL": 18, "DE": 22, "FO": 18, "GL": 18, "FK": 18, "LC": 32, "IQ": 23,
-    "FR": 27, "BE": 16, "LU": 20, "MC": 27, "CH": 21, "MD": 24, "LY": 25, "SD": 18,
-    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "PS": 29, "SO": 23, "ST": 25, "BY": 28,
-}  # fmt: skip
-V6_EARLIER = (
-    "frozen_v5.py",
+_EARLY = (
     "frozen_v4.py",
     "frozen_v3.py",
     "frozen_v2.py",
@@ -666,26 +513,75 @@ V6_EARLIER = (
     "generate.py",
     "tuning.py",
     "round6.py",
-    "round7.py",
 )
+HELD_OUT = {
+    "frozen_v5": HeldOut(
+        folder="frozen_v5",
+        earlier=_EARLY,
+        later=WRITTEN_AFTER_V5,
+        street_pools=("frozen_v4.py",),
+        street_prefix=_V5_STREET_PREFIX,
+        fill_pools=("frozen_v4.py",),
+        iban_lengths=V5_IBAN_LENGTHS,
+        min_regions=25,
+        card_lengths=frozenset({12, 13, 14, 15, 16, 19}),
+        new_phone_shapes=True,
+    ),
+    "frozen_v6": HeldOut(
+        folder="frozen_v6",
+        earlier=("frozen_v5.py", *_EARLY, "round7.py"),
+        later=WRITTEN_AFTER_V6,
+        street_pools=("frozen_v5.py", "frozen_v4.py"),
+        street_prefix=_V6_STREET_PREFIX,
+        fill_pools=("frozen_v5.py", "frozen_v4.py"),
+        iban_lengths=V6_IBAN_LENGTHS,
+        min_regions=30,
+        card_lengths=frozenset(range(12, 20)),
+        card_separators="[ .-]",
+    ),
+    "frozen_v7": HeldOut(
+        folder="frozen_v7",
+        earlier=("frozen_v6.py", "frozen_v5.py", *_EARLY, "round7.py", "round8.py"),
+        later=WRITTEN_AFTER_V7,
+        street_pools=("frozen_v6.py", "frozen_v5.py", "frozen_v4.py"),
+        street_prefix=_V7_STREET_PREFIX,
+        fill_pools=("frozen_v6.py", "frozen_v5.py", "frozen_v4.py", "frozen_v3.py"),
+        iban_lengths=V7_IBAN_LENGTHS,
+        min_regions=30,
+        card_lengths=frozenset(range(12, 20)),
+    ),
+}
 
 
-def _v6_records() -> dict[str, list[dict]]:
+def _records(folder: str) -> dict[str, list[dict]]:
     return {
-        name: [
-            json.loads(line) for line in (EVAL / "frozen_v6" / name).read_text(encoding="utf-8").splitlines()
-        ]
+        name: [json.loads(line) for line in (EVAL / folder / name).read_text(encoding="utf-8").splitlines()]
         for name in sorted(FILES)
     }
 
 
-def _before_v6() -> tuple[dict[str, list[str]], set[str]]:
-    """Every labelled value of every JSONL file under eval/ but v6's (tuning, samples, v1-v5,
-    rounds 6-7), by type, and the texts of their records without entities."""
+def _strings(value: object) -> list[str]:
+    """Every string inside ``value`` (nested dicts' values, lists, tuples, sets)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _pool(modules: list[ModuleType], *attrs: str) -> list[str]:
+    return [s for m in modules for a in attrs for s in _strings(getattr(m, a, ()))]
+
+
+def _labelled(folder: str, skip: frozenset[str] = frozenset()) -> tuple[dict[str, list[str]], set[str]]:
+    """Every labelled value of every JSONL file under eval/ but ``folder``'s and ``skip``'s, by
+    type, and the texts of their records without entities."""
     gold: dict[str, list[str]] = {}
     free: set[str] = set()
     for path in sorted(EVAL.glob("**/*.jsonl")):
-        if path.parent.name == "frozen_v6":
+        if path.parent.name == folder or path.relative_to(EVAL).as_posix() in skip:
             continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -697,93 +593,8 @@ def _before_v6() -> tuple[dict[str, list[str]], set[str]]:
     return gold, free
 
 
-def _v6_name_tokens(v6: ModuleType) -> set[str]:
-    return {
-        t
-        for pools in v6.NAMES.values()
-        for pool in pools.values()
-        for n in pool
-        for t in _tokens(n, v6.PARTICLES)
-    }
-
-
-def test_v6_pools_are_disjoint_from_every_earlier_pool_and_value() -> None:
-    v6 = _load(EVAL / "frozen_v6.py")
-    v5, v4, v3, v2, v1, gen, tun, r6, r7 = (_load(EVAL / f) for f in V6_EARLIER)
-    earlier, earlier_free = _before_v6()
-    # names: no token of a v6 name (particles aside) in any earlier pool or labelled PERSON
-    used_names = {
-        t
-        for n in (
-            [n for m in (v5, v4, v3, v2) for pools in m.NAMES.values() for pool in pools.values() for n in pool]
-            + [n if isinstance(n, str) else " ".join(n) for pool in v1.NAMES.values() for n in pool]
-            + [n for m in (r6, r7) for firsts, lasts in m.NAMES.values() for n in (*firsts, *lasts)]
-            + list(gen.FIRST) + list(gen.LAST)
-            + list(tun.FIRST_FR) + list(tun.LAST_FR) + list(tun.FIRST_ES) + list(tun.LAST_ES)
-            + earlier["PERSON"]
-        )
-        for t in _tokens(n)
-    }  # fmt: skip
-    assert not _v6_name_tokens(v6) & used_names, sorted(_v6_name_tokens(v6) & used_names)
-    # e-mail domains
-    used_domains = (
-        {d for m in (v5, v4, v3, v2) for pool in m.DOMAINS.values() for d in pool} | set(v1.DOMAINS)
-        | set(gen.DOMAINS) | {v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]}
-    )  # fmt: skip
-    assert not {d for pool in v6.DOMAINS.values() for d in pool} & used_domains
-    # templates (with PII and PII-free chat), and no PII-free text seen before
-    v6_templates = {t for m in (v6.TEMPLATES, v6.CHAT_FREE) for pool in m.values() for t in pool}
-    used_templates = (
-        {t for m in (v5.TEMPLATES, v5.CHAT_FREE, v4.TEMPLATES, v4.CHAT_FREE, v3.TEMPLATES, v3.CHAT_FREE,
-                     v2.TEMPLATES, v1.TEMPLATES) for pool in m.values() for t in pool}
-        | set(tun.TEMPLATES_FR) | set(tun.TEMPLATES_ES) | set(gen.TEMPLATES) | set(gen.HELDOUT_TEMPLATES)
-    )  # fmt: skip
-    assert not v6_templates & used_templates
-    records = _v6_records()
-    v6_free = {r["text"] for rs in records.values() for r in rs if not r["entities"]}
-    assert not v6_free & earlier_free
-    # phones: NANP area codes no earlier pool or labelled phone used
-    v6_areas = set(v6._US_AREAS) | set(v6._CA_AREAS) | set(v6._QC_AREAS)
-    used_areas = (
-        set(gen.US_AREA) | set(v2._US_AREAS) | set(v3._US_AREAS)
-        | set(v4._US_AREAS) | set(v4._CA_AREAS) | set(v4._QC_AREAS)
-        | set(v5._US_AREAS) | set(v5._CA_AREAS) | set(v5._QC_AREAS) | set(v5._CARIB_AREAS.values())
-        | {a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))}
-    )  # fmt: skip
-    assert not v6_areas & used_areas
-    # IBAN: the countries marked new are new; every value of every type is new (digits and letters)
-    used_countries = (
-        {c for m in (v5, v4, v3, v2) for pool in m._IBAN_COUNTRIES.values() for c in pool}
-        | set(gen.IBAN_COUNTRIES) | {v.replace(" ", "")[:2].upper() for v in earlier["IBAN_CODE"]}
-    )  # fmt: skip
-    assert not v6._IBAN_NEW & used_countries
-    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
-    used_values = {norm(v) for vs in earlier.values() for v in vs}
-    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
-    for e in gold:
-        if e["type"] != "PERSON":
-            assert norm(e["value"]) not in used_values, e
-    # street names
-    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
-    used_streets += [s.lower() for m in (v5, v4) for pool in m.STREETS.values() for s in pool]
-    for street in (s for pool in v6.STREETS.values() for s in pool):
-        core = re.sub(r"^(calle|avenida|plaza|paseo|ronda|travesía|rúa|rue|avenue|boulevard|allée|impasse|"
-                      r"quai|chemin|place|cours)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+|da\s+)?",
-                      "", street.lower())  # fmt: skip
-        assert not any(core in v for v in used_streets), street
-    # tuning cases
-    v6_text = "".join(r["text"] for rs in records.values() for r in rs)
-    v6_full_names = {n for pools in v6.NAMES.values() for pool in pools.values() for n in pool}
-    for case in tun.CASES:
-        assert case[0] not in v6_text
-        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & v6_full_names, case[0]
-    # PII-free chat fills
-    v6_fills = {f for pools in v6._CHAT_FILL.values() for pool in pools.values() for f in pool}
-    used_fills = {
-        f for m in (v5, v4) for pools in m._CHAT_FILL.values() for pool in pools.values() for f in pool
-    }
-    used_fills |= set(r6.CITIES) | set(r6.PRODUCTS)
-    assert not v6_fills & used_fills
+def _name_tokens(module: ModuleType) -> set[str]:
+    return {t for n in _strings(module.NAMES) for t in _tokens(n, tuple(module.PARTICLES))}
 
 
 def _valid_in(value: str, region: str) -> bool:
@@ -794,13 +605,92 @@ def _valid_in(value: str, region: str) -> bool:
         return False
 
 
-def test_v6_gold_spans_are_sound() -> None:
-    v6 = _load(EVAL / "frozen_v6.py")
+@pytest.mark.parametrize("folder", sorted(HELD_OUT))
+def test_held_out_pools_are_disjoint_from_every_earlier_pool_and_value(folder: str) -> None:
+    spec = HELD_OUT[folder]
+    module = _load(SETS[folder])
+    earlier_modules = [_load(EVAL / f) for f in spec.earlier]
+    earlier, _ = _labelled(folder, spec.later)
+    everything, everything_free = _labelled(folder)
+    records = _records(folder)
+    gold = [e for rs in records.values() for r in rs for e in r["entities"]]
+    # names: no token of a name (particles aside) in any earlier pool or labelled PERSON
+    used_names = {
+        t
+        for n in _pool(
+            earlier_modules, "NAMES", "FIRST", "LAST", "FIRST_FR", "LAST_FR", "FIRST_ES", "LAST_ES"
+        )
+        + earlier["PERSON"]
+        for t in _tokens(n)
+    }
+    assert not _name_tokens(module) & used_names, sorted(_name_tokens(module) & used_names)
+    # e-mail domains
+    used_domains = {d.lower() for d in _pool(earlier_modules, "DOMAINS")} | {
+        v.rsplit("@", 1)[-1].lower() for v in earlier["EMAIL_ADDRESS"]
+    }
+    own_domains = set(_strings(module.DOMAINS))
+    assert not own_domains & used_domains, sorted(own_domains & used_domains)
+    # templates (with PII and PII-free chat), and no PII-free text seen in any other file
+    own_templates = set(_strings(module.TEMPLATES)) | set(_strings(module.CHAT_FREE))
+    used_templates = set(
+        _pool(earlier_modules, "TEMPLATES", "CHAT_FREE", "TEMPLATES_FR", "TEMPLATES_ES", "HELDOUT_TEMPLATES")
+    )
+    assert not own_templates & used_templates
+    assert not {r["text"] for rs in records.values() for r in rs if not r["entities"]} & everything_free
+    # phones: NANP area codes no earlier pool or labelled phone used
+    area_attrs = ("_US_AREAS", "_CA_AREAS", "_QC_AREAS", "_CARIB_AREAS")
+    own_areas = set(_pool([module], *area_attrs))
+    used_areas = set(_pool(earlier_modules, *area_attrs, "US_AREA")) | {
+        a for v in earlier["PHONE_NUMBER"] if (a := _nanp_area(v))
+    }
+    assert not own_areas & used_areas, sorted(own_areas & used_areas)
+    if spec.new_phone_shapes:
+        own_shapes = {_shape(e["value"]) for e in gold if e["type"] == "PHONE_NUMBER"}
+        assert not own_shapes & {_shape(v) for v in earlier["PHONE_NUMBER"]}
+    # IBAN: the countries marked new (all, without _IBAN_NEW) are new
+    own_countries = set(getattr(module, "_IBAN_NEW", _strings(module._IBAN_COUNTRIES)))
+    used_countries = set(_pool(earlier_modules, "_IBAN_COUNTRIES", "IBAN_COUNTRIES")) | {
+        v.replace(" ", "")[:2].upper() for v in earlier["IBAN_CODE"]
+    }
+    assert not own_countries & used_countries, sorted(own_countries & used_countries)
+    # no value of any type seen in any other file (digits and letters only)
+    norm = lambda v: re.sub(r"[^0-9a-z]", "", v.lower())  # noqa: E731
+    used_values = {norm(v) for vs in everything.values() for v in vs}
+    for e in gold:
+        if e["type"] != "PERSON":
+            assert norm(e["value"]) not in used_values, e
+    # street names
+    used_streets = [v.lower() for v in earlier["STREET_ADDRESS"]]
+    used_streets += [s.lower() for s in _pool([_load(EVAL / f) for f in spec.street_pools], "STREETS")]
+    for street in _strings(module.STREETS):
+        core = re.sub(spec.street_prefix, "", street.lower())
+        assert not any(core in v for v in used_streets), street
+    # tuning cases
+    tun = _load(EVAL / "tuning.py")
+    text = "".join(r["text"] for rs in records.values() for r in rs)
+    full_names = set(_strings(module.NAMES))
+    for case in tun.CASES:
+        assert case[0] not in text
+        assert not set(case[0].replace(",", " ").replace(".", " ").split()) & full_names, case[0]
+    # PII-free chat fills
+    r6 = _load(EVAL / "round6.py")
+    used_fills = set(_pool([_load(EVAL / f) for f in spec.fill_pools], "_CHAT_FILL"))
+    used_fills |= {
+        f"{a} {p}".strip() for p in (*r6.CITIES, *r6.PRODUCTS) for a in ("", "a", "an", "un", "une", "una")
+    }
+    own_fills = set(_strings(module._CHAT_FILL))
+    assert not own_fills & used_fills, sorted(own_fills & used_fills)
+
+
+@pytest.mark.parametrize("folder", sorted(HELD_OUT))
+def test_held_out_gold_spans_are_sound(folder: str) -> None:
+    spec = HELD_OUT[folder]
+    module = _load(SETS[folder])
     minimum = {"en": 50, "fr": 30, "es": 30}
     cards: list[str] = []
     countries: set[str] = set()
     regions: set[str] = set()
-    for name, records in _v6_records().items():
+    for name, records in _records(folder).items():
         counts: dict[str, int] = {}
         for r in records:
             spans = sorted((e["start"], e["end"]) for e in r["entities"])
@@ -810,16 +700,16 @@ def test_v6_gold_spans_are_sound() -> None:
                 value = e["value"]
                 assert r["text"][e["start"] : e["end"]] == value and value == value.strip(), r["id"]
                 if e["type"] == "PHONE_NUMBER":
-                    valid = [region for region in v6.PHONE_REGIONS[r["lang"]] if _valid_in(value, region)]
+                    valid = [region for region in module.PHONE_REGIONS[r["lang"]] if _valid_in(value, region)]
                     assert valid, value
                     regions.add(phonenumbers.region_code_for_number(phonenumbers.parse(value, valid[0])))
                 elif e["type"] == "CREDIT_CARD":
-                    digits = re.sub(r"[ .-]", "", value)
+                    digits = re.sub(spec.card_separators, "", value)
                     assert digits.isdigit() and 12 <= len(digits) <= 19 and _luhn_ok(digits), value
                     cards.append(digits)
                 elif e["type"] == "IBAN_CODE":
-                    code = re.sub(r"[ -]", "", value)
-                    assert len(code) == V6_IBAN_LENGTHS[code[:2]], value
+                    code = re.sub(r"[ -]", "", value).upper()
+                    assert len(code) == spec.iban_lengths[code[:2]], value
                     assert int("".join(str(int(c, 36)) for c in code[4:] + code[:4])) % 97 == 1, value
                     countries.add(code[:2])
                 elif e["type"] == "EMAIL_ADDRESS":
@@ -830,16 +720,16 @@ def test_v6_gold_spans_are_sound() -> None:
             lang = name[len("heldout-") : -len(".jsonl")]
             assert sorted(counts) == sorted(evaluate_types()), (name, counts)
             assert min(counts.values()) >= minimum[lang], (name, counts)
-    assert countries == set(V6_IBAN_LENGTHS)  # every country of the pools is planted
-    assert len(regions) >= 30
+    assert countries == set(spec.iban_lengths)  # every country of the pools is planted
+    assert len(regions) >= spec.min_regions, sorted(regions)
     assert any(2221 <= int(c[:4]) <= 2720 and len(c) == 16 for c in cards)  # Mastercard 2-series
     assert sum(len(c) == 19 for c in cards) >= 10
-    assert {len(c) for c in cards} >= {12, 13, 14, 15, 16, 17, 18, 19}
+    assert {len(c) for c in cards} >= spec.card_lengths
 
 
-def test_v6_pii_free_texts_hold_no_personal_data() -> None:
-    v6 = _load(EVAL / "frozen_v6.py")
-    names = _v6_name_tokens(v6)
+@pytest.mark.parametrize("folder", sorted(HELD_OUT))
+def test_held_out_pii_free_texts_hold_no_personal_data(folder: str) -> None:
+    names = _name_tokens(_load(SETS[folder]))
     patterns = {
         "ipv4": re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),
         "ipv6": re.compile(
@@ -848,7 +738,7 @@ def test_v6_pii_free_texts_hold_no_personal_data() -> None:
         "mac": re.compile(r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b", re.I),
         "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I),
     }
-    free = [r for rs in _v6_records().values() for r in rs if not r["entities"]]
+    free = [r for rs in _records(folder).values() for r in rs if not r["entities"]]
     assert len(free) >= 140 + 110 + 110 + 480
     for r in free:
         for kind, pattern in patterns.items():
