@@ -16,7 +16,7 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v6        # eval/frozen_v6/*.jsonl (v6, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v6        # eval/frozen_v6/*.jsonl (v6, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v5        # eval/frozen_v5/*.jsonl (v5, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v4        # eval/frozen_v4/*.jsonl (v4, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v3        # eval/frozen_v3/*.jsonl (v3, spent: now tuning material)
@@ -25,10 +25,12 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v6): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1, v2, v3, v4 and v5 frozen files were measured once and are spent (v5 on
-2026-12-03): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``): nobody tunes on them, and
+nobody reads their results before the lead's single measurement. There is none
+on this branch: the v1, v2, v3, v4, v5 and v6 frozen files were each measured
+once and are spent (v6 on 2026-12-03, 12:48 UTC): they may be read like tuning
+files. The next held-out set is written blind elsewhere and names its folder
+here when it is frozen.
 """
 
 from __future__ import annotations
@@ -45,17 +47,16 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v6 (frozen 2026-12-03, eval/frozen_v6.py) since v5 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v6",)
+# tuning. None: v6 (eval/frozen_v6.py) was measured once on 2026-12-03 and is
+# spent, like v1-v5; the next set names its folder here when it is frozen.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument(
-        "--frozen-v6", action="store_true", help="the frozen held-out set v6 (eval/frozen_v6): measured once"
-    )
+    parser.add_argument("--frozen-v6", action="store_true", help="the spent v6 frozen set (eval/frozen_v6)")
     parser.add_argument("--frozen-v5", action="store_true", help="the spent v5 frozen set (eval/frozen_v5)")
     parser.add_argument("--frozen-v4", action="store_true", help="the spent v4 frozen set (eval/frozen_v4)")
     parser.add_argument("--frozen-v3", action="store_true", help="the spent v3 frozen set (eval/frozen_v3)")
