@@ -167,7 +167,9 @@ _EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter"
 _MIN_DIGITS = {
     "PHONE_NUMBER": 7,
     "CREDIT_CARD": 12,
-    "IBAN_CODE": 8,
+    # the two check digits: a registry BBAN may hold letters only ("PS..": 4
+    # letters and 21 alphanumerics; round 9)
+    "IBAN_CODE": 2,
     "US_SSN": 9,
     "US_BANK_NUMBER": 8,
     "US_ITIN": 9,
