@@ -1514,6 +1514,8 @@ _ROLE_LOCALS = frozenset(
 
 
 def _fold_letters(word: str) -> str:
+    if word.isascii():
+        return word.lower() if word.isalpha() else "".join(c for c in word.lower() if c.isalpha())
     return "".join(_LETTERS.findall(fold(word).lower()))
 
 
@@ -1548,24 +1550,24 @@ def email_names(text: str) -> list[Span]:
     if "@" not in text:
         return []
     parts: set[str] = set()
-    inside: list[tuple[int, int]] = []
+    masked = list(text)
     for m in _EMAIL.finditer(text):
-        inside.append((m.start(), m.end()))
+        masked[m.start() : m.end()] = " " * (m.end() - m.start())  # no word inside an address
         local = m.group(1).lower()
         if local.split("+")[0] in _ROLE_LOCALS:
             continue
         parts.update(p for p in (_fold_letters(x) for x in re.split(r"[\d._+\-]+", local)) if len(p) >= 3)
     if not parts:
         return []
-    words = [w for w in _ANY_CASE_WORD.finditer(text) if not any(a <= w.start() < b for a, b in inside)]
+    # the 4+ letter beginnings and ends of the parts ("onyekachi" of "conyekachi")
+    affixes = {p[:k] for p in parts for k in range(4, len(p))} | {
+        p[-k:] for p in parts for k in range(4, len(p))
+    }
+    words = list(_ANY_CASE_WORD.finditer("".join(masked)))
 
     def matches(word: str) -> bool:
         f = _fold_letters(word)
-        if len(f) < 3:
-            return False
-        if f in parts:
-            return True
-        return len(f) >= 4 and any(p != f and (p.startswith(f) or p.endswith(f)) for p in parts)
+        return len(f) >= 3 and (f in parts or (len(f) >= 4 and f in affixes))
 
     def style(word: str) -> str:
         return "upper" if word.isupper() else "lower" if word.islower() else "title"
