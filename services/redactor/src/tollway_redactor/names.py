@@ -1498,6 +1498,9 @@ def initial_possessive_names(text: str) -> list[Span]:
 # --- Round 9 (issue 11): names without cue words ------------------------------
 
 _EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+# How far from an address its owner's name is looked for (characters): the
+# record, signature or header line it belongs to
+_EMAIL_BEFORE, _EMAIL_AFTER = 300, 150
 _LETTERS = re.compile(r"[^\W\d_]+")
 _ANY_CASE_WORD = re.compile(
     r"(?<![\w@./\\#$%&=:_+-])[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*(?![\w@/\\_=(+]|[.:-]\w)"
@@ -1546,24 +1549,37 @@ def email_names(text: str) -> list[Span]:
     ``facturation@``) and everyday, stop, label and software words never
     count, nor does a matched word of zipf 4 or more. A matched word grows over
     one neighbour on its line written in the same case that may be a name
-    (listed, or rare). Score :data:`GAZETTEER_SCORE`."""
+    (listed, or rare). Only words within 300 characters before and 150 after
+    an address are read (its record or signature; the cost stays flat on
+    long texts). Score :data:`GAZETTEER_SCORE`."""
     if "@" not in text:
         return []
     parts: set[str] = set()
     masked = list(text)
+    windows: list[tuple[int, int]] = []
     for m in _EMAIL.finditer(text):
         masked[m.start() : m.end()] = " " * (m.end() - m.start())  # no word inside an address
         local = m.group(1).lower()
         if local.split("+")[0] in _ROLE_LOCALS:
             continue
         parts.update(p for p in (_fold_letters(x) for x in re.split(r"[\d._+\-]+", local)) if len(p) >= 3)
+        windows.append((max(0, m.start() - _EMAIL_BEFORE), min(len(text), m.end() + _EMAIL_AFTER)))
     if not parts:
         return []
+    plain = "".join(masked)
+    merged: list[list[int]] = []
+    for lo, hi in windows:  # in text order; whole words at the edges
+        lo = plain.rfind(" ", 0, lo) + 1 if lo > 0 else 0
+        hi = plain.find(" ", hi) if plain.find(" ", hi) >= 0 else len(plain)
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
     # the 4+ letter beginnings and ends of the parts ("onyekachi" of "conyekachi")
     affixes = {p[:k] for p in parts for k in range(4, len(p))} | {
         p[-k:] for p in parts for k in range(4, len(p))
     }
-    words = list(_ANY_CASE_WORD.finditer("".join(masked)))
+    words = [w for lo, hi in merged for w in _ANY_CASE_WORD.finditer(plain, lo, hi)]
 
     def matches(word: str) -> bool:
         f = _fold_letters(word)
