@@ -177,6 +177,9 @@ _MIN_DIGITS = {
     "IP_ADDRESS": 1,
 }
 _DIGIT = re.compile(r"\d")
+# An IBAN's head (country code and check digits, any case): without one the
+# IBAN recognizers are not run (round 9: they run on texts of 2+ digits now)
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
 
 # Tollway's own recognizers: street addresses (``addresses.py`` holds the
 # patterns and the layouts they cover).
@@ -692,6 +695,8 @@ class Detector:
         wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0) and e in self._known]
         if "@" not in text:
             wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
+        if "IBAN_CODE" in wanted and _IBAN_HEAD.search(text) is None:
+            wanted.remove("IBAN_CODE")  # no country code and check digits anywhere: no IBAN
         if not wanted or not text.strip():
             return []
         results = self.analyzer.analyze(
