@@ -52,11 +52,19 @@ _EN_TYPE = rf"(?:{_EN_TYPE_WORD}\b|{_EN_TYPE_ABBR}\b\.?)"
 _EN_NAME = r"(?:(?-i:[A-Z][a-z'’\-]+|[A-Z]\.?|Mc[A-Z][a-z]+)|\d{1,3}(?-i:st|nd|rd|th))"
 _EN_DIRECTION = r"(?:\s+(?-i:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b\.?)?"
 _EN_UNIT_WORD = r"(?-i:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm|Bldg|Building|Dept|Lot)"
-_EN_UNIT = rf"{_EN_UNIT_WORD}\.?\s?#?\s?\w{{1,5}}"
+# whole words: "Ste" (suite) is no unit inside "Stellenbosch" (round 9); a
+# number may follow the unit word directly ("Apt103C")
+_EN_UNIT = rf"{_EN_UNIT_WORD}(?![a-z])\.?\s?#?\s?\w{{1,5}}\b"
 _EN_UNITS_AFTER = rf"(?:,?[ \t]+(?:{_EN_UNIT}|#\s?\w{{1,5}})){{0,2}}"
 # "Apt 4B, 220 ...", "Unit 4/91 Banksia Street" (Australian unit/number),
 # "Flat 15\n48 Heron Point" (the unit on the line above)
-_EN_UNIT_BEFORE = rf"(?:\b{_EN_UNIT}(?:,?[ \t]+|/|,?[ \t]*\n[ \t]*))?"
+# A house name before the number, on its line or the line above ("Rose
+# Cottage, 95 Cobbler's Row", "Ivy Cottage\n78 Fernhollow Avenue"; round 9)
+_EN_HOUSE = (
+    r"(?-i:[A-Z][a-z'’]+[ \t]+(?:Cottage|House|Farm|Farmhouse|Lodge|Barn|Villa|Manor|Hall|Grange|Cabin|"
+    r"Chalet|Bungalow|Rectory|Vicarage|Mansions))"
+)
+_EN_UNIT_BEFORE = rf"(?:\b(?:{_EN_UNIT}|{_EN_HOUSE})(?:,?[ \t]+|/|,?[ \t]*\n[ \t]*))?"
 _EN_CITY = r"(?-i:(?:St\.?\s)?[A-Z][a-z'’]+(?:[ \-][A-Z][a-z'’]+){0,2})"
 _US_STATE_ZIP = r"(?-i:[A-Z]{2})(?:\s+\d{5}(?:-\d{4})?)?\b"
 _US_STATE_ZIP_REQ = r"(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?\b"
@@ -76,7 +84,10 @@ _EN_TAIL = (
     # South Africa / New Zealand: suburb, city and a 4-digit postcode ("Brooklyn,
     # Pretoria, 0181", "Ponsonby, Auckland 1011", "Karori\nWellington 6012"); both
     # places required, so a year after one city ("London 2012") is never taken
-    rf"|{_EN_SEP}{_EN_CITY}{_EN_SEP}{_EN_CITY}(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*)\d{{4}}\b)?"
+    rf"|{_EN_SEP}{_EN_CITY}{_EN_SEP}{_EN_CITY}(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*)\d{{4}}\b"
+    # one town and a 4-digit postcode that is no year 1900-2099 ("Whanganui
+    # 4500", "Stellenbosch\n7600"; round 9): "London 2012" is still never taken
+    rf"|{_EN_SEP}{_EN_CITY}(?:,[ \t]*|[ \t]+|[ \t]*\n[ \t]*)(?!(?:19|20)\d\d\b)\d{{4}}\b)?"
 )
 # The same tail, required: after a weak street type.
 _EN_TAIL_REQ = (
@@ -124,23 +135,29 @@ _FR_COMMUNE = (
 )
 # "75002 Paris", or Québec's "Gatineau (Québec) J8X 3X2"
 _CA_POSTCODE = r"(?-i:[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)\b"
+# A French post-office box between the street and the postcode ("BP 642\n33076
+# Bordeaux CEDEX", "BP 611, 31106 Toulouse Cedex 1"; round 9), and a country
+# letter before the postcode ("L-1835 Howald")
+_FR_BOX = r"(?:,?\s*(?-i:BP|CS|Boîte[ \t]+postale)[ \t]?\d{1,5})?"
 _FR_CITY = (
-    rf"(?:,?\s*\d{{5}}\s+{_FR_COMMUNE}"
+    rf"(?:{_FR_BOX},?\s*(?:(?-i:L|B|CH|F)-\d{{4,5}}|\d{{5}})\s+{_FR_COMMUNE}"
     rf"|,?\s*{_FR_COMMUNE}(?:[ \t]+\({_CAP}\))?[ \t]+{_CA_POSTCODE})?"
 )
 # A unit, building or residence before the number: "Appt 14, ", "Bât. A, esc. 2\n",
 # "Résidence les Mimosas, "
 _FR_BEFORE_ITEM = rf"(?:{_FR_UNIT_WORD}[ \t]*[\w°]{{1,4}}\b|(?-i:Résidence)[ \t]+(?:les|le|la|l['’])?[ \t]*{_CAP}(?:[ \t]+{_CAP}){{0,2}})"
 _FR_UNIT_BEFORE = rf"(?:\b{_FR_BEFORE_ITEM}(?:,[ \t]*{_FR_BEFORE_ITEM})*(?:,[ \t]*|[ \t]*\n[ \t]*))?"
+# The street's name never runs onto the next line: there stand the town
+# ("...des Fauvettes\nMontréal (Québec)  H2X 9B5") or a box ("\nBP 642"; round 9).
 STREET_FR = (
     rf"{_FR_UNIT_BEFORE}\b\d{{1,4}}(?:\s?(?:bis|ter|quater|[A-D]\b))?,?\s+{_FR_TYPE}\s+{_FR_LINK}{_CAP}"
-    rf"(?:\s+{_FR_LINK}{_CAP}){{0,3}}{_FR_UNIT}{_FR_CITY}"
+    rf"(?:[ \t]+{_FR_LINK}{_CAP}){{0,3}}{_FR_UNIT}{_FR_CITY}"
 )
 # Belgium and Switzerland write the number last: "Chaussée de Louvain 165/B3, 5000
 # Namur", "Chemin des Crêts 19\n1218 Le Grand-Saconnex" (a 4-digit postcode required)
 _FR_TYPE_CAP = (
     r"(?-i:Rue|Avenue|Boulevard|Place|Chemin|Allée|Impasse|Quai|Route|Chaussée|Square|Passage|Drève|"
-    r"Clos|Sentier|Ruelle|Promenade|Esplanade|Galerie|Cour)"
+    r"Clos|Sentier|Ruelle|Promenade|Esplanade|Galerie|Cours|Cour|Parvis|Venelle|Rond-[Pp]oint|Voie)"
 )
 STREET_FR_NUMBER_LAST = (
     rf"\b{_FR_TYPE_CAP}\s+{_FR_LINK}{_CAP}(?:\s+{_FR_LINK}{_CAP}){{0,3}}[ \t]+\d{{1,4}}[a-z]?"
@@ -159,9 +176,10 @@ _ES_TYPE = (
     r"Bvar\.|Blvr\.|Urbanización|Urb\.|Calzada|Calz\.|Jirón|Jr\.|[Cc]arrer|[Aa]vinguda|[Pp]asseig|[Pp]laça|"
     r"Rúa|Diagonal|Transversal)"
 )
-# Links inside street names: Spanish, Catalan ("de les Corts", "dels Àngels")
+# Links inside street names: Spanish, Catalan ("de les Corts", "dels Àngels",
+# "Sant Bartomeu de l'Erm": round 9)
 # and Galician ("Rúa do Vilar", "Rúa da Raíña").
-_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|del|de|dels|d['’]|do|da|dos|das)\s*)?"
+_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|de\s+l['’]|del|de|dels|d['’]|l['’]|do|da|dos|das)\s*)?"
 _ES_NUMBER = r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n)"
 # The floor and door part: "2º B", "3.º A", "3º dcha.", "1º izq.", "4ª planta",
 # "bajo B", "ático", "pral. 1ª", "piso 3", "puerta 2", "esc. B", "portal 2".
@@ -186,6 +204,9 @@ _ES_PLACE = (
     rf"(?:(?-i:[A-Z])\.|{_ES_CITY_WORD})){{0,3}}(?:[ \t]+(?-i:D\.C\.))?"
 )
 _ES_SEP = r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
+# A region abbreviated with its dot after the postcode's city ("44160
+# Guadalajara, Jal.", "91000 Xalapa, Ver.", "Q. Roo"; round 9)
+_ES_STATE_ABBR = r"(?-i:[A-Z][a-zé]{1,3}\.(?:[ \t]?[A-Z][a-zé]{1,3}\.?)?)(?!\w)"
 # The tail: "08015 Barcelona[, CDMX]" (postcode first), or, without a postcode
 # first, two localities ("Providencia, Santiago", "Cercado de Lima, Lima 15001",
 # "Medellín, Antioquia"; the second on the next line only with a postcode:
@@ -194,7 +215,7 @@ _ES_SEP = r"(?:,[ \t]*|[ \t]*\n[ \t]*)"
 # Mayor 12, Juan dijo...").
 _ES_CITY = (
     rf"{_ES_COLONIA}(?:,?\s*{_ES_POSTCODE}\s+{_ES_PLACE}(?:\s*\({_ES_CITY_WORD}(?:\s{_ES_CITY_WORD})?\))?"
-    rf"(?:,[ \t]*{_ES_PLACE})?"
+    rf"(?:,[ \t]*(?:{_ES_STATE_ABBR}|{_ES_PLACE}))?"
     rf"|{_ES_SEP}{_ES_PLACE}(?:,[ \t]*{_ES_PLACE}(?:[ \t]+{_ES_POSTCODE})?"
     rf"|[ \t]*\n[ \t]*{_ES_PLACE}[ \t]+{_ES_POSTCODE})"
     rf"|{_ES_SEP}{_ES_CITY_WORD}(?:[ \t]+{_ES_CITY_WORD})?[ \t]+(?-i:D\.C\.))?"

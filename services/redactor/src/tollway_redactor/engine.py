@@ -63,6 +63,7 @@ from tollway_redactor.names import (  # noqa: E402
     GAZETTEER_SCORE,
     capitals_names,
     caps_surname_given_names,
+    chat_handle_names,
     code_or_date,
     complete_names,
     context_names,
@@ -70,27 +71,36 @@ from tollway_redactor.names import (  # noqa: E402
     coordinated_places,
     cue_names,
     cut_at_lowercase,
+    email_names,
     everyday_word,
     extend_person,
     field_names,
     first_line,
     gazetteer_names,
+    given_initial_names,
+    grow_initials,
     in_code_line,
+    in_table_header,
     initial_possessive_names,
+    initial_surname_names,
     is_place,
     last_first_names,
     list_item_names,
     lowercase_chat_names,
     lowercase_context_names,
+    lowercase_cue_names,
     lowercase_names,
     ner_segments,
     not_a_person,
+    organisation_name,
     plausible_person,
     preposition_names,
     repeated_names,
+    surname_comma_given_names,
     table_names,
     trim_article,
     trim_labels,
+    vocative_and_signature_names,
 )
 from tollway_redactor.number_rules import (  # noqa: E402
     bare_run_ok,
@@ -115,7 +125,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r11"
+DETECTOR_REVISION = "2026-12-03.issue11-r12"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -157,7 +167,9 @@ _EXCLUDED_PIPES = ("parser", "tagger", "attribute_ruler", "lemmatizer", "senter"
 _MIN_DIGITS = {
     "PHONE_NUMBER": 7,
     "CREDIT_CARD": 12,
-    "IBAN_CODE": 8,
+    # the two check digits: a registry BBAN may hold letters only ("PS..": 4
+    # letters and 21 alphanumerics; round 9)
+    "IBAN_CODE": 2,
     "US_SSN": 9,
     "US_BANK_NUMBER": 8,
     "US_ITIN": 9,
@@ -165,6 +177,9 @@ _MIN_DIGITS = {
     "IP_ADDRESS": 1,
 }
 _DIGIT = re.compile(r"\d")
+# An IBAN's head (country code and check digits, any case): without one the
+# IBAN recognizers are not run (round 9: they run on texts of 2+ digits now)
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
 
 # Tollway's own recognizers: street addresses (``addresses.py`` holds the
 # patterns and the layouts they cover).
@@ -405,6 +420,8 @@ class AnyCaseIbanRecognizer(IbanRecognizer):
         upper = uppercase_ibans(text)
         found = super().analyze(upper, entities)  # reads neither artifacts nor flags
         for m in find_extra_ibans(upper):
+            if any(r.start <= m.start and m.end <= r.end for r in found):
+                continue  # Presidio's pattern has it whole: one result each (each costs a context pass)
             why = AnalysisExplanation(
                 recognizer=type(self).__name__, original_score=1.0, textual_explanation="IBAN registry"
             )
@@ -441,10 +458,15 @@ class AnyDomainEmailRecognizer(EmailRecognizer):
     ``jane@corp.internal`` or ``ops@northwind.example`` scored 0 and passed
     unredacted; an address on an internal or reserved domain is personal
     data all the same. A listed domain still scores 1.0, any other keeps
-    the pattern's score (0.5, above the default threshold 0.35).
+    the pattern's score (0.5, above the default threshold 0.35). A domain
+    whose last label holds no letter is no mail domain but a version
+    (``some-widget@3.5.27`` in npm's output, ``pkg@1.2.3``; round 9): rejected.
     """
 
     def validate_result(self, pattern_text: str) -> bool | None:  # noqa: D102 - documented on the class
+        top = pattern_text.rsplit("@", 1)[-1].rsplit(".", 1)[-1]
+        if not any(c.isalpha() for c in top):
+            return False
         return True if super().validate_result(pattern_text) else None
 
 
@@ -673,6 +695,8 @@ class Detector:
         wanted = [e for e in entity_types if digits >= _MIN_DIGITS.get(e, 0) and e in self._known]
         if "@" not in text:
             wanted = [e for e in wanted if e != "EMAIL_ADDRESS"]
+        if "IBAN_CODE" in wanted and _IBAN_HEAD.search(text) is None:
+            wanted.remove("IBAN_CODE")  # no country code and check digits anywhere: no IBAN
         if not wanted or not text.strip():
             return []
         results = self.analyzer.analyze(
@@ -749,16 +773,32 @@ def _person_rules(
         out.extend(capitals_names(text) + last_first_names(text) + preposition_names(text))
         out.extend(caps_surname_given_names(text))  # round 8: "SANDBERG Bich - passport renewal"
         out.extend(initial_possessive_names(text))
+        # round 9: "attendees: Themba B., ...", "firma de C. Arrizabalaga", «Gorka, ...», signatures
+        out.extend(given_initial_names(text) + initial_surname_names(text))
+        out.extend(vocative_and_signature_names(text))
         out.extend(coordinated_names(text, out))
     # code and dates are never names, whoever found them (issue 11, round 5);
     # deny-listed words (score 1.0) are the operator's word and always stay
     out = [s for s in out if s.entity_type != "PERSON" or s.score >= 1.0 or not _not_a_name(text, s)]
     if score_threshold <= GAZETTEER_SCORE:
         lower = lowercase_names(text) + lowercase_context_names(text) + lowercase_chat_names(text)
+        # round 9: names an e-mail address of the text spells out, lower case after
+        # strong cues ("my name is", "its", "contact:"), chat handles "[15:46] nick:"
+        lower += email_names(text) + lowercase_cue_names(text) + chat_handle_names(text)
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
+        out.extend(surname_comma_given_names(text, out))  # round 9: '"Seong, Farai";'
         out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"
-    # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps joined
-    return complete_names(text, out)
+    # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps
+    # joined; round 9: middle initials ("Ryota" + " P. Mutasa")
+    out = complete_names(text, grow_initials(text, out))
+    # round 9: organisations ("Brightmoor Freight") and a table's column names are no persons
+    return [
+        s
+        for s in out
+        if s.entity_type != "PERSON"
+        or s.score >= 1.0
+        or not (organisation_name(text, s) or in_table_header(text, s))
+    ]
 
 
 def _not_a_name(text: str, span: Span) -> bool:

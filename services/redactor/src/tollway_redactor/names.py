@@ -30,6 +30,7 @@ from tollway_redactor.name_lists import (
     EVERYDAY_FIRST_NAMES,
     ambiguous_first_names,
     common_words,
+    fold,
     person_names,
     place_names,
     word_zipf,
@@ -68,6 +69,7 @@ LABEL_WORDS = frozenset(
     Policyholder Insured Patient Beneficiary Tenant Assuré Assurée Locataire Titulaire Bénéficiaire
     Asegurado Asegurada Paciente Inquilino Inquilina Titular Beneficiario Beneficiaria Date Fecha Objet
     Asunto Subject Lic Licda Ing Arq Bât Appt Col Dña Dª
+    Requester Requestor Reporter Assignee Approver Callback Courriel Correo
     Mon Tue Tues Wed Thu Thur Thurs Fri Lun Mié Jue Vie Sáb Dom Lu Ma Mer Jeu Ven Sam Dim
     """.split()
 )
@@ -132,12 +134,12 @@ NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
 
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
-    r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|"
+    r"my\s+name\s+is|i\s+am|i'm|i’m|this\s+is|cardholder|card\s+holder|signed\s+for\s+by|"
     r"love|regards|cheers|best(?=[,!]|[ \t]*\n|[ \t]+(?i:regards|wishes))|sincerely|yours\s+truly|many\s+thanks|"
     r"congratulations|congrats|félicitations|felicidades|"
     r"bonjour|bonsoir|salut|cher|chère|merci|je\s+m['’]appelle|je\s+suis|"
     r"madame|monsieur|mme\.?|mlle\.?|cordialement|bien\s+à\s+vous|amitiés|bises|"
-    r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|"
+    r"hola|buenos\s+días|buenas\s+tardes|estimado|estimada|gracias|me\s+llamo|soy|oye|"
     r"señor|señora|señorita|don|doña|atentamente|saludos|un\s+saludo|un\s+abrazo)[,:]?\s+"
     # titles: capitalised and on the name's line ("0.8 ms\nExecution Time" is no "Ms X")
     r"|(?:Mr|Mrs|Ms|Mx|Dr|Dra|Prof|Profa|Pr|MR|MRS|MS|DR|DRA|Lic|Licda|Ing|Dña|Sr|Sra|Srta)\.?[ \t]+)+"
@@ -949,13 +951,16 @@ _NAME_KEYS = (
     r"lodger|guest|passenger|employee|candidate|applicant|recipient|sender|approver|approved[ _]by|"
     r"reported[ _]by|requested[ _]by|submitted[ _]by|signed[ _]by|prepared[ _]by|assignee|"
     r"emergency[ _]contact|next[ _]of[ _]kin|referring[ _]physician|physician|doctor|attendees?|"
-    r"participants?|speakers?|co-authored-by|author|from|to|cc|"
+    r"participants?|speakers?|co-authored-by|reviewed-by|signed-off-by|author|from|to|cc|owner|lead|"
+    r"requester|requestor|reporter|"
     r"nom|prénom|nom[ _]complet|titulaire|assurée?|bénéficiaire|locataire|client|cliente|"
     r"contact[ _]d['’]urgence|signalé[ _]par|approuvé[ _]par|valid[ée][ _]par|médecin[ _]adressant|"
     r"intervenants|destinataire|expéditeur|de|à|"
     r"nombre|nombre[ _]completo|apellidos?|titular|paciente|asegurad[oa]|beneficiari[oa]|inquilin[oa]|"
     r"contacto[ _]de[ _]emergencia|reportado[ _]por|aprobado[ _]por|aprueba|asistentes|"
-    r"médico[ _]remitente|destinatari[oa]|remitente|para|ponentes"
+    r"médico[ _]remitente|destinatari[oa]|remitente|para|ponentes|"
+    # round 9: payers, debtors and tutors (``"pagador": "Chambi Carrasquilla, Tonatiuh"``)
+    r"payer|payeur|pagador|debtor|débiteur|deudor|tutor|tutora|mentor|tuteur|tutrice"
 )
 _FIELD = re.compile(
     rf"(?:^|(?<=[\n{{,])|(?<=[.!?;] ))[ \t\-*•]*[\"']?(?P<key>(?i:{_NAME_KEYS}))[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -1487,4 +1492,347 @@ def initial_possessive_names(text: str) -> list[Span]:
     for m in _INITIAL_POSSESSIVE.finditer(text):
         if m.group().split()[-1] not in never:
             out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+# --- Round 9 (issue 11): names without cue words ------------------------------
+
+_EMAIL = re.compile(r"(?<![\w.+-])([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+# How far from an address its owner's name is looked for (characters): the
+# record, signature or header line it belongs to
+_EMAIL_BEFORE, _EMAIL_AFTER = 300, 150
+_LETTERS = re.compile(r"[^\W\d_]+")
+_ANY_CASE_WORD = re.compile(
+    r"(?<![\w@./\\#$%&=:_+-])[^\W\d_][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*(?![\w@/\\_=(+]|[.:-]\w)"
+)
+# Role addresses: their local part names a function, not a person.
+_ROLE_LOCALS = frozenset(
+    """
+    info support billing sales contact admin noreply no-reply team hello office hr jobs accounts
+    help service services careers press media marketing orders returns abuse postmaster webmaster
+    security privacy legal finance invoices facturation factures compta contacto ventas soporte
+    atencion reception bonjour hola notifications alerts ops devops root test
+    """.split()
+)
+
+
+def _fold_letters(word: str) -> str:
+    if word.isascii():
+        return word.lower() if word.isalpha() else "".join(c for c in word.lower() if c.isalpha())
+    return "".join(_LETTERS.findall(fold(word).lower()))
+
+
+def _name_word_ok(word: str, zipf_max: float = EVERYDAY_ZIPF) -> bool:
+    """A word that may be part of a name: no stop, label, command, software,
+    month or everyday word (zipf below ``zipf_max``, not a common word)."""
+    title = _title(word)
+    if title in NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS:
+        return False
+    if word.lower() in common_words() or word.lower() in _PARTICLES:
+        return False
+    first, last = person_names()
+    if title in first or title in last:
+        return title not in ambiguous_first_names()
+    return word_zipf(word) < zipf_max
+
+
+def email_names(text: str) -> list[Span]:
+    """PERSON spans for the words of a text that its e-mail addresses spell out
+    (round 9): people's addresses hold their names (``Babajide Hwang
+    <babajide_hwang72@...>``, ``marisela nasrallah - ... marisela.nasrallah@``,
+    ``SHIORI MACLENNAN ... maclennan-shiori@``, ``Chandni Onyekachi
+    <conyekachi@...>``). A word of 3+ letters, in any case, outside the
+    addresses, matches when, accents and separators folded, it equals a part
+    of a local part (split at digits, ``.``, ``_``, ``-``, ``+``), or has 4+
+    letters and begins or ends one (``onyekachi`` of ``conyekachi``,
+    ``giolla`` of ``macgiollaphadraig``). Role addresses (``support@``,
+    ``facturation@``) and everyday, stop, label and software words never
+    count, nor does a matched word of zipf 4 or more. A matched word grows over
+    one neighbour on its line written in the same case that may be a name
+    (listed, or rare). Only words within 300 characters before and 150 after
+    an address are read (its record or signature; the cost stays flat on
+    long texts). Score :data:`GAZETTEER_SCORE`."""
+    if "@" not in text:
+        return []
+    parts: set[str] = set()
+    masked = list(text)
+    windows: list[tuple[int, int]] = []
+    for m in _EMAIL.finditer(text):
+        masked[m.start() : m.end()] = " " * (m.end() - m.start())  # no word inside an address
+        local = m.group(1).lower()
+        if local.split("+")[0] in _ROLE_LOCALS:
+            continue
+        parts.update(p for p in (_fold_letters(x) for x in re.split(r"[\d._+\-]+", local)) if len(p) >= 3)
+        windows.append((max(0, m.start() - _EMAIL_BEFORE), min(len(text), m.end() + _EMAIL_AFTER)))
+    if not parts:
+        return []
+    plain = "".join(masked)
+    merged: list[list[int]] = []
+    for lo, hi in windows:  # in text order; whole words at the edges
+        lo = plain.rfind(" ", 0, lo) + 1 if lo > 0 else 0
+        hi = plain.find(" ", hi) if plain.find(" ", hi) >= 0 else len(plain)
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    # the 4+ letter beginnings and ends of the parts ("onyekachi" of "conyekachi")
+    affixes = {p[:k] for p in parts for k in range(4, len(p))} | {
+        p[-k:] for p in parts for k in range(4, len(p))
+    }
+    words = [w for lo, hi in merged for w in _ANY_CASE_WORD.finditer(plain, lo, hi)]
+
+    def matches(word: str) -> bool:
+        f = _fold_letters(word)
+        return len(f) >= 3 and (f in parts or (len(f) >= 4 and f in affixes))
+
+    def style(word: str) -> str:
+        return "upper" if word.isupper() else "lower" if word.islower() else "title"
+
+    # the address vouches for the word: a surname that is a known word too
+    # ("Coulibaly", zipf 3.2) counts, an everyday one (zipf 4+) never
+    hit = [matches(w.group()) and _name_word_ok(w.group(), EVERYDAY_NAME_ZIPF) for w in words]
+    out: list[Span] = []
+    for i, w in enumerate(words):
+        if not hit[i]:
+            continue
+        start, end = w.start(), w.end()
+        for j in (i - 1, i + 1):  # one neighbour each side, same line, one space apart
+            if not 0 <= j < len(words):
+                continue
+            n = words[j]
+            gap = text[n.end() : start] if j < i else text[end : n.start()]
+            if gap != " " or style(n.group()) != style(w.group()):
+                continue
+            if hit[j] or _name_word_ok(n.group()):
+                start, end = min(start, n.start()), max(end, n.end())
+        out.append(Span("PERSON", start, end, GAZETTEER_SCORE))
+    return out
+
+
+_SURNAME_COMMA_GIVEN = re.compile(
+    rf"(?<![\w,])(?P<last>(?:(?i:de|del|van[ \t]+der|van|von|le|da|di|du|bin|mac)[ \t]+)*{_NAME_WORD}"
+    rf"(?:[ \t]+{_NAME_WORD})?),[ \t]+(?P<first>{_NAME_WORD})"
+    r"(?=[ \t]*(?:[\"';)(<\n|]|$)|[ \t]+(?:wrote|a\s+écrit|escribió)\b)"
+)
+
+
+def surname_comma_given_names(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans for ``Surname, Given`` in a record or before a quote (round 9):
+    ``"Seong, Farai";``, ``for Hwang, Farai;``, ``Obiora, Chandni (chandni.obiora@…)
+    wrote:`` — the pair followed by a quote, ``;``, a bracket, a line end or
+    ``wrote``, never by another ``, Name`` (a list); one side already a PERSON
+    span or a listed name, and every word a possible name
+    (:func:`_name_word_ok`). Score :data:`GAZETTEER_SCORE`."""
+    first, last = person_names()
+    persons = [(s.start, s.end) for s in spans if s.entity_type == "PERSON"]
+    out: list[Span] = []
+    for m in _SURNAME_COMMA_GIVEN.finditer(text):
+        words = [w for w in m.group("last").split() if w.lower() not in _PARTICLES | {"mac"}]
+        given = m.group("first")
+        if not all(_name_word_ok(w) for w in (*words, given)):
+            continue
+        known = given in first or any(w in last for w in words)
+        found = any(a < m.end() and m.start() < b for a, b in persons)
+        if known or found:
+            out.append(Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE))
+    return out
+
+
+# Strong cues before a name typed in lower case: "my name is rudo mutasa",
+# "hi its kainoa again", "emergency contact: xiomara nasrallah -"
+_LOWER_STRONG_CUE = re.compile(
+    r"(?:(?<=\W)|^)(?i:my\s+name\s+is|name['’]s|i['’]m|i\s+am|this\s+is|it['’]?s|"
+    r"je\s+m['’]appelle|me\s+llamo|soy|(?:emergency\s+)?contact(?:o)?\s*:|next\s+of\s+kin\s*:)[ \t]+"
+    r"(?P<a>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)(?:[ \t]+(?P<b>(?:(?:bin|van\s+der|de|del|da|du|o['’])[ \t]*)?"
+    r"[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?))?(?![\w@/\\_=(]|\.\w)"
+)
+_RARE_ZIPF = 2.5
+
+
+def _rare_lower(word: str) -> bool:
+    title = _title(word)
+    if title in NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS or title in TECH_WORDS:
+        return False
+    if word in common_words():
+        return False
+    first, last = person_names()
+    if (title in first or title in last) and title not in ambiguous_first_names():
+        return True
+    return word_zipf(word) < _RARE_ZIPF
+
+
+def lowercase_cue_names(text: str) -> list[Span]:
+    """PERSON spans for one or two lower-case words after a strong cue (round 9):
+    ``my name is rudo mutasa``, ``hi its kainoa again``, ``emergency contact:
+    marisela nasrallah``, ``me llamo ...``; each word a listed name or a rare
+    word (zipf below 2.5) and no stop, label or software word; the second
+    word only when it is one too. Score :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _LOWER_STRONG_CUE.finditer(text):
+        if not _rare_lower(m.group("a")):
+            continue
+        end = m.end("a")
+        b = m.group("b")
+        if b is not None and _rare_lower(b.split()[-1].split("'")[-1].split("’")[-1]):
+            end = m.end("b")
+        out.append(Span("PERSON", m.start("a"), end, GAZETTEER_SCORE))
+    return out
+
+
+# A chat line "[15:46] chidiebere: can you ..." (hours and minutes, no seconds:
+# a log line has seconds)
+_CHAT_HANDLE = re.compile(r"(?m)^[ \t]*\[\d{1,2}:\d{2}\][ \t]+(?P<nick>[a-zà-ÿßĀ-ž]{3,})[ \t]?:[ \t]")
+
+
+def chat_handle_names(text: str) -> list[Span]:
+    """PERSON spans for a lower-case chat handle after a ``[hh:mm]`` time
+    (``[15:46] chidiebere: ...``, ``[14:44] domitille : ...``; round 9) that is a listed name or a rare
+    word (:func:`_rare_lower`). Score :data:`GAZETTEER_SCORE`."""
+    return [
+        Span("PERSON", m.start("nick"), m.end("nick"), GAZETTEER_SCORE)
+        for m in _CHAT_HANDLE.finditer(text)
+        if _rare_lower(m.group("nick"))
+    ]
+
+
+_GIVEN_INITIAL = re.compile(
+    rf"(?<![\w.@])(?P<name>{_NAME_WORD})[ \t]+[A-Z]\.(?=[,;)]|[ \t]*$|[ \t]+[a-z])", re.M
+)
+
+
+def given_initial_names(text: str) -> list[Span]:
+    """PERSON spans for a given name and a surname's initial (``Themba B.,``,
+    ``Haoran F.``; round 9): a capitalised word that may be a name
+    (:func:`_name_word_ok`) then one capital and a dot before a comma, a
+    bracket, a line end or a lower-case word. Score :data:`GAZETTEER_SCORE`."""
+    return [
+        Span("PERSON", m.start(), m.end(), GAZETTEER_SCORE)
+        for m in _GIVEN_INITIAL.finditer(text)
+        if _name_word_ok(m.group("name"))
+    ]
+
+
+_MIDDLE_INITIAL_RIGHT = re.compile(rf"^[ \t]+[A-Z]\.[ \t]+({_NAME_WORD})(?![\w@/\\_=(]|[.:-]\w)")
+_MIDDLE_INITIAL_LEFT = re.compile(rf"(?:(?<=\s)|^)({_NAME_WORD})[ \t]+$")
+
+
+def grow_initials(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans grown over a middle initial and the word past it (``Ryota`` +
+    `` P. Mutasa``), or over the given name before an initial that opens the
+    span (``Phuong`` + ``T. Chaudhuri``), when that word may be a name
+    (:func:`_name_word_ok`; round 9)."""
+    out: list[Span] = []
+    for s in spans:
+        if s.entity_type != "PERSON" or s.score >= 1.0:
+            out.append(s)
+            continue
+        start, end = s.start, s.end
+        right = _MIDDLE_INITIAL_RIGHT.match(text[end : end + 60])
+        if right is not None and _name_word_ok(right.group(1)):
+            end += right.end()
+        if re.match(r"[A-Z]\.[ \t]", text[start : start + 3]):
+            left = _MIDDLE_INITIAL_LEFT.search(text[max(0, start - 40) : start])
+            if left is not None and _name_word_ok(left.group(1)):
+                start -= len(left.group())
+        out.append(s if (start, end) == (s.start, s.end) else Span("PERSON", start, end, s.score))
+    return out
+
+
+# Words that end the name of a business or trade ("Brightmoor Freight", "Helix
+# Kitchens", "Quayside Print Ltd"): a capitalised name ending in one is an
+# organisation, not a person.
+ORGANISATION_WORDS = frozenset(
+    """
+    Ltd Limited Inc Incorporated LLC LLP Plc PLC GmbH AG SA SAS SARL SL SRL BV NV Co Corp Corporation
+    Company Group Holdings Partners Associates Logistics Freight Shipping Transport Haulage Couriers
+    Express Labs Laboratories Systems Solutions Services Consulting Consultants Studio Studios Foods
+    Motors Bank Insurance Dental Pharma Pharmacy Media Films Software Technologies Technology Tech
+    Analytics Capital Ventures Industries Manufacturing Construction Builders Plumbing Electrical
+    Roofing Landscaping Cleaning Catering Bakery Brewing Brewery Coffee Textiles Furniture Interiors
+    Designs Supplies Supply Traders Trading Imports Exports Airlines Energy Solar Telecom Networks
+    Realty Properties Estates Hotels Resorts Travel Tours Clinic Academy Institute Foundation Trust
+    Print Printing Printers Kitchens Ceramics Tiling Flooring Glass Joinery Metals Plastics Paper
+    Packaging Outfitters Apparel Fashion Cosmetics Garage Auto Autos Marine Aviation Robotics
+    Biotech Health Healthcare Care Legal Law Accounting Finance Financial Mortgage Lending Credit
+    Centre Center Warehouse Depot Store Stores Shop Market Markets Mart Wholesale Retail Distribution
+    """.split()
+)
+
+
+def organisation_name(text: str, span: Span) -> bool:
+    """True when ``span`` of two or more capitalised words ends in a business or
+    trade word (:data:`ORGANISATION_WORDS`, with ``Ltd`` and the like after it
+    too) and its first word is no listed first name (``Brightmoor Freight``,
+    ``Helix Kitchens``; ``Kofi Baker`` stays; round 9)."""
+    words = text[span.start : span.end].split()
+    if len(words) < 2:
+        return False
+    after = re.match(r"[ \t]+([A-Z][\w.]*)", text[span.end : span.end + 20])
+    tail = [*words[1:], after.group(1).rstrip(".")] if after is not None else words[1:]
+    if not any(w.rstrip(".,") in ORGANISATION_WORDS for w in tail):
+        return False
+    first, _ = person_names()
+    return _title(words[0]) not in first or words[0] in ambiguous_first_names()
+
+
+_TABLE_RULE_LINE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")
+
+
+def in_table_header(text: str, span: Span) -> bool:
+    """True when ``span`` stands in the header row of a markdown table (the line
+    right above a ``|---|`` rule): column names (``Courriel``) are no names (round 9)."""
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.start)
+    if line_end < 0 or "|" not in text[line_start:line_end]:
+        return False
+    next_end = text.find("\n", line_end + 1)
+    rule = text[line_end + 1 : next_end if next_end >= 0 else len(text)]
+    return _TABLE_RULE_LINE.match(rule) is not None and "|" in rule
+
+
+_INITIAL_NAME = re.compile(
+    rf"(?<![\w.@-])[A-Z]\.[ \t]+(?P<words>(?:{_JOIN_PARTICLE}[ \t]+)*{_NAME_WORD}"
+    rf"(?:[ \t]+(?:{_JOIN_PARTICLE}[ \t]+)*{_NAME_WORD}){{0,2}})(?![\w@/\\_=(]|[.:-]\w)"
+)
+
+
+def initial_surname_names(text: str) -> list[Span]:
+    """PERSON spans for an initial and one to three name words (``firma de C.
+    Arrizabalaga.``, ``L. Santisteban de los Ríos``, ``U. Agirre``; round 9):
+    every word (particles aside) one that may be a name
+    (:func:`_name_word_ok`), none a place alone. Score :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _INITIAL_NAME.finditer(text):
+        words = [w for w in m.group("words").split() if w.lower() not in _PARTICLES]
+        kept = 0
+        for w in words:
+            if not _name_word_ok(w):
+                break
+            kept += 1
+        if kept == 0 or (kept == 1 and (words[0] in place_names() or words[0] in world_places())):
+            continue
+        end = m.start("words") + m.group("words").index(words[kept - 1]) + len(words[kept - 1])
+        out.append(Span("PERSON", m.start(), end, GAZETTEER_SCORE))
+    return out
+
+
+# A vocative opening a quoted message: «Gorka, todavía...», "'Keerthana you still..."
+_QUOTED_VOCATIVE = re.compile(rf"[«\"“'‘][ \t]*(?P<name>{_NAME_WORD})(?=,|[ \t]+you\b)")
+# A signature: the name alone after the text's last sentence (". Asier Villca Valdivieso")
+_END_SIGNATURE = re.compile(rf"(?:[.!?]|\n)[ \t]*(?P<name>{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,3}})[ \t.]*$")
+
+
+def vocative_and_signature_names(text: str) -> list[Span]:
+    """PERSON spans for a name opening a quoted message before a comma or
+    ``you`` (``«Gorka, todavía no has pagado»``, ``'Keerthana you still
+    haven't paid'``) and for a name alone after the text's last sentence (a
+    signature: ``... (cad. 10/30). Asier Villca Valdivieso``); every word one
+    that may be a name (:func:`_name_word_ok`; round 9). Score :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _QUOTED_VOCATIVE.finditer(text):
+        if _name_word_ok(m.group("name")):
+            out.append(Span("PERSON", m.start("name"), m.end("name"), GAZETTEER_SCORE))
+    end = _END_SIGNATURE.search(text)
+    if end is not None and all(_name_word_ok(w) for w in end.group("name").split()):
+        out.append(Span("PERSON", end.start("name"), end.end("name"), GAZETTEER_SCORE))
     return out
