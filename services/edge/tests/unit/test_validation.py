@@ -7,6 +7,7 @@ import pytest
 
 from tollway_edge.endpoints.chat_body import parse_chat_body, wants_usage
 from tollway_edge.errors import EdgeError
+from tollway_edge.redaction.walk import MAX_DEPTH, may_nest_past, nesting_depth
 
 pytestmark = pytest.mark.unit
 
@@ -181,3 +182,27 @@ def test_nesting_at_128_levels_passes() -> None:
         + b"}"
     )
     assert parse_chat_body(raw)["model"] == "m"
+
+
+def test_many_brackets_at_a_shallow_depth_pass() -> None:
+    """More than 128 brackets (in strings and side by side) at depth 3: the walk runs, nothing refused."""
+    raw = (
+        b'{"model": "m", "messages": [{"role": "user", "content": "'
+        + b"[{" * 200
+        + b'"}], "x": ['
+        + b",".join([b"[]"] * 300)
+        + b"]}"
+    )
+    assert may_nest_past(raw, MAX_DEPTH)
+    assert parse_chat_body(raw)["model"] == "m"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 64, 128, 129, 300])
+def test_may_nest_past_never_clears_a_deeper_text(depth: int) -> None:
+    """The bracket count is an upper bound on the depth: a text nesting ``depth``
+    levels is never cleared for a limit below it (bytes and str alike)."""
+    text = "[" * (depth - 1) + "{}" + "]" * (depth - 1)
+    assert nesting_depth(orjson.loads(text)) == depth
+    for limit in (depth - 1, depth // 2, 0):
+        assert may_nest_past(text, limit) and may_nest_past(text.encode(), limit)
+    assert not may_nest_past(text, depth) and not may_nest_past(text.encode(), depth)

@@ -14,7 +14,7 @@ import orjson
 
 from tollway_edge.endpoints.shapes import CHAT_SHAPES, check_shapes
 from tollway_edge.errors import bad_request, nesting_too_deep
-from tollway_edge.redaction.walk import MAX_DEPTH, nesting_depth
+from tollway_edge.redaction.walk import MAX_DEPTH, may_nest_past, nesting_depth
 
 _INT_FIELDS = ("max_tokens", "max_completion_tokens")
 
@@ -57,7 +57,7 @@ def load_json_object(raw: bytes) -> dict[str, Any]:
         raise bad_request("The request body is not valid JSON.", None, "invalid_json") from None
     if type(body) is not dict:
         raise bad_request("The request body must be a JSON object.", None, "invalid_body")
-    if nesting_depth(body) > MAX_DEPTH:
+    if may_nest_past(raw, MAX_DEPTH) and nesting_depth(body) > MAX_DEPTH:  # the walk only past 128 brackets
         raise nesting_too_deep(MAX_DEPTH)
     return body
 

@@ -76,6 +76,17 @@ def unescape_pointer(token: str) -> str:
     return token.replace("~1", "/").replace("~2", "#").replace("~0", "~")
 
 
+def may_nest_past(raw: bytes | str, limit: int) -> bool:
+    """False when the JSON text ``raw`` cannot nest deeper than ``limit`` levels:
+    every level opens with a ``{`` or ``[``, so fewer than ``limit`` + 1 of them
+    (counted anywhere, strings included: an over-count only) bound the depth.
+    Two C-speed scans, so :func:`nesting_depth`'s walk of the decoded value is
+    needed only for a body holding more than ``limit`` brackets."""
+    if type(raw) is str:
+        return raw.count("{") + raw.count("[") > limit
+    return raw.count(b"{") + raw.count(b"[") > limit
+
+
 def nesting_depth(value: Any) -> int:
     """Nesting depth of a decoded JSON value: 0 for a scalar, 1 for ``[]``
     or ``{}``, one more per level (iterative: safe at any depth)."""
@@ -101,7 +112,9 @@ def parse_arguments(arguments: str) -> Any | None:
         return None
     if type(parsed) is not dict and type(parsed) is not list:
         return None
-    return parsed if nesting_depth(parsed) <= MAX_DEPTH else None
+    if may_nest_past(arguments, MAX_DEPTH) and nesting_depth(parsed) > MAX_DEPTH:
+        return None
+    return parsed
 
 
 def _leaves(value: Any, pointer: str, out: list[tuple[str, str]]) -> None:
