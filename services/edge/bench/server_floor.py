@@ -7,6 +7,10 @@ Modes (each server is a separate ``uvloop`` process, ``access_log=None``,
 no middleware):
 
 - ``bare``: read the body, answer a fixed chat completion (``web.Response``);
+- ``bare-mw``: ``bare`` with the edge's ``Application`` layers: one pass-through
+  middleware and one ``on_response_prepare`` hook setting a header;
+- ``bare-server``: ``bare`` on aiohttp's low-level ``web.Server`` (one dispatch
+  function, a dict of paths; no ``Application``, router or middleware chain);
 - ``proxy``: read the body, send it to the fake provider through the edge's
   provider client (``routing.http1``), answer the provider's body: the
   edge's two HTTP hops and nothing else;
@@ -28,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -77,12 +82,31 @@ def serve(mode: str, port: int, provider: str) -> None:
                 await valkey.execute("PING")
             return web.Response(body=raw, content_type="application/json")
 
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", bare if mode == "bare" else proxy)
-
         async def ready(_: web.Request) -> web.Response:
             return web.Response(text="ok")
 
+        if mode == "bare-server":  # aiohttp's low-level server: one dispatch function, no router
+            routes = {"/v1/chat/completions": bare, "/readyz": ready}
+
+            async def dispatch(request: web.BaseRequest) -> web.StreamResponse:
+                return await routes[request.path](request)  # type: ignore[arg-type]
+
+            server = web.Server(dispatch, access_log=None)
+            await asyncio.get_running_loop().create_server(server, "127.0.0.1", port)
+            await asyncio.Event().wait()
+
+        @web.middleware
+        async def passthrough(request: web.Request, handler: Any) -> web.StreamResponse:
+            return await handler(request)
+
+        async def stamp(request: web.Request, response: web.StreamResponse) -> None:
+            response.headers["x-request-id"] = "0"
+
+        # bare-mw: the edge's Application layers (one middleware, one on_response_prepare hook)
+        app = web.Application(middlewares=[passthrough] if mode == "bare-mw" else [])
+        if mode == "bare-mw":
+            app.on_response_prepare.append(stamp)
+        app.router.add_post("/v1/chat/completions", proxy if mode.startswith("proxy") else bare)
         app.router.add_get("/readyz", ready)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
