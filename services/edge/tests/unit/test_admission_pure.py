@@ -6,9 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tollway_contracts.catalogue import Prices
+from tollway_contracts.events import ScopeReservation
 from tollway_contracts.limits import Limit, parse_limit
 from tollway_edge.admission.bounds import output_token_bound, prompt_token_bound
 from tollway_edge.admission.local_limits import LocalLimiter
+from tollway_edge.admission.ticket import Ticket
 from tollway_edge.streaming.sse import split_events
 
 pytestmark = pytest.mark.unit
@@ -92,3 +95,38 @@ def test_local_concurrency_released_and_settled() -> None:
         tenant_id="t", request_id="3", limits=limits, model="m", tokens=1, cost_micro_usd=80, now=NOW
     )
     assert h3 is not None
+
+
+class _Reserved:
+    """An admission result's ``reservation_by_scope()`` (what ``Ticket`` reads of it)."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def reservation_by_scope(self) -> dict[str, ScopeReservation]:
+        self.reads += 1
+        return {
+            "key:k1": ScopeReservation(tokens=100, cost_micro_usd=0),
+            "tenant:t1": ScopeReservation(tokens=0, cost_micro_usd=700),
+        }
+
+
+def test_reservation_field_follows_the_extensions() -> None:
+    """The usage event's ``reservation``: one value for the call's events while no
+    extension happened; an extension's tokens and cost show in the next one."""
+    result = _Reserved()
+    ticket = Ticket("exact", result, "t1", "r1", [], "m", Prices(input=1, output=1), 10, 90)  # type: ignore[arg-type]
+    first = ticket.reservation_field()
+    assert first == {
+        "key:k1": ScopeReservation(tokens=100, cost_micro_usd=0),
+        "tenant:t1": ScopeReservation(tokens=0, cost_micro_usd=700),
+    }
+    assert ticket.reservation_field() == first
+    ticket.ext_tokens += 50
+    ticket.ext_cost += 30
+    assert ticket.reservation_field() == {
+        "key:k1": ScopeReservation(tokens=150, cost_micro_usd=0),
+        "tenant:t1": ScopeReservation(tokens=0, cost_micro_usd=730),
+    }
+    assert first["key:k1"].tokens == 100  # an earlier event's value is not changed
+    assert result.reads == 1

@@ -55,6 +55,8 @@ class Ticket:
     headers: dict[str, str] | None = None
     by_scope: dict[str, tuple[int, int]] | None = None
     shadow_refusals: list[ShadowRefusal] | None = None
+    _field: tuple[int, int, dict[str, ScopeReservation]] | None = None
+    """:meth:`reservation_field`'s last answer, for the extensions it counted (``ext_tokens``, ``ext_cost``)."""
 
     def note_shadow(self, checks: Iterable[LimitCheck]) -> None:
         """Record shadow limits that would have refused (``would_refuse``
@@ -72,18 +74,25 @@ class Ticket:
     def reservation_field(self) -> dict[str, ScopeReservation]:
         """The usage event's ``reservation``: per ``<scope>:<id>``, tokens
         (tpm scopes) and micro-USD (budget scopes) reserved, extensions included
-        (``AdmitResult.reservation_by_scope()``, read once per call)."""
+        (``AdmitResult.reservation_by_scope()``, read once per call). Built once
+        and shared by the call's events (``started`` and the terminal one) until an
+        extension changes it; its values are frozen, the dict is never mutated."""
+        memo = self._field
+        if memo is not None and memo[0] == self.ext_tokens and memo[1] == self.ext_cost:
+            return memo[2]
         if self.by_scope is None:
             self.by_scope = {
                 n: (sr.tokens, sr.cost_micro_usd) for n, sr in self.result.reservation_by_scope().items()
             }
-        return {
+        field = {
             name: ScopeReservation(
                 tokens=tokens + self.ext_tokens if tokens else 0,
                 cost_micro_usd=cost + self.ext_cost if cost else 0,
             )
             for name, (tokens, cost) in self.by_scope.items()
         }
+        self._field = (self.ext_tokens, self.ext_cost, field)
+        return field
 
 
 def refusal(result: AdmitResult) -> EdgeError:
