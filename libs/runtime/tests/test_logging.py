@@ -79,3 +79,36 @@ def test_name_level_pairs_apply_in_a_child_process() -> None:
     assert "_dropped" not in out.stderr, out.stderr
     for event in ("child_debug_kept", "parent_info_kept", "noisy_error_kept", "stdlib_noisy_error_kept"):
         assert event in out.stderr, (event, out.stderr)
+
+
+@pytest.mark.parametrize(
+    "ns",
+    [
+        1_764_773_537_887_470_123,  # a microsecond fraction
+        1_764_773_537_000_000_000,  # a whole second: no fraction, as datetime.isoformat
+        1_764_773_537_000_000_999,  # under a microsecond: floored to 0
+        1_764_773_537_000_001_000,  # one microsecond
+        1_764_806_399_999_999_999,  # the last microsecond of a day
+    ],
+)
+def test_iso_utc_stamper_writes_what_structlog_timestamper_writes(
+    ns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The logging timestamp against ``datetime.isoformat`` (what structlog's
+    ``TimeStamper(fmt="iso", utc=True)`` writes) at the same instant, the second
+    before it first (the cached prefix must move on)."""
+    from datetime import UTC, datetime, timedelta
+
+    import structlog
+
+    from tollway_runtime import logging as tlog
+
+    stamper = tlog.IsoUtcStamper()
+    for at in (ns - 1_000_000_000, ns):
+        monkeypatch.setattr(tlog.time, "time_ns", lambda at=at: at)
+        want = (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=at // 1000)).isoformat()
+        assert stamper(None, "info", {})["timestamp"] == want.replace("+00:00", "Z")
+    monkeypatch.undo()  # the live clock: the same shape as structlog's own stamper
+    ours = stamper(None, "info", {})["timestamp"]
+    theirs = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", {})["timestamp"]
+    assert len(ours) in (20, 27) and len(theirs) in (20, 27) and ours[:16] <= theirs[:16]

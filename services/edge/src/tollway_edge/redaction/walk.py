@@ -82,7 +82,7 @@ def may_nest_past(raw: bytes | str, limit: int) -> bool:
     (counted anywhere, strings included: an over-count only) bound the depth.
     Two C-speed scans, so :func:`nesting_depth`'s walk of the decoded value is
     needed only for a body holding more than ``limit`` brackets."""
-    if type(raw) is str:
+    if isinstance(raw, str):
         return raw.count("{") + raw.count("[") > limit
     return raw.count(b"{") + raw.count(b"[") > limit
 
