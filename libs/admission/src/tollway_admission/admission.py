@@ -206,10 +206,6 @@ class AdmitResult:
             return None
         return max(1, math.ceil(max(refusing)))
 
-    def _tightest(self, kind: CheckKind) -> LimitCheck | None:
-        enforced = [c for c in self.checks if c.kind == kind and not c.shadow]
-        return min(enforced, key=lambda c: (c.remaining, c.value), default=None)
-
     def headers(self) -> dict[str, str]:
         """OpenAI's rate-limit headers from the tightest enforced rpm and tpm
         limits, plus ``Retry-After`` when refused.
@@ -218,16 +214,36 @@ class AdmitResult:
         OpenAI's duration format (``"20ms"``, ``"1s"``, ``"6m0s"``). Absent
         kinds are omitted.
         """
+        # one pass (once per call): the first enforced check of each kind with the least
+        # (remaining, value); the longest reset among the refusing (retry_after_seconds)
+        rpm: LimitCheck | None = None
+        tpm: LimitCheck | None = None
+        refusing: float | None = None
+        for c in self.checks:
+            if c.outcome == "refuses" and (refusing is None or c.reset_seconds > refusing):
+                refusing = c.reset_seconds
+            kind = c.kind
+            if kind == "requests":
+                if not c.limit.shadow and (
+                    rpm is None or (c.remaining, c.value) < (rpm.remaining, rpm.value)
+                ):
+                    rpm = c
+            elif kind == "tokens":
+                if not c.limit.shadow and (
+                    tpm is None or (c.remaining, c.value) < (tpm.remaining, tpm.value)
+                ):
+                    tpm = c
         out: dict[str, str] = {}
-        for kind, suffix in (("requests", "requests"), ("tokens", "tokens")):
-            c = self._tightest(kind)  # type: ignore[arg-type]
-            if c is not None:
-                out[f"x-ratelimit-limit-{suffix}"] = str(c.value)
-                out[f"x-ratelimit-remaining-{suffix}"] = str(c.remaining)
-                out[f"x-ratelimit-reset-{suffix}"] = openai_duration(c.reset_seconds)
-        ra = self.retry_after_seconds
-        if ra is not None:
-            out["Retry-After"] = str(ra)
+        if rpm is not None:
+            out["x-ratelimit-limit-requests"] = str(rpm.value)
+            out["x-ratelimit-remaining-requests"] = str(rpm.remaining)
+            out["x-ratelimit-reset-requests"] = openai_duration(rpm.reset_seconds)
+        if tpm is not None:
+            out["x-ratelimit-limit-tokens"] = str(tpm.value)
+            out["x-ratelimit-remaining-tokens"] = str(tpm.remaining)
+            out["x-ratelimit-reset-tokens"] = openai_duration(tpm.reset_seconds)
+        if refusing is not None:
+            out["Retry-After"] = str(max(1, math.ceil(refusing)))
         return out
 
     def reservation_by_scope(self) -> dict[str, ScopeReservation]:
