@@ -26,7 +26,7 @@ from tollway_redactor.names import (
     shouted_word,
     trim_article,
 )
-from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+from tollway_redactor.settings import DEFAULT_ENTITY_TYPES
 
 pytestmark = pytest.mark.unit
 
@@ -223,11 +223,6 @@ def test_lowercase_context_names(text, names):
 
 
 # --- through the detector ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def detector() -> Detector:
-    return Detector(RedactorSettings().engine_config())
 
 
 def persons(detector: Detector, text: str) -> list[str]:

@@ -7,14 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tollway_redactor.engine import Detector
-from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+from tollway_redactor.settings import DEFAULT_ENTITY_TYPES
 
 pytestmark = pytest.mark.unit
-
-
-@pytest.fixture(scope="module")
-def detector() -> Detector:
-    return Detector(RedactorSettings().engine_config())
 
 
 def found(detector: Detector, text: str) -> list[tuple[str, str]]:

@@ -27,7 +27,8 @@ from tollway_redactor.names import (
     table_names,
 )
 from tollway_redactor.number_rules import ean13_valid, find_cards, find_extra_ibans, phone_candidate_ok
-from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+
+from .conftest import found
 
 pytestmark = pytest.mark.unit
 
@@ -39,16 +40,6 @@ def values(text: str, spans: list[Span]) -> list[str]:
 def span(text: str, value: str, score: float = 0.85) -> Span:
     start = text.index(value)
     return Span("PERSON", start, start + len(value), score)
-
-
-@pytest.fixture(scope="module")
-def detector() -> Detector:
-    return Detector(RedactorSettings().engine_config())
-
-
-def found(detector: Detector, text: str) -> list[tuple[str, str]]:
-    spans = detector.analyze([text], list(DEFAULT_ENTITY_TYPES), 0.35)[0]
-    return [(s.entity_type, text[s.start : s.end]) for s in spans]
 
 
 # --- names in records ------------------------------------------------------------

@@ -20,21 +20,12 @@ from tollway_redactor.detection import Span
 from tollway_redactor.engine import Detector
 from tollway_redactor.names import caps_surname_given_names, cue_names, is_place, sentence_opening_word
 from tollway_redactor.number_rules import find_cards, phone_candidate_ok
-from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+
+from .conftest import found
 
 pytestmark = pytest.mark.unit
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
-
-
-@pytest.fixture(scope="module")
-def detector() -> Detector:
-    return Detector(RedactorSettings().engine_config())
-
-
-def found(detector: Detector, text: str) -> list[tuple[str, str]]:
-    spans = detector.analyze([text], list(DEFAULT_ENTITY_TYPES), 0.35)[0]
-    return [(s.entity_type, text[s.start : s.end]) for s in spans]
 
 
 def cards(text: str) -> list[str]:
