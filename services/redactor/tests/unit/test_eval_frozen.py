@@ -5,10 +5,10 @@ nothing with v2's or v1's either, both spent); v4's pools and values share
 nothing with any earlier generator or labelled file, and every v4 gold span is
 sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
 Luhn-valid, IBAN check digits and lengths as the registry has them). v5, v6 and
-v7 go through one parametrised set of checks (``HELD_OUT``): pools and values
-disjoint from everything before them, gold spans sound, PII-free texts free of
-personal data. ``evaluate.py`` refuses ``--misses`` on v7, the current held-out
-set (v6 and v5 are spent)."""
+v7 and v8 go through one parametrised set of checks (``HELD_OUT``): pools and
+values disjoint from everything before them, gold spans sound, PII-free texts
+free of personal data. ``evaluate.py`` refuses ``--misses`` on v8, the current
+held-out set (v7, v6 and v5 are spent)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ SETS = {
     "frozen_v5": EVAL / "frozen_v5.py",
     "frozen_v6": EVAL / "frozen_v6.py",
     "frozen_v7": EVAL / "frozen_v7.py",
+    "frozen_v8": EVAL / "frozen_v8.py",
 }
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
@@ -177,6 +178,7 @@ WRITTEN_AFTER_V4 = frozenset(
         *(f"frozen_v7/{name}" for name in FILES),
         "tuning/round9.jsonl",
         "tuning/pii_free_round9.jsonl",
+        *(f"frozen_v8/{name}" for name in FILES),
     }
 )
 
@@ -396,21 +398,22 @@ class _StubDetector:
         raise _Analysed(len(texts))
 
 
-def test_evaluate_reads_the_spent_sets_and_v7_and_refuses_misses_only_on_v7(
+def test_evaluate_reads_the_spent_sets_and_v8_and_refuses_misses_only_on_v8(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evaluate = _load(EVAL / "evaluate.py")
     monkeypatch.setattr(evaluate, "Detector", _StubDetector)
-    assert evaluate.HELD_OUT_DIRS == ("frozen_v7",)
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v7", "--misses"])
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v8",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v8", "--misses"])
     with pytest.raises(SystemExit, match="refused"):
         evaluate.main()
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v7"])
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v8"])
     with pytest.raises(_Analysed) as analysed:
         evaluate.main()
-    assert analysed.value.args == (sum(len(rs) for rs in _records("frozen_v7").values()),)
-    # v6, v5 and v4 are spent: read like tuning material, misses included
+    assert analysed.value.args == (sum(len(rs) for rs in _records("frozen_v8").values()),)
+    # v7, v6, v5 and v4 are spent: read like tuning material, misses included
     for flag, folder in (
+        ("--frozen-v7", "frozen_v7"),
         ("--frozen-v6", "frozen_v6"),
         ("--frozen-v5", "frozen_v5"),
         ("--frozen-v4", "frozen_v4"),
@@ -430,7 +433,7 @@ def test_evaluate_refuses_misses_on_a_held_out_folder(monkeypatch: pytest.Monkey
         evaluate.main()
 
 
-# --- the held-out sets v5, v6 and v7: one set of checks, parametrised ----------------
+# --- the held-out sets v5, v6, v7 and v8: one set of checks, parametrised -----------
 
 # IBAN lengths of the SWIFT IBAN registry, for the countries each set uses
 V5_IBAN_LENGTHS = {
@@ -450,6 +453,15 @@ V7_IBAN_LENGTHS = {
     "HN": 28, "OM": 23, "YE": 30, "MN": 20, "RU": 33,
     # not in the SWIFT registry: the lengths their banks issue
     "SN": 28, "MA": 28, "CM": 27, "GQ": 27,
+}  # fmt: skip
+V8_IBAN_LENGTHS = {
+    "GB": 22, "IE": 22, "NL": 18, "DE": 22, "MT": 31, "CY": 28, "GI": 23, "AE": 23, "SA": 24, "QA": 29,
+    "KW": 30, "PK": 24, "BR": 29, "VG": 24, "SC": 31, "MU": 30,
+    "FR": 27, "BE": 16, "CH": 21, "LU": 20, "MC": 27, "TN": 24, "MR": 27, "DJ": 27, "BI": 27, "LB": 28,
+    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "CR": 22, "DO": 28, "GT": 28, "SV": 28, "NI": 28, "HN": 28,
+    # not in the SWIFT registry: the lengths their banks issue
+    "IR": 26, "DZ": 26, "BJ": 28, "BF": 28, "CI": 28, "MG": 27, "ML": 28, "TG": 28, "AO": 25, "MZ": 25,
+    "CV": 25,
 }  # fmt: skip
 
 # Tuning files written while v5 was being written, by hands that never read v5
@@ -474,21 +486,37 @@ WRITTEN_AFTER_V5 = frozenset(
         *(f"frozen_v7/{name}" for name in FILES),
         "tuning/round9.jsonl",
         "tuning/pii_free_round9.jsonl",
+        *(f"frozen_v8/{name}" for name in FILES),
     }
 )
 WRITTEN_AFTER_V6 = frozenset(
-    {*(f"frozen_v7/{name}" for name in FILES), "tuning/round9.jsonl", "tuning/pii_free_round9.jsonl"}
+    {
+        *(f"frozen_v7/{name}" for name in FILES),
+        "tuning/round9.jsonl",
+        "tuning/pii_free_round9.jsonl",
+        *(f"frozen_v8/{name}" for name in FILES),
+    }
 )
 # Round 9 (branch `tune9`, eval/round9.py) was written after v6 was measured and
 # spent, from v6's miss classes, at the same time as v7 and blind to it: later
 # for v4's-v7's pool checks; the checks that no held-out value or PII-free text
 # appears in any other file still read it.
-WRITTEN_AFTER_V7 = frozenset({"tuning/round9.jsonl", "tuning/pii_free_round9.jsonl"})
+# The v8 held-out files (eval/frozen_v8.py) were written after v7 was measured
+# and spent, blind to every set and round (and to round 10, tuned at the same
+# time on v7): later for v4's-v7's checks.
+WRITTEN_AFTER_V7 = frozenset(
+    {"tuning/round9.jsonl", "tuning/pii_free_round9.jsonl", *(f"frozen_v8/{name}" for name in FILES)}
+)
+WRITTEN_AFTER_V8: frozenset[str] = frozenset()
 
 _V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
 _V6_STREET_PREFIX = (
     r"^(calle|avenida|plaza|paseo|ronda|travesía|rúa|rue|avenue|boulevard|allée|impasse|"
     r"quai|chemin|place|cours)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+|da\s+)?"
+)
+_V8_STREET_PREFIX = (
+    r"^(calle|avenida|plaza|paseo|camino|carretera|ronda|carrera|pasaje|rue|avenue|boulevard|chemin|"
+    r"allée|impasse|place|quai)\s+(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+)?"
 )
 _V7_STREET_PREFIX = (
     r"^(calle|avenida|plaza|paseo|camino|carretera|pasaje|jirón|rue|avenue|boulevard|chemin|allée|"
@@ -559,6 +587,26 @@ HELD_OUT = {
         iban_lengths=V7_IBAN_LENGTHS,
         min_regions=30,
         card_lengths=frozenset(range(12, 20)),
+    ),
+    "frozen_v8": HeldOut(
+        folder="frozen_v8",
+        earlier=(
+            "frozen_v7.py",
+            "frozen_v6.py",
+            "frozen_v5.py",
+            *_EARLY,
+            "round7.py",
+            "round8.py",
+            "round9.py",
+        ),
+        later=WRITTEN_AFTER_V8,
+        street_pools=("frozen_v7.py", "frozen_v6.py", "frozen_v5.py", "frozen_v4.py"),
+        street_prefix=_V8_STREET_PREFIX,
+        fill_pools=("frozen_v7.py", "frozen_v6.py", "frozen_v5.py", "frozen_v4.py", "frozen_v3.py"),
+        iban_lengths=V8_IBAN_LENGTHS,
+        min_regions=30,
+        card_lengths=frozenset(range(12, 20)),
+        card_separators="[ .-]",
     ),
 }
 
