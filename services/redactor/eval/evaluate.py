@@ -16,7 +16,7 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v7        # eval/frozen_v7/*.jsonl (v7, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v7        # eval/frozen_v7/*.jsonl (v7, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v6        # eval/frozen_v6/*.jsonl (v6, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v5        # eval/frozen_v5/*.jsonl (v5, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v4        # eval/frozen_v4/*.jsonl (v4, spent: now tuning material)
@@ -26,10 +26,11 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v7): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1, v2, v3, v4, v5 and v6 frozen files were measured once and are spent (v5
-and v6 on 2026-12-03): they may be read like tuning files.
+any folder ``HELD_OUT_DIRS`` names (a current frozen held-out set): nobody
+tunes on them, and nobody reads their results before the lead's single
+measurement. ``HELD_OUT_DIRS`` is empty on this branch: the v1-v7 frozen files
+were all measured once and are spent (v5, v6 and v7 on 2026-12-03): they may
+be read like tuning files, ``--misses`` included.
 """
 
 from __future__ import annotations
@@ -46,17 +47,16 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v7 (frozen 2026-12-03, eval/frozen_v7.py) since v6 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v7",)
+# tuning. None here: v7 (eval/frozen_v7.py) was measured once on 2026-12-03
+# and is spent like v1-v6.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
-    parser.add_argument(
-        "--frozen-v7", action="store_true", help="the frozen held-out set v7 (eval/frozen_v7): measured once"
-    )
+    parser.add_argument("--frozen-v7", action="store_true", help="the spent v7 frozen set (eval/frozen_v7)")
     parser.add_argument("--frozen-v6", action="store_true", help="the spent v6 frozen set (eval/frozen_v6)")
     parser.add_argument("--frozen-v5", action="store_true", help="the spent v5 frozen set (eval/frozen_v5)")
     parser.add_argument("--frozen-v4", action="store_true", help="the spent v4 frozen set (eval/frozen_v4)")
