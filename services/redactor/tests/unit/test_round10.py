@@ -28,21 +28,12 @@ from tollway_redactor.number_rules import (
     phone_candidate_ok,
     phone_context,
 )
-from tollway_redactor.settings import DEFAULT_ENTITY_TYPES, RedactorSettings
+
+from .conftest import found
 
 pytestmark = pytest.mark.unit
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
-
-
-@pytest.fixture(scope="module")
-def detector() -> Detector:
-    return Detector(RedactorSettings().engine_config())
-
-
-def found(detector: Detector, text: str) -> list[tuple[str, str]]:
-    spans = detector.analyze([text], list(DEFAULT_ENTITY_TYPES), 0.35)[0]
-    return [(s.entity_type, text[s.start : s.end]) for s in spans]
 
 
 def longest_address(text: str) -> str | None:
