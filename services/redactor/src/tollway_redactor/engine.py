@@ -62,6 +62,7 @@ from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
     answered_name_names,
+    capitalised_cue_names,
     capitals_names,
     caps_surname_given_names,
     chat_handle_names,
@@ -787,6 +788,7 @@ def _person_rules(
         # strong cues ("my name is", "its", "contact:"), chat handles "[15:46] nick:"
         lower += email_names(text) + lowercase_cue_names(text) + chat_handle_names(text)
         lower += answered_name_names(text)  # round 10: "customer: zhenyu ouyang" after a name question
+        lower += capitalised_cue_names(text)  # round 10: "Hey, it's Ziyad."
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
         out.extend(surname_comma_given_names(text, out))  # round 9: '"Seong, Farai";'
         out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"

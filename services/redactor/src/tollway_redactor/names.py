@@ -962,7 +962,9 @@ _NAME_KEYS = (
     r"contacto[ _]de[ _]emergencia|reportado[ _]por|aprobado[ _]por|aprueba|asistentes|"
     r"médico[ _]remitente|destinatari[oa]|remitente|para|ponentes|"
     # round 9: payers, debtors and tutors (``"pagador": "Chambi Carrasquilla, Tonatiuh"``)
-    r"payer|payeur|pagador|debtor|débiteur|deudor|tutor|tutora|mentor|tuteur|tutrice"
+    r"payer|payeur|pagador|debtor|débiteur|deudor|tutor|tutora|mentor|tuteur|tutrice|"
+    # round 10: an onboarding buddy / godparent ("- buddy: Cerys", "- parrain : Foulques")
+    r"buddy|parrain|marraine|padrino|madrina"
 )
 _FIELD = re.compile(
     # quotes escaped too: a tool call's arguments are JSON inside a JSON string
@@ -1709,6 +1711,31 @@ def _rare_lower(word: str) -> bool:
     if (title in first or title in last) and title not in ambiguous_first_names():
         return True
     return word_zipf(word) < _RARE_ZIPF
+
+
+# The same strong cues before a capitalised name ("Hey, it's Ziyad.", "this is
+# Thibaud-Armand"; round 10): one or two capitalised words, each rare as a word
+_CAP_STRONG_CUE = re.compile(
+    r"(?:(?<=\W)|^)(?i:my\s+name\s+is|name['’]s|i['’]m|this\s+is|it['’]s|"
+    r"je\s+m['’]appelle|me\s+llamo|soy)[ \t]+"
+    r"(?P<a>(?-i:[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]{2,}(?:-[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]+)?))"
+    r"(?:[ \t]+(?P<b>(?-i:[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]{2,}(?:-[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]+)?)))?"
+    r"(?=[ \t]*(?:[.,!;:]|\n|$|[ \t]+(?:again|here|from|de|del|aquí|ici)\b))"
+)
+
+
+def capitalised_cue_names(text: str) -> list[Span]:
+    """PERSON spans for a capitalised name after a strong self-introduction cue
+    (``it's Ziyad.``, ``this is Thibaud-Armand,``, ``soy Eudes.``), the name
+    ending at punctuation, a line end or ``again``/``here``/``from``: every
+    hyphen part a listed name or a rare word (:func:`_rare_lower`). Score
+    :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _CAP_STRONG_CUE.finditer(text):
+        words = [m.group("a")] + ([m.group("b")] if m.group("b") else [])
+        if all(_rare_lower(part.lower()) for w in words for part in w.split("-")):
+            out.append(Span("PERSON", m.start("a"), m.end(), GAZETTEER_SCORE))
+    return out
 
 
 def lowercase_cue_names(text: str) -> list[Span]:
