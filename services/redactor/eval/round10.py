@@ -17,11 +17,13 @@ Writes two tuning files (seed 101013, deterministic):
   Chile's 7-digit postcodes and Peru's ``District 15074, Lima``; French
   ``Lieu-dit`` with its postcode; names: ``SURNAME Given`` alone on a label's
   line or after ``from``, names in a tool call's escaped JSON arguments,
-  lower-case answers to a name question in a transcript.
+  lower-case answers to a name question in a transcript, a capitalised name
+  after ``it's`` / ``this is``, an onboarding ``buddy:`` / ``parrain :``.
 - ``eval/tuning/pii_free_round10.jsonl``: PII-free texts of the
   false-positive classes: decimals with a leading zero, CSV id columns, ZIP+4
   look-alikes after a state, capitals-then-word headings on their own line,
-  a name question answered with everyday words.
+  a name question answered with everyday words, everyday capitalised words
+  after ``it's``.
 
 Usage::
 
@@ -94,6 +96,10 @@ LABELLED: list[tuple[str, str]] = [
         "10:02 agente: ¿a nombre de quién está el pedido?\n10:03 cliente: [[wawrzyniec iturralde|PERSON]]",
         "es",
     ),
+    # a capitalised name after a self-introduction cue; an onboarding buddy / parrain
+    ("hey, it's [[Temitope|PERSON]]. new number, save it", "en"),
+    ("Onboarding:\n- desk: 3F\n- buddy: [[Wawrzyniec|PERSON]]", "en"),
+    ("Arrivée lundi :\n- badge : à retirer\n- parrain : [[Garazi|PERSON]]", "fr"),
 ]
 
 PII_FREE: list[tuple[str, str]] = [
@@ -104,6 +110,7 @@ PII_FREE: list[tuple[str, str]] = [
     ("09:10 agent: what name is the booking under?\n09:11 customer: the same as last time", "en"),
     ("Lieu-dit est un terme de cadastre, pas une adresse.", "fr"),
     ("El km 12 de la carretera está cortado por obras.", "es"),
+    ("it's Monday again and it's Python, not Java.", "en"),
 ]
 
 

@@ -20,7 +20,12 @@ import pytest
 
 from tollway_redactor.addresses import PATTERNS
 from tollway_redactor.engine import Detector
-from tollway_redactor.names import answered_name_names, caps_surname_given_names, field_names
+from tollway_redactor.names import (
+    answered_name_names,
+    capitalised_cue_names,
+    caps_surname_given_names,
+    field_names,
+)
 from tollway_redactor.number_rules import (
     NON_REGISTRY_IBAN_LENGTHS,
     REGISTRY_IBAN_LENGTHS,
@@ -184,6 +189,21 @@ def test_lower_case_answer_to_a_name_question() -> None:
     assert answered_name_names(text) == []
     text = "09:10 agent: is the parcel there?\n09:11 customer: garazi oyelaran"
     assert answered_name_names(text) == []
+
+
+def test_capitalised_name_after_a_self_introduction_cue() -> None:
+    for text, name in (
+        ("hey, it's Temitope. new number", "Temitope"),
+        ("this is Thibaud-Armand, hi", "Thibaud-Armand"),
+    ):
+        assert [text[s.start : s.end] for s in capitalised_cue_names(text)] == [name]
+    for text in ("it's Monday again", "it's Python, not Java.", "it's Google here"):
+        assert capitalised_cue_names(text) == []
+
+
+def test_an_onboarding_buddy_is_a_name_field() -> None:
+    text = "Onboarding:\n- desk: 3F\n- buddy: Wawrzyniec"
+    assert [text[s.start : s.end] for s in field_names(text)] == ["Wawrzyniec"]
 
 
 # --- the tuning files --------------------------------------------------------------
