@@ -41,7 +41,7 @@ _EN_TYPE_WORD = (
     r"(?-i:Street|Avenue|Road|Boulevard|Lane|Drive|Court|Way|Place|Terrace|Close|Square|Parkway|Highway|"
     r"Crescent|Gardens|Row|Mews|Circle|Trail|Walk|Grove|Rise|Quay|Wharf|Green|Hill|Vale|View|Gate|Park|"
     r"Yard|Alley|Ridge|Heights|Plaza|Expressway|Freeway|Turnpike|Pike|Causeway|Esplanade|Parade|"
-    r"Promenade|Embankment|Chase|Croft|Glen|Landing|Cove|Crossing|Hollow|Meadows|Wynd|Broadway)"
+    r"Promenade|Embankment|Chase|Croft|Glen|Landing|Cove|Crossing|Hollow|Meadows|Wynd|Broadway|Drove)"
 )
 # Abbreviations, with their full stop when written ("Blvd.", "Ct.").
 _EN_TYPE_ABBR = (
@@ -56,6 +56,9 @@ _EN_UNIT_WORD = r"(?-i:Apt|Apartment|Suite|Ste|Unit|Flat|Fl|Floor|Room|Rm|Bldg|B
 # number may follow the unit word directly ("Apt103C")
 _EN_UNIT = rf"{_EN_UNIT_WORD}(?![a-z])\.?\s?#?\s?\w{{1,5}}\b"
 _EN_UNITS_AFTER = rf"(?:,?[ \t]+(?:{_EN_UNIT}|#\s?\w{{1,5}})){{0,2}}"
+# New Zealand's rural delivery number after the street ("893 Pohutukawa Rise, RD 7,
+# Te Awamutu 3800", "RD 3" on its own line; round 10)
+_NZ_RURAL_DELIVERY = r"(?:(?:,[ \t]*|[ \t]*\n[ \t]*)(?-i:RD)[ \t]+\d{1,2}\b)?"
 # "Apt 4B, 220 ...", "Unit 4/91 Banksia Street" (Australian unit/number),
 # "Flat 15\n48 Heron Point" (the unit on the line above)
 # A house name before the number, on its line or the line above ("Rose
@@ -65,7 +68,12 @@ _EN_HOUSE = (
     r"Chalet|Bungalow|Rectory|Vicarage|Mansions))"
 )
 _EN_UNIT_BEFORE = rf"(?:\b(?:{_EN_UNIT}|{_EN_HOUSE})(?:,?[ \t]+|/|,?[ \t]*\n[ \t]*))?"
-_EN_CITY = r"(?-i:(?:St\.?\s)?[A-Z][a-z'’]+(?:[ \-][A-Z][a-z'’]+){0,2})"
+# A town: capitalised words, lower-case links inside ("Truth or Consequences",
+# "Carrick-on-Shannon"), or in capitals as UK mail writes it ("LEDBURY"; round 10)
+_EN_CITY = (
+    r"(?-i:(?:St\.?\s)?(?:[A-Z][a-z'’]+(?:(?:[ \-](?:on|upon|or|under|le|by|in|de|la)[ \-]|[ \-])[A-Z][a-z'’]+){0,2}"
+    r"|[A-Z][A-Z'’]{2,}(?:[ \-][A-Z][A-Z'’]{2,})?))"
+)
 _US_STATE_ZIP = r"(?-i:[A-Z]{2})(?:\s+\d{5}(?:-\d{4})?)?\b"
 _US_STATE_ZIP_REQ = r"(?-i:[A-Z]{2})\s+\d{5}(?:-\d{4})?\b"
 _UK_POSTCODE = r"(?-i:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2})\b"
@@ -76,7 +84,7 @@ _CA_PROVINCE_POSTCODE = r"(?-i:[A-Z]{2}\s+[A-Z]\d[A-Z]\s?\d[A-Z]\d)\b"
 # ", City, ST 12345" / ", City ST 12345" / ", City, ST" / ", City LS6 2AB" / "\nCity\nLS6 2AB"
 _EN_SEP = r"(?:,[ \t]*\n?[ \t]*|[ \t]*\n[ \t]*)"
 _EN_TAIL = (
-    rf"(?:{_EN_SEP}{_EN_CITY}(?:(?:,?[ \t]+|[ \t]*\n[ \t]*)"
+    rf"(?:{_EN_SEP}{_EN_CITY}(?:,[ \t]*{_EN_CITY}(?:[ \t]+\d{{1,2}})?)?(?:(?:,?[ \t]+|[ \t]*\n[ \t]*)"
     rf"(?:{_CA_PROVINCE_POSTCODE}|{_US_STATE_ZIP_REQ}|{_UK_POSTCODE}|{_AU_STATE_POSTCODE}|{_IE_EIRCODE})"
     rf"|,[ \t]*{_US_STATE_ZIP})"
     # no comma after the street: only with a state and ZIP ("PO Box 12 Fresno, CA 93721")
@@ -100,14 +108,19 @@ _EN_WEAK_TYPE = (
     r"(?-i:Point|Creek|Bend|Brook|Crest|Field|Fields|Run|Loop|Pass|Path|Spur|Knoll|Manor|Mill|Orchard|"
     r"Oval|Reach|Shore|Summit|Trace|Vista|Dale|Heath|End|Hythe|Common|Chine|Bank|Side|Fold)\b"
 )
-STREET_EN_WEAK = (
-    rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?\s+(?:{_EN_NAME}\s+){{1,3}}{_EN_WEAK_TYPE}{_EN_TAIL_REQ}"
-)
+STREET_EN_WEAK = rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?\s+(?:{_EN_NAME}\s+){{1,3}}{_EN_WEAK_TYPE}{_EN_UNITS_AFTER}{_EN_TAIL_REQ}"
 STREET_EN = (
     rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?(?:-\d{{1,4}})?\s+(?:{_EN_NAME}\s+){{1,4}}{_EN_TYPE}"
-    rf"{_EN_DIRECTION}{_EN_UNITS_AFTER}{_EN_TAIL}"
+    rf"{_EN_DIRECTION}{_EN_UNITS_AFTER}{_NZ_RURAL_DELIVERY}{_EN_TAIL}"
 )
 PO_BOX = rf"\b(?-i:P\.?\s?O\.?\s?Box|PO\s?Box|POB|Post\s+Office\s+Box)\s+\d{{1,6}}\b{_EN_TAIL}"
+# Rural routes: the US "RR 3 Box 10" / "HC 2 Box 5" and Canada's "RR 1 Site 15 Comp 45",
+# then the town with its state and ZIP or province and postcode (required; round 10)
+RURAL_ROUTE = (
+    r"\b(?-i:RR|R\.R\.|Rural[ \t]+Route|HC|Star[ \t]+Route)[ \t]+\d{1,3}"
+    r"(?:[ \t]+(?-i:Box)[ \t]+\d{1,5}|[ \t]+(?-i:Site)[ \t]+\d{1,3}[ \t]+(?-i:Comp)[ \t]+\d{1,3})"
+    rf"{_EN_TAIL_REQ}"
+)
 
 # --- German / Dutch ----------------------------------------------------------
 
@@ -164,6 +177,12 @@ STREET_FR_NUMBER_LAST = (
     rf"(?:[ \t]*/[ \t]*\w{{1,4}}|[ \t]+(?:bte|boîte|bus)[ \t]*\w{{1,4}})?"
     rf"(?:,[ \t]*|[ \t]*\n[ \t]*)\d{{4}}[ \t]+{_FR_COMMUNE}"
 )
+# A rural place without a number: "Lieu-dit Les Grandes Ouches, 29270 Carhaix-Plouguer"
+# (the postcode required; round 10)
+LIEU_DIT = (
+    rf"\b(?-i:Lieu-dit|Lieudit|Lieu[ \t]+dit)[ \t]+{_CAP}(?:[ \t]+{_FR_LINK}{_CAP}){{0,3}}"
+    rf"(?:,[ \t]*|[ \t]*\n[ \t]*)\d{{5}}[ \t]+{_FR_COMMUNE}"
+)
 BOITE_POSTALE = rf"\b(?-i:BP|CS)\s?\d{{1,5}},?\s*\d{{5}}\s+{_FR_COMMUNE}"
 
 # --- Spanish -------------------------------------------------------------------
@@ -180,7 +199,10 @@ _ES_TYPE = (
 # "Sant Bartomeu de l'Erm": round 9)
 # and Galician ("Rúa do Vilar", "Rúa da Raíña").
 _ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|de\s+l['’]|del|de|dels|d['’]|l['’]|do|da|dos|das)\s*)?"
-_ES_NUMBER = r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n)"
+# a house number, "s/n", or a road's kilometre point ("Carretera de Cehegín, km 18,3"; round 10)
+_ES_NUMBER = (
+    r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n|km\.?[ \t]?\d{1,3}(?:[,.]\d{1,3})?\b)"
+)
 # The floor and door part: "2º B", "3.º A", "3º dcha.", "1º izq.", "4ª planta",
 # "bajo B", "ático", "pral. 1ª", "piso 3", "puerta 2", "esc. B", "portal 2".
 _ES_ORDINAL = (
@@ -190,13 +212,15 @@ _ES_ORDINAL = (
 _ES_FLOOR_WORD = (
     r"(?:bajo|ático|entresuelo|entlo\.|pral\.|principal|sótano|planta|piso|puerta|pta\.|portal|esc\.|"
     r"escalera|bloque|blq\.|local|dcha\.?|izq(?:da)?\.?|izda\.?|int\.|interior|depto\.|dpto\.|departamento|"
-    r"apto\.|apartamento|of\.|oficina|casa)(?:[ \t]?(?:\d{1,4}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
+    r"apto\.|apartamento|of\.|oficina|casa|dto\.|dpto|depto)(?:[ \t]?(?:\d{1,4}\b[ \t]?[ºª°]?|(?-i:[A-Z])\b))?"
 )
-_ES_FLOOR = rf"(?:,?\s*(?:{_ES_ORDINAL}|{_ES_FLOOR_WORD})){{0,4}}"
+# floor-door as digits ("escalera B, 8-2"; round 10)
+_ES_FLOOR = rf"(?:,?\s*(?:{_ES_ORDINAL}|{_ES_FLOOR_WORD}|\d{{1,2}}-\d{{1,2}}\b(?!-))){{0,4}}"
 _ES_CITY_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w'’\-]*)"
 # Mexico's colonia ("Col. Del Valle") before the postcode
 _ES_COLONIA = rf"(?:,?\s*(?:Col\.|Colonia)[ \t]+{_ES_CITY_WORD}(?:[ \t]+(?:(?:de|del|de\s+la|la|el)[ \t]+)?{_ES_CITY_WORD}){{0,3}})?"
-_ES_POSTCODE = r"(?:\d{5}|(?-i:[A-Z])\d{4}(?-i:[A-Z]{3})?)"
+# 5 digits (Spain, Mexico...), Chile's 7, Argentina's "C1406" / "C1406ABC"
+_ES_POSTCODE = r"(?:\d{7}|\d{5}|(?-i:[A-Z])\d{4}(?-i:[A-Z]{3})?)"
 # A locality: "Barcelona", "Santiago de Compostela", "Cercado de Lima", "Bogotá D.C."
 # (an initial inside it too: "Gustavo A. Madero")
 _ES_PLACE = (
@@ -217,6 +241,8 @@ _ES_CITY = (
     rf"{_ES_COLONIA}(?:,?\s*{_ES_POSTCODE}\s+{_ES_PLACE}(?:\s*\({_ES_CITY_WORD}(?:\s{_ES_CITY_WORD})?\))?"
     rf"(?:,[ \t]*(?:{_ES_STATE_ABBR}|{_ES_PLACE}))?"
     rf"|{_ES_SEP}{_ES_PLACE}(?:,[ \t]*{_ES_PLACE}(?:[ \t]+{_ES_POSTCODE})?"
+    # "Cercado de Lima 15001, Lima" (the postcode after the district; round 10)
+    rf"|[ \t]+{_ES_POSTCODE}(?:,[ \t]*{_ES_PLACE})?"
     rf"|[ \t]*\n[ \t]*{_ES_PLACE}[ \t]+{_ES_POSTCODE})"
     rf"|{_ES_SEP}{_ES_CITY_WORD}(?:[ \t]+{_ES_CITY_WORD})?[ \t]+(?-i:D\.C\.))?"
 )
@@ -242,10 +268,12 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("street_number_first", STREET_EN),
     ("street_number_first_weak", STREET_EN_WEAK),
     ("po_box", PO_BOX),
+    ("rural_route", RURAL_ROUTE),
     ("street_number_last", STREET_DE),
     ("street_fr", STREET_FR),
     ("street_fr_number_last", STREET_FR_NUMBER_LAST),
     ("boite_postale", BOITE_POSTALE),
+    ("lieu_dit", LIEU_DIT),
     ("street_es", STREET_ES),
     ("street_es_grid", STREET_ES_GRID),
     ("apartado", APARTADO),

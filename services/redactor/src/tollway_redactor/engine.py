@@ -61,6 +61,8 @@ from tollway_redactor.name_lists import ambiguous_first_names, word_zipf, world_
 from tollway_redactor.names import (  # noqa: E402
     CUE_SCORE,
     GAZETTEER_SCORE,
+    answered_name_names,
+    capitalised_cue_names,
     capitals_names,
     caps_surname_given_names,
     chat_handle_names,
@@ -125,7 +127,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r12"
+DETECTOR_REVISION = "2026-12-03.issue11-r13"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -785,6 +787,8 @@ def _person_rules(
         # round 9: names an e-mail address of the text spells out, lower case after
         # strong cues ("my name is", "its", "contact:"), chat handles "[15:46] nick:"
         lower += email_names(text) + lowercase_cue_names(text) + chat_handle_names(text)
+        lower += answered_name_names(text)  # round 10: "customer: zhenyu ouyang" after a name question
+        lower += capitalised_cue_names(text)  # round 10: "Hey, it's Ziyad."
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
         out.extend(surname_comma_given_names(text, out))  # round 9: '"Seong, Farai";'
         out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"

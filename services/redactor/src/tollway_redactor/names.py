@@ -340,6 +340,8 @@ def code_or_date(text: str, span: Span) -> bool:
     while start > 0 and not text[start - 1].isspace() and text[start - 1] not in _KEY_VALUE:
         start -= 1
     while end < len(text) and not text[end].isspace() and text[end] not in _KEY_VALUE:
+        if text[end] == "\\" and text[end + 1 : end + 2] == '"':
+            break  # an escaped quote closes a value in JSON inside a JSON string (round 10)
         end += 1
     for token in text[start:end].split():
         core = token.strip(_EDGE)
@@ -960,11 +962,15 @@ _NAME_KEYS = (
     r"contacto[ _]de[ _]emergencia|reportado[ _]por|aprobado[ _]por|aprueba|asistentes|"
     r"médico[ _]remitente|destinatari[oa]|remitente|para|ponentes|"
     # round 9: payers, debtors and tutors (``"pagador": "Chambi Carrasquilla, Tonatiuh"``)
-    r"payer|payeur|pagador|debtor|débiteur|deudor|tutor|tutora|mentor|tuteur|tutrice"
+    r"payer|payeur|pagador|debtor|débiteur|deudor|tutor|tutora|mentor|tuteur|tutrice|"
+    # round 10: an onboarding buddy / godparent ("- buddy: Cerys", "- parrain : Foulques")
+    r"buddy|parrain|marraine|padrino|madrina"
 )
 _FIELD = re.compile(
-    rf"(?:^|(?<=[\n{{,])|(?<=[.!?;] ))[ \t\-*•]*[\"']?(?P<key>(?i:{_NAME_KEYS}))[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"(?P<value>[^\n\"<>(){}\[\]|;]{1,120})",
+    # quotes escaped too: a tool call's arguments are JSON inside a JSON string
+    # ('"{\\"guest\\": \\"Zhenyu Ofori-Atta\\"}"'; round 10)
+    rf"(?:^|(?<=[\n{{,])|(?<=[.!?;] ))[ \t\-*•]*(?:\\?[\"'])?(?P<key>(?i:{_NAME_KEYS}))(?:\\?[\"'])?[ \t]*[:=][ \t]*"
+    r"(?:\\?[\"'])?(?P<value>[^\n\"\\<>(){}\[\]|;]{1,120})",
     re.MULTILINE,
 )
 # One name word: capitalised or in capitals, hyphens and apostrophes inside
@@ -1195,8 +1201,12 @@ def capitals_names(text: str) -> list[Span]:
 
 _CAPS_SURNAME_GIVEN = re.compile(
     r"(?<![\w@./\\#$%&=:_-])(?P<sur>[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,}(?:[ \t]+[A-ZÀ-ÖØ-Þ][A-ZÀ-ÖØ-Þ'’\-]{2,})?)"
-    r"[ \t]+(?P<given>[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’\-]+)(?![\w@/\\_=(]|[.:-]\w)"
+    r"[ \t]+(?P<given>[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿĀ-ž'’]+(?:-[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿĀ-ž'’]+)?)(?![\w@/\\_=(]|[.:-]\w)"
 )
+# Where the administrative order stands by itself: alone on its line (a
+# shipping label's or a letter's addressee block) or after "from" / "de" (round 10)
+_ALONE_BEFORE = re.compile(r"(?:^|\n)[ \t]*$|(?:^|\s)(?i:from|de|by|par|por)[ \t]+$")
+_ALONE_AFTER = re.compile(r"^[ \t]*(?:\n|$)|^[ \t]+(?:but|mais|pero|and|et|y)\b")
 
 
 def caps_surname_given_names(text: str) -> list[Span]:
@@ -1215,7 +1225,12 @@ def caps_surname_given_names(text: str) -> list[Span]:
         surnames = [_title(w) for w in m.group("sur").split()]
         if given in ambiguous or given in never or set(surnames) & never:
             continue
-        if not (given in first or any(t in last for t in surnames)):
+        alone = (
+            _ALONE_BEFORE.search(text[max(0, m.start() - 12) : m.start()]) is not None
+            and _ALONE_AFTER.match(text[m.end() : m.end() + 8]) is not None
+            and all(len(t.replace("-", "")) >= 4 for t in surnames)
+        )
+        if not (given in first or any(t in last for t in surnames) or alone):
             continue
         if all(
             t in first or t in last or (t.lower() not in common_words() and word_zipf(t) < EVERYDAY_ZIPF)
@@ -1482,6 +1497,43 @@ _INITIAL_POSSESSIVE = re.compile(
 )
 
 
+# A transcript's answer line ("12:05 customer: zhenyu ouyang") to a question
+# about a name on the line before ("can I confirm the name on the account?",
+# "¿a nombre de quién...?"; round 10)
+_NAME_QUESTION = re.compile(r"(?i)\b(?:name|nombre|nom)\b[^\n]*\?[ \t]*\n")
+_ANSWER_LINE = re.compile(
+    r"^[^\n]{0,30}?(?i:customer|client|cliente|caller|user|usuario|utilisateur|patient|paciente)[ \t]*:[ \t]*"
+    r"(?P<name>[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+(?:[ \t]+[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’\-]+){1,3})[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def answered_name_names(text: str) -> list[Span]:
+    """PERSON spans for a name typed in lower case as the answer to a question
+    about a name (``agent: can I confirm the name on the account?`` then
+    ``customer: zhenyu ouyang``): two to four words, none a stop word or an
+    everyday word (zipf below :data:`EVERYDAY_ZIPF`). Score :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    if "?" not in text:
+        return out
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    common = common_words()
+    for q in _NAME_QUESTION.finditer(text):
+        m = _ANSWER_LINE.match(text, q.end())
+        if m is None:
+            continue
+        words = m.group("name").split()
+        if any(
+            w in common
+            or _title(w) in never
+            or (w not in _PARTICLES and word_zipf(_title(w)) >= EVERYDAY_ZIPF)
+            for w in words
+        ):
+            continue
+        out.append(Span("PERSON", m.start("name"), m.end("name"), GAZETTEER_SCORE))
+    return out
+
+
 def initial_possessive_names(text: str) -> list[Span]:
     """PERSON spans for an initial, optional particles and a capitalised word before
     a possessive ``'s`` (``Reply to M. Jayasuriya's comment``, ``D. de Vries's``,
@@ -1659,6 +1711,31 @@ def _rare_lower(word: str) -> bool:
     if (title in first or title in last) and title not in ambiguous_first_names():
         return True
     return word_zipf(word) < _RARE_ZIPF
+
+
+# The same strong cues before a capitalised name ("Hey, it's Ziyad.", "this is
+# Thibaud-Armand"; round 10): one or two capitalised words, each rare as a word
+_CAP_STRONG_CUE = re.compile(
+    r"(?:(?<=\W)|^)(?i:my\s+name\s+is|name['’]s|i['’]m|this\s+is|it['’]s|"
+    r"je\s+m['’]appelle|me\s+llamo|soy)[ \t]+"
+    r"(?P<a>(?-i:[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]{2,}(?:-[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]+)?))"
+    r"(?:[ \t]+(?P<b>(?-i:[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]{2,}(?:-[A-ZÀ-ÖØ-Þ][a-zà-ÿßĀ-ž]+)?)))?"
+    r"(?=[ \t]*(?:[.,!;:]|\n|$|[ \t]+(?:again|here|from|de|del|aquí|ici)\b))"
+)
+
+
+def capitalised_cue_names(text: str) -> list[Span]:
+    """PERSON spans for a capitalised name after a strong self-introduction cue
+    (``it's Ziyad.``, ``this is Thibaud-Armand,``, ``soy Eudes.``), the name
+    ending at punctuation, a line end or ``again``/``here``/``from``: every
+    hyphen part a listed name or a rare word (:func:`_rare_lower`). Score
+    :data:`GAZETTEER_SCORE`."""
+    out: list[Span] = []
+    for m in _CAP_STRONG_CUE.finditer(text):
+        words = [m.group("a")] + ([m.group("b")] if m.group("b") else [])
+        if all(_rare_lower(part.lower()) for w in words for part in w.split("-")):
+            out.append(Span("PERSON", m.start("a"), m.end(), GAZETTEER_SCORE))
+    return out
 
 
 def lowercase_cue_names(text: str) -> list[Span]:

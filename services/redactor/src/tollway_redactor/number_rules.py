@@ -281,15 +281,68 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     core = run.lstrip("+(")
     if _DATE_SHAPES.match(core) or _IPV4.match(core):
         return False
+    if _ZIP_PLUS4.match(run) and _STATE_BEFORE.search(text[max(0, start - 6) : start]):
+        return False  # a US ZIP+4 after its state ("Brattleboro, VT 05301-4641"; round 10)
+    if _id_column(text, start):
+        return False  # a CSV/table column headed customer_id, invoice, order... (round 10)
     after_country_code = _COUNTRY_CODE_BEFORE.search(text[max(0, start - 12) : start]) is not None
-    if "." in core and not any(c in core for c in " -()/") and not after_country_code:
+    if (
+        "." in core
+        and not any(c in core for c in " -()/")
+        and not after_country_code
+        and not run.startswith("+")  # "+61.2.4315.5613": no version starts with "+" (round 10)
+    ):
         # (after "+33 " a dotted run is the national part: "+33 6.90.65.02.82")
         groups = core.split(".")
         if len(groups) >= 3 and any(len(g) == 1 for g in groups) and not _DOTTED_NANP.match(core):
             return False  # a version such as 10.0.19045.3803 (not 1.505.922.5961: a NANP number)
-        if len(groups) == 2:
+        if len(groups) == 2 and not _trunk_dotted(groups):
             return False  # a decimal number such as 169.831173
     return True
+
+
+_ZIP_PLUS4 = re.compile(r"^\d{5}-\d{4}$")
+_STATE_BEFORE = re.compile(r"\b[A-Z]{2}[ \t]+$")
+_ID_HEADER = re.compile(r"(?i)(?:\b|_)(?:id|ids|ref|reference|invoice|order|account|customer|ticket|sku)$")
+
+
+def _id_column(text: str, start: int) -> bool:
+    """True when the value stands in a table or CSV column whose header names an
+    identifier (``customer_id``, ``invoice``) and no phone."""
+    header = column_header(text, start)
+    if header is None:
+        header = _first_column_header(text, start)
+    if header is None:
+        return False
+    header = header.strip().strip("\"'|").strip()
+    return _ID_HEADER.search(header) is not None and _PHONE_WORD.search(header) is None
+
+
+def _first_column_header(text: str, start: int) -> str | None:
+    """The first header cell of a CSV block when ``start`` opens its line (quoted
+    commas in later cells make :func:`column_header` give up on such rows)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start != start or line_start == 0:
+        return None
+    first = line_start
+    for _ in range(200):
+        if first == 0:
+            break
+        prev_start = text.rfind("\n", 0, first - 1) + 1
+        if "," not in text[prev_start : first - 1]:
+            break
+        first = prev_start
+    if first == line_start:
+        return None
+    head = text[first : text.find("\n", first)]
+    return None if any(c.isdigit() for c in head) else head.split(",")[0]
+
+
+def _trunk_dotted(groups: list[str]) -> bool:
+    """True for a national number written with one dot after its area code
+    (``07463.372782``, ``029.70835``; round 10): a trunk ``0`` then 2+ digits
+    before the dot, 8+ digits in all, a shape no decimal number is written in."""
+    return groups[0].startswith("0") and len(groups[0]) >= 3 and len(groups[0]) + len(groups[1]) >= 8
 
 
 # Words that announce a phone number (en, fr, es, de, it, nl), looked for in
@@ -308,10 +361,14 @@ def phone_context(text: str, start: int) -> bool:
     column the number stands in (:func:`column_header`; round 9)."""
     if _PHONE_WORD.search(text[max(0, start - 40) : start]) is not None:
         return True
+    key = _LINE_KEY_BEFORE.search(text[max(0, start - 12) : start])
+    if key is not None and key.group(1).lower() in _SHORT_PHONE_KEYS:
+        return True  # a signature's "m: 4176103866" (round 10)
     header = column_header(text, start)
     return header is not None and _PHONE_WORD.search(header) is not None
 
 
+_LINE_KEY_BEFORE = re.compile(r"(?:^|\n)[ \t]*(\w{1,4})\.?[ \t]*:[ \t]*$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}")
 _COLUMN_SEPARATORS = ("|", ";", "\t", ",")
 
@@ -442,8 +499,24 @@ REGISTRY_IBAN_LENGTHS: dict[str, int] = {
     "UA": 29, "VA": 22, "VG": 24, "XK": 20,
     **EXTRA_IBAN_LENGTHS,
 }  # fmt: skip
+# Countries outside the SWIFT registry whose banks issue ISO 13616 IBANs in
+# practice, with the length of their national format (round 10: Senegalese,
+# Moroccan, Cameroonian and Equatorial Guinean IBANs leaked, spent v7). The
+# BCEAO's UEMOA members (BJ BF CI ML NE SN TG: 28, bank code of a letter and
+# 4 digits; GW: 25), the BEAC's CEMAC members (CM CF TD CG GQ GA: 27) and
+# the Comoros (27), Morocco (28, the RIB's 24 digits), Algeria (26),
+# Madagascar (27), Angola, Cape Verde and Mozambique (25) and Iran (26), as
+# the ECBS/Nordea "experimental IBAN" lists give them. Length and mod-97
+# decide, as for the registry: a random 25-28 character run passes both with
+# odds of about 1 in 97 after its country code and length already matched.
+NON_REGISTRY_IBAN_LENGTHS: dict[str, int] = {
+    "BJ": 28, "BF": 28, "CI": 28, "ML": 28, "NE": 28, "SN": 28, "TG": 28, "GW": 25,
+    "CM": 27, "CF": 27, "TD": 27, "CG": 27, "GQ": 27, "GA": 27, "KM": 27,
+    "MA": 28, "DZ": 26, "MG": 27, "AO": 25, "CV": 25, "MZ": 25, "IR": 26,
+}  # fmt: skip
+KNOWN_IBAN_LENGTHS: dict[str, int] = {**REGISTRY_IBAN_LENGTHS, **NON_REGISTRY_IBAN_LENGTHS}
 _EXTRA_IBAN = re.compile(
-    rf"(?<![\w])(?:{'|'.join(REGISTRY_IBAN_LENGTHS)})\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:[ \-][A-Z0-9]{{1,4}}){{3,8}})(?![\w])"
+    rf"(?<![\w])(?:{'|'.join(KNOWN_IBAN_LENGTHS)})\d{{2}}(?:[A-Z0-9]{{11,30}}|(?:[ \-][A-Z0-9]{{1,4}}){{3,8}})(?![\w])"
 )
 
 
@@ -457,7 +530,8 @@ class IbanMatch:
 
 def find_extra_ibans(text: str) -> list[IbanMatch]:
     """IBANs (upper case, grouped by 4 or not) of every country in
-    :data:`REGISTRY_IBAN_LENGTHS`: the registry length and the mod-97 check
+    :data:`KNOWN_IBAN_LENGTHS` (the registry's and the non-registry countries
+    of :data:`NON_REGISTRY_IBAN_LENGTHS`): the country's length and the mod-97 check
     (ISO 13616) decide, whatever Presidio's per-country pattern says, trimmed
     to whole groups (``SV33 ... 9609 pour``)."""
     out: list[IbanMatch] = []
@@ -466,7 +540,7 @@ def find_extra_ibans(text: str) -> list[IbanMatch]:
         cuts = [len(raw)] + [i for i in range(len(raw) - 1, 4, -1) if raw[i] in " -"]
         for cut in cuts:
             compact = _IBAN_GROUP.sub("", raw[:cut])
-            if len(compact) == REGISTRY_IBAN_LENGTHS[compact[:2]] and iban_checksum_ok(compact):
+            if len(compact) == KNOWN_IBAN_LENGTHS[compact[:2]] and iban_checksum_ok(compact):
                 out.append(IbanMatch(m.start(), m.start() + cut))
                 break
     return out
