@@ -4,6 +4,12 @@ settings (spaCy models load once per session, not once per module) and the
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
 import pytest
 
 from tollway_redactor.engine import Detector
@@ -23,3 +29,27 @@ def found(detector: Detector, text: str) -> list[tuple[str, str]]:
     detector's order."""
     spans = detector.analyze([text], list(DEFAULT_ENTITY_TYPES), 0.35)[0]
     return [(s.entity_type, text[s.start : s.end]) for s in spans]
+
+
+EVAL = Path(__file__).resolve().parents[2] / "eval"
+
+
+def load_eval_module(name: str) -> ModuleType:
+    """The generator script ``eval/<name>.py`` loaded as a module (the eval folder is
+    not a package)."""
+    spec = importlib.util.spec_from_file_location(name, EVAL / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def assert_tuning_files_reproduce(files: dict[str, list[dict[str, Any]]]) -> None:
+    """Each ``eval/tuning/<name>`` holds exactly ``records`` (one JSON object per line,
+    UTF-8, byte for byte) and every gold span's offsets point at its value."""
+    for name, records in files.items():
+        committed = (EVAL / "tuning" / name).read_text(encoding="utf-8")
+        assert committed == "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name
+        for r in records:
+            for e in r["entities"]:
+                assert r["text"][e["start"] : e["end"]] == e["value"], (name, r["id"])

@@ -11,8 +11,6 @@ and through the real detector."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -34,7 +32,7 @@ from tollway_redactor.number_rules import (
     phone_context,
 )
 
-from .conftest import found
+from .conftest import assert_tuning_files_reproduce, found, load_eval_module
 
 pytestmark = pytest.mark.unit
 
@@ -210,17 +208,6 @@ def test_an_onboarding_buddy_is_a_name_field() -> None:
 
 
 def test_round10_generator_reproduces_its_files() -> None:
-    spec = importlib.util.spec_from_file_location("round10", EVAL / "round10.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    labelled, free = module.build()
-    for name, records in (("round10.jsonl", labelled), ("pii_free_round10.jsonl", free)):
-        lines = (EVAL / "tuning" / name).read_text(encoding="utf-8").splitlines()
-        assert [json.loads(line) for line in lines] == records
-    for r in labelled:
-        assert r["entities"]
-        for e in r["entities"]:
-            assert r["text"][e["start"] : e["end"]] == e["value"]
-    for r in free:
-        assert not r["entities"]
+    labelled, free = load_eval_module("round10").build()
+    assert all(r["entities"] for r in labelled) and not any(r["entities"] for r in free)
+    assert_tuning_files_reproduce({"round10.jsonl": labelled, "pii_free_round10.jsonl": free})

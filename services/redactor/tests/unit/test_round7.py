@@ -28,7 +28,7 @@ from tollway_redactor.names import (
 )
 from tollway_redactor.number_rules import ean13_valid, find_cards, find_extra_ibans, phone_candidate_ok
 
-from .conftest import found
+from .conftest import assert_tuning_files_reproduce, found, load_eval_module
 
 pytestmark = pytest.mark.unit
 
@@ -294,18 +294,4 @@ def test_round7_false_positive_classes_find_nothing(detector: Detector, text: st
 
 
 def test_round7_generator_reproduces_its_tuning_files_with_sound_offsets() -> None:
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    eval_dir = Path(__file__).resolve().parents[2] / "eval"
-    spec = importlib.util.spec_from_file_location("round7", eval_dir / "round7.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    for name, records in module.generate().items():
-        committed = (eval_dir / "tuning" / name).read_text(encoding="utf-8")
-        assert committed == "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), name
-        for r in records:
-            for e in r["entities"]:
-                assert r["text"][e["start"] : e["end"]] == e["value"], (name, r["id"])
+    assert_tuning_files_reproduce(load_eval_module("round7").generate())

@@ -10,8 +10,6 @@ detector."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -35,7 +33,7 @@ from tollway_redactor.names import (
 )
 from tollway_redactor.number_rules import column_header, find_extra_ibans, iban_checksum_ok, phone_context
 
-from .conftest import found
+from .conftest import assert_tuning_files_reproduce, found, load_eval_module
 
 pytestmark = pytest.mark.unit
 
@@ -245,17 +243,6 @@ def test_round9_false_positive_classes_find_nothing(detector: Detector, text: st
 
 
 def test_round9_generator_reproduces_its_files() -> None:
-    spec = importlib.util.spec_from_file_location("round9", EVAL / "round9.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    labelled, free = module.build()
-    for name, records in (("round9.jsonl", labelled), ("pii_free_round9.jsonl", free)):
-        lines = (EVAL / "tuning" / name).read_text(encoding="utf-8").splitlines()
-        assert [json.loads(line) for line in lines] == records
-    for r in labelled:
-        assert r["entities"]
-        for e in r["entities"]:
-            assert r["text"][e["start"] : e["end"]] == e["value"]
-    for r in free:
-        assert not r["entities"]
+    labelled, free = load_eval_module("round9").build()
+    assert all(r["entities"] for r in labelled) and not any(r["entities"] for r in free)
+    assert_tuning_files_reproduce({"round9.jsonl": labelled, "pii_free_round9.jsonl": free})
