@@ -208,7 +208,9 @@ def phone(rng: random.Random, lang: str) -> tuple[str, str]:
         intl = phonenumbers.format_number(n, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
         nat = phonenumbers.format_number(n, phonenumbers.PhoneNumberFormat.NATIONAL)
         e164 = phonenumbers.format_number(n, phonenumbers.PhoneNumberFormat.E164)
-        options = [intl, e164, "00" + intl[1:], intl.replace(" ", "-"), intl.replace(" ", ".")]
+        options = [intl, e164, "00" + intl[1:]]
+        if "-" not in intl:
+            options += [intl.replace(" ", "-"), intl.replace(" ", ".")]
         if region == regions[0] or region in ("US", "CA"):
             options += [nat, nat, nat.replace(" ", ""), nat.replace(" ", "."), nat.replace(" ", "-")]
         value = rng.choice(options)
@@ -468,6 +470,8 @@ def _es_address(rng: random.Random) -> list[str]:
     if kind == 2:
         return [f"{street}, {n}, piso {rng.randint(1, 8)}, puerta {rng.randint(1, 12)}", last]
     if kind == 3:
+        road = rng.choice([x for x in STREETS["es"] if x.startswith(("carretera", "camino"))])
+        street = road[0].upper() + road[1:]
         return [f"{street}, km {rng.randint(2, 60)},{rng.randint(1, 9)}", last]
     return [f"{street}, s/n, bajo", last]
 
@@ -484,7 +488,7 @@ def address(rng: random.Random, lang: str, multiline: bool) -> str:
 # {IB} IBAN, {AD} one-line address, {AM} multi-line address, {REF} {DATE} {AMT} plain fillers.
 TEMPLATES = {
     "en": [
-        "Ticket #{REF} escalated\nCustomer: {P1:lf}\nCallback: {PH}\nNotes: wants the refund to the card ending in the one on file, {CC}.",
+        "Ticket #{REF} escalated\nCustomer: {P1:lf}\nCallback: {PH}\nNotes: refund to card {CC}, prefers a call after 5pm.",
         "hey it's {P1:first}, my new number is {PH} — text me when the parcel lands",
         "{P1:full}\n{AM}\n\nDear Sir or Madam,\nplease close account {IB} and send the balance by cheque.",
         'tool_call: update_contact({{"name": "{P1:full}", "email": "{E1}", "phone": "{PH}"}})',
@@ -502,7 +506,7 @@ TEMPLATES = {
         "{P1:first} {P1:last} said {P2:first} would bring the forms to {AD} on {DATE}.",
         "From: {P1:full} <{E1}>\nSubject: change of address\n\nNew address from {DATE}:\n{AM}\n\nRegards, {P1:first}",
         "INVOICE {REF}\nBill to: {P1:full}, {AD}\nPaid by card {CC}\nAmount {AMT}",
-        "Your bank {T} {P1:last}: we have updated the payee {P2:full} ({IB}). Questions? {PH}",
+        "Dear {T} {P1:last}, we have added {P2:full} ({IB}) as a payee on your account. Not you? Call {PH}.",
         "name={P1:full}; card={CC}; exp=08/29",
         "> {P1:full} wrote:\n> could you ring me on {PH}?\nsure, will do after lunch",
         "Driver {P1:init} collected from {AD} at 14:10; recipient {P2:lf} signed.",
@@ -512,6 +516,18 @@ TEMPLATES = {
         "lost my wallet, pls block {CC} asap — {P1:lower}",
         "Applicant: {P1:upper}\nE-mail: {E1}\nMobile: {PH}\nAddress:\n{AM}",
         "cc {P1:full} and {P2:full} on the thread, and loop in {E3} from legal",
+        "Appointment reminder: {P1:first}, your physio session is {DATE} at 08:15. Running late? Ring the front desk on {PH}.",
+        "New starter checklist\n- name: {P1:full}\n- manager: {P2:lf}\n- payroll IBAN: {IB}\n- locker: 14",
+        "{P1:lower}\n{AM}",
+        "morning all, {P1:first} {P1:last} is covering for {P2:first} until friday",
+        "Parcel for {P1:init}\n{AM}\nLeave with neighbour if out. {PH}",
+        "re the dispute: card {CC} was used at 02:14 from an app I never installed. {P1:full}",
+        "Our records show {P1:full} moved from {AD} last spring.",
+        "Best wishes,\n{P1:first}\n--\n{P1:full} | Practice Manager | {PH} | {E1}",
+        "owner: {P1:lower}\nbilling:\n  card: \"{CC}\"\n  contact: {E1}",
+        "{P1:caps} — DOB withheld — referred by {T} {P2:last}, tel {PH}",
+        "Can you ask {P1:first} whether {P2:first} got the keys back from {P3:full}?",
+        "Statement address changed to:\n{AM}\nAccount {IB} — {T} {P1:full}",
     ],
     "fr": [
         "Bonjour {T} {P1:last},\nvotre rendez-vous du {DATE} est confirmé. Pour annuler : {PH}.\nLe secrétariat",
@@ -530,6 +546,14 @@ TEMPLATES = {
         "Facture {REF}\nClient : {P1:full}\n{AM}\nRèglement par carte {CC}",
         '{{"nom": "{P1:full}", "courriel": "{E1}", "adresse": "{AD}"}}',
         "En cas d'urgence prévenir {P1:lower} au {PH}",
+        "Rappel : {P1:first}, votre séance de kiné est prévue {DATE} à 8 h 15. Empêchement ? Appelez le {PH}.",
+        "Nouvel arrivant\n- nom : {P1:full}\n- responsable : {P2:lf}\n- IBAN paie : {IB}",
+        "bonjour à tous, {P1:first} {P1:last} remplace {P2:first} jusqu'à vendredi",
+        "Colis pour {P1:init}\n{AM}\nTél. {PH}",
+        "Bien à vous,\n{P1:first}\n--\n{P1:full} · Service clients · {PH} · {E1}",
+        "Tu peux demander à {P1:first} si {P2:first} a rendu les clés à {P3:full} ?",
+        "Nouvelle adresse de correspondance :\n{AM}\nCompte {IB} — {T} {P1:full}",
+        "contestation : la carte {CC} a été débitée deux fois le {DATE}. {P1:full}",
     ],
     "es": [
         "Estimado {T} {P1:last}:\nle recordamos su cita del {DATE}. Para anularla llame al {PH}.",
@@ -548,6 +572,14 @@ TEMPLATES = {
         "Factura {REF}\nCliente: {P1:full}\n{AM}\nPago con tarjeta {CC}",
         '{{"nombre": "{P1:full}", "correo": "{E1}", "direccion": "{AD}"}}',
         "En caso de urgencia avisar a {P1:lower} al {PH}",
+        "Recordatorio: {P1:first}, su sesión de fisioterapia es el {DATE} a las 8:15. Si no puede venir, llame al {PH}.",
+        "Alta de empleado\n- nombre: {P1:full}\n- responsable: {P2:lf}\n- IBAN nómina: {IB}",
+        "buenas, {P1:first} {P1:last} sustituye a {P2:first} hasta el viernes",
+        "Paquete para {P1:init}\n{AM}\nTel. {PH}",
+        "Atentamente,\n{P1:first}\n--\n{P1:full} · Secretaría · {PH} · {E1}",
+        "¿Le preguntas a {P1:first} si {P2:first} le devolvió las llaves a {P3:full}?",
+        "Nueva dirección de envío:\n{AM}\nCuenta {IB} — {T} {P1:full}",
+        "reclamación: la tarjeta {CC} tiene dos cargos del {DATE}. {P1:full}",
     ],
 }  # fmt: skip
 
@@ -607,21 +639,27 @@ _CHAT_FILL = {
     "en": ["the sourdough starter", "a second-hand kayak", "the allotment shed", "a wok that keeps rusting",
            "the wisteria", "a rain barrel", "the loft insulation", "the garden trellis"],
     "fr": ["la pâte à crêpes", "un vieux vélo de course", "le potager du balcon", "une cocotte en fonte",
-           "le compost", "les volets du salon"],
+           "le compost", "les volets du salon", "la yaourtière", "le poêle à granulés"],
     "es": ["la masa madre", "una bici de segunda mano", "el huerto del patio", "la cafetera de émbolo",
-           "el toldo de la terraza", "las persianas del salón"],
+           "el toldo de la terraza", "las persianas del salón", "la yogurtera", "la estufa de pellets"],
 }  # fmt: skip
 CHAT_FREE = {
     "en": ["any tips for keeping {X} alive through winter?", "finally sorted {X} this weekend, took ages",
            "is it worth paying extra for {X} or just make do?", "we ended up giving away {X} to the neighbours",
            "how long should {X} take to settle in, roughly?", "ugh, {X} again. third time this month",
-           "thinking of selling {X}, what would you ask for it?", "quick one: does {X} need any special care?"],
+           "thinking of selling {X}, what would you ask for it?", "quick one: does {X} need any special care?",
+           "honestly {X} was the best thing we bought this year", "anyone else find {X} way harder than the videos make it look?",
+           "we moved {X} to the other side of the garden and it's happier now", "rate my setup: {X}, nothing fancy"],
     "fr": ["des conseils pour entretenir {X} cet hiver ?", "on a enfin réglé le souci avec {X}",
-           "ça vaut le coup d'acheter {X} neuf ?", "j'ai donné {X} à la voisine finalement",
-           "combien de temps faut-il pour {X}, à peu près ?", "encore {X} qui fait des siennes"],
+           "ça vaut le coup de remplacer {X} ?", "j'ai donné {X} à la voisine finalement",
+           "combien de temps faut-il pour {X}, à peu près ?", "encore {X} qui fait des siennes",
+           "franchement {X}, c'est le meilleur achat de l'année", "quelqu'un a déjà essayé de réparer {X} soi-même ?",
+           "on a déplacé {X} près de la fenêtre, ça va mieux", "vous feriez quoi avec {X} à ma place ?"],
     "es": ["¿algún consejo para cuidar {X} este invierno?", "por fin arreglamos lo de {X}",
-           "¿merece la pena comprar {X} nuevo?", "al final le regalé {X} a la vecina",
-           "¿cuánto tarda {X} en estar listo, más o menos?", "otra vez {X} dando guerra"],
+           "¿merece la pena cambiar {X}?", "al final le regalé {X} a la vecina",
+           "¿cuánto tarda {X} en estar listo, más o menos?", "otra vez {X} dando guerra",
+           "la verdad es que {X} ha sido la mejor compra del año", "¿alguien ha intentado arreglar {X} por su cuenta?",
+           "hemos movido {X} junto a la ventana y va mejor", "¿qué haríais vosotros con {X}?"],
 }  # fmt: skip
 _CHAT_TAIL = {
     "en": ["", " cheers", " (asking for a friend)", " lol", " any ideas?", " thanks in advance"],
@@ -703,8 +741,48 @@ def _tech(r: random.Random, kind: int) -> str:
         return f"https://docs.example.org/{svc}/reference/{tbl}#section-{r.randint(1, 30)}"
     if kind == 18:
         return f"WARN pool {svc}: {r.randint(1, 64)}/{r.randint(64, 128)} connections busy, queue depth {r.randint(0, 300)} at {_ts(r)}"
+    if kind == 19:
+        return f"ALTER TABLE {tbl} ADD COLUMN archived_at timestamptz NULL; -- migration {r.randint(100, 999)}_{tbl}"
+    if kind == 20:
+        return (
+            f"panic: runtime error: index out of range [{r.randint(1, 64)}] with length {r.randint(0, 1)}\n\n"
+            f"goroutine {r.randint(1, 900)} [running]:\nmain.(*{svc.replace('-', '')}Worker).drain(...)\n"
+            f"\t/src/{svc}/drain.go:{r.randint(10, 400)} +0x{_hex(r, 3)}"
+        )
+    if kind == 21:
+        pkg = svc.split("-")[0]
+        return (
+            f"java.lang.IllegalStateException: cursor closed\n\tat com.example.{pkg}.Reader.next(Reader.java:{r.randint(20, 600)})"
+            f"\n\tat com.example.{pkg}.Job.run(Job.java:{r.randint(20, 600)})"
+        )
+    if kind == 22:
+        return f'resource "aws_s3_bucket" "{tbl}" {{\n  bucket = "{svc}-artifacts-{_hex(r, 6)}"\n  force_destroy = false\n}}'
+    if kind == 23:
+        return (
+            f"--- a/{svc}/config.go\n+++ b/{svc}/config.go\n@@ -{r.randint(1, 90)},6 +{r.randint(1, 90)},7 @@\n"
+            f"-\tRetries: 3,\n+\tRetries: {r.randint(4, 9)},"
+        )
+    if kind == 24:
+        return (
+            f"added {r.randint(1, 900)} packages, and audited {r.randint(900, 2000)} packages in {r.randint(2, 59)}s"
+            f"\n\n{r.randint(0, 9)} vulnerabilities found"
+        )
+    if kind == 25:
+        return f"*/{r.randint(2, 30)} * * * * /opt/{svc}/bin/rotate --keep {r.randint(3, 14)} >> /var/log/{svc}/rotate.log 2>&1"
+    if kind == 26:
+        return (
+            "LAST SEEN   TYPE      REASON      OBJECT              MESSAGE\n"
+            f"{r.randint(1, 59)}s         Warning   BackOff     pod/{svc}-{_hex(r, 5)}   Back-off restarting failed container"
+        )
+    if kind == 27:
+        name = tbl.replace("_", "")
+        return f'query {{ {name}(first: {r.randint(5, 100)}, after: "{_hex(r, 12)}") {{ edges {{ node {{ id sku qty }} }} }} }}'
+    if kind == 28:
+        status = r.choice(["200 OK", "304 Not Modified", "429 Too Many Requests"])
+        return f'HTTP/1.1 {status}\nContent-Type: application/json\nETag: W/"{_hex(r, 16)}"\nRetry-After: {r.randint(1, 60)}'
     return (
-        f"ALTER TABLE {tbl} ADD COLUMN archived_at timestamptz NULL; -- migration {r.randint(100, 999)}_{tbl}"
+        f"Build #{r.randint(100, 9999)} of {svc} finished in {r.randint(1, 59)}m {r.randint(0, 59)}s: "
+        f"{r.randint(200, 3000)} tests, {r.randint(0, 4)} skipped"
     )
 
 
@@ -739,9 +817,7 @@ def generate(rng_seed: int = SEED) -> dict[str, list[dict]]:
         while len(seen) < n_free:
             text = chat_free(rng, lang)
             if text in seen:
-                text = f"{text} ({len(seen) % 7 + 2} days in)"
-                if text in seen:
-                    continue
+                continue
             seen.add(text)
             records.append(
                 {"id": f"v9{lang}{len(records) + 1:04d}", "lang": lang, "text": text, "entities": []}
@@ -750,7 +826,7 @@ def generate(rng_seed: int = SEED) -> dict[str, list[dict]]:
     free: list[dict] = []
     texts: set[str] = set()
     while len(free) < 480:
-        text = _tech(rng, len(free) % 20)
+        text = _tech(rng, len(free) % 30)
         if text in texts or _luhn_run(text):
             continue
         texts.add(text)
