@@ -16,7 +16,7 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v8        # eval/frozen_v8/*.jsonl (v8, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v8        # eval/frozen_v8/*.jsonl (v8, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v7        # eval/frozen_v7/*.jsonl (v7, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v6        # eval/frozen_v6/*.jsonl (v6, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v5        # eval/frozen_v5/*.jsonl (v5, spent: now tuning material)
@@ -27,10 +27,11 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v8): nobody tunes on
+the current frozen held-out set (``HELD_OUT_DIRS``, now empty): nobody tunes on
 them, and nobody reads their results before the lead's single measurement.
-The v1, v2, v3, v4, v5, v6 and v7 frozen files were measured once and are spent
-(v5, v6 and v7 on 2026-12-03): they may be read like tuning files.
+The v1, v2, v3, v4, v5, v6, v7 and v8 frozen files were measured once and are
+spent (v5, v6, v7 and v8 on 2026-12-03): they may be read like tuning files.
+No held-out set is on this branch while the next one is written blind.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v8 (frozen 2026-12-03, eval/frozen_v8.py) since v7 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v8",)
+# tuning. Empty: v8 (eval/frozen_v8) was measured once on 2026-12-03 and is
+# spent; the next held-out set is written blind elsewhere.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
@@ -56,7 +58,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
     parser.add_argument(
-        "--frozen-v8", action="store_true", help="the frozen held-out set v8 (eval/frozen_v8): measured once"
+        "--frozen-v8",
+        action="store_true",
+        help="the frozen set v8 (eval/frozen_v8): spent, now tuning material",
     )
     parser.add_argument("--frozen-v7", action="store_true", help="the spent v7 frozen set (eval/frozen_v7)")
     parser.add_argument("--frozen-v6", action="store_true", help="the spent v6 frozen set (eval/frozen_v6)")
