@@ -4,6 +4,10 @@ ratio (``(8881/55091 lines)``) or after a product-code key (``GTIN``, ``UPC``,
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 import pytest
 
 from tollway_redactor.engine import Detector
@@ -11,6 +15,8 @@ from tollway_redactor.names import lowercase_context_names
 from tollway_redactor.number_rules import phone_candidate_ok, phone_context
 
 from .conftest import found
+
+EVAL = Path(__file__).resolve().parents[2] / "eval"
 
 
 def _ok(text: str, value: str) -> bool:
@@ -93,3 +99,20 @@ def test_round11_chat_precision_through_the_detector(detector: Detector) -> None
 )
 def test_texting_cues_and_next_of_kin_announce_a_phone(text: str, ok: bool) -> None:
     assert phone_context(text, text.index("4155550173" if "415" in text else "6604035192")) is ok
+
+
+def test_round11_generator_reproduces_its_files() -> None:
+    spec = importlib.util.spec_from_file_location("round11", EVAL / "round11.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    labelled, free = module.build()
+    for name, records in (("round11.jsonl", labelled), ("pii_free_round11.jsonl", free)):
+        lines = (EVAL / "tuning" / name).read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line) for line in lines] == records
+    for r in labelled:
+        assert r["entities"]
+        for e in r["entities"]:
+            assert r["text"][e["start"] : e["end"]] == e["value"]
+    for r in free:
+        assert not r["entities"]
