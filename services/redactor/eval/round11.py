@@ -6,12 +6,14 @@ Writes two tuning files (deterministic):
   detections next to the round-11 precision rules — phones split by ``/``
   after a trunk-0 area code (``089/1234567``); bare ten-digit phones after
   ``text <Name> on`` / ``texting them at`` or a ``Next of kin:`` key (a
-  recall class); lower-case names after a cue word.
+  recall class); a house name or a unit then a street without a number, with
+  its town and postcode (``Rose Cottage, Heronsgate Lane, Ludlow SY8 1QT``);
+  lower-case names after a cue word.
 - ``eval/tuning/pii_free_round11.jsonl``: PII-free texts of the round-11
   false-positive classes: count ratios (``(8881/55091 lines)``, ``3847/43079
   checks``), numbers after a product-code key (``GTIN``, ``UPC``, ``lot``),
   lower-case noun phrases with a plural after ``for`` / ``with`` (``for runny
-  yolks``).
+  yolks``), a unit and a street without a town.
 
 Usage::
 
@@ -41,6 +43,10 @@ LABELLED: list[tuple[str, str]] = [
         "Ward 7\nNext of kin: [[Marguerite Okonkwo|PERSON]], [[5035550188|PHONE_NUMBER]]\nDischarge pending.",
         "en",
     ),
+    # a house name or a unit, then a street without a number (town and postcode required)
+    ("new address is [[Lilac Cottage, Heronsgate Lane, Ludlow SY8 1QT|STREET_ADDRESS]] from May", "en"),
+    ("Ship to:\n[[Apt 9, Kestrel Crescent\nTralee, Co. Kerry\nV92 K2P3|STREET_ADDRESS]]", "en"),
+    ('{"address": "[[Beech House, Millers Row, Ripon HG4 1DE|STREET_ADDRESS]]"}', "en"),
     # lower-case names after a cue word (singular surnames stay names)
     ("can you remind [[horace whitcombe|PERSON]] about the invoice", "en"),
     ("lunch with [[marguerite okonkwo|PERSON]] moved to friday", "en"),
@@ -52,6 +58,7 @@ PII_FREE: list[tuple[str, str]] = [
     ("nightly: passed 3847/43079 checks, 12 flaky", "en"),
     ("Progress 1200/15000 rows imported", "en"),
     ("the text box at 4155550173 px is off screen", "en"),
+    ("Unit 4, Main Street was repainted last week.", "en"),
     # product codes after their key
     ("Batch B7720 best before 2028-02, GTIN 0712345678911, qty 48", "en"),
     ("UPC: 036000291452 on the outer box", "en"),

@@ -116,3 +116,29 @@ def test_round11_generator_reproduces_its_files() -> None:
             assert r["text"][e["start"] : e["end"]] == e["value"]
     for r in free:
         assert not r["entities"]
+
+
+# --- addresses: a house name or unit, then a street without a number ----------------
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "Rose Cottage, Spruce Ridge Road, Wymondham NR18 4RH",
+        "Holly Cottage, Tinsmiths Yard\nHexham NE46 4YT",
+        "Apt 16, Tamarisk Crescent\nDungarvan, Co. Waterford\nX35 W8N9",
+        "Flat 3, Kingfisher Parade, Truro TR1 2AB",
+    ],
+)
+def test_unnumbered_streets_after_a_house_name_or_unit_are_found_whole(
+    detector: Detector, address: str
+) -> None:
+    assert ("STREET_ADDRESS", address) in found(detector, f"Please post it to {address} by Friday.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Unit 4, Main Street was repainted last week.", "Rose Cottage, Station Road is the prettiest in town."],
+)
+def test_an_unnumbered_street_needs_its_town_and_postcode(detector: Detector, text: str) -> None:
+    assert not [f for f in found(detector, text) if f[0] == "STREET_ADDRESS"]
