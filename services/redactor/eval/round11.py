@@ -13,7 +13,8 @@ Writes two tuning files (deterministic):
   false-positive classes: count ratios (``(8881/55091 lines)``, ``3847/43079
   checks``), numbers after a product-code key (``GTIN``, ``UPC``, ``lot``),
   lower-case noun phrases with a plural after ``for`` / ``with`` (``for runny
-  yolks``), a unit and a street without a town.
+  yolks``), a unit and a street without a town, desks signing a letter or
+  heading a column (``Customer Services``, ``Recepción``, ``Postcode``).
 
 Usage::
 
@@ -47,6 +48,8 @@ LABELLED: list[tuple[str, str]] = [
     ("new address is [[Lilac Cottage, Heronsgate Lane, Ludlow SY8 1QT|STREET_ADDRESS]] from May", "en"),
     ("Ship to:\n[[Apt 9, Kestrel Crescent\nTralee, Co. Kerry\nV92 K2P3|STREET_ADDRESS]]", "en"),
     ('{"address": "[[Beech House, Millers Row, Ripon HG4 1DE|STREET_ADDRESS]]"}', "en"),
+    # a name signing above its desk
+    ("Kind regards,\n[[Ifeoma Lindqvist|PERSON]]\nCustomer Services", "en"),
     # lower-case names after a cue word (singular surnames stay names)
     ("can you remind [[horace whitcombe|PERSON]] about the invoice", "en"),
     ("lunch with [[marguerite okonkwo|PERSON]] moved to friday", "en"),
@@ -59,6 +62,10 @@ PII_FREE: list[tuple[str, str]] = [
     ("Progress 1200/15000 rows imported", "en"),
     ("the text box at 4155550173 px is off screen", "en"),
     ("Unit 4, Main Street was repainted last week.", "en"),
+    # desks signing a letter or heading a column
+    ("Your parcel left our depot today.\n\nCustomer Services", "en"),
+    ("Le recordamos su cita de mañana.\n\nAtentamente,\nRecepción", "es"),
+    ("Name,Email,Postcode\nn/a,n/a,n/a", "en"),
     # product codes after their key
     ("Batch B7720 best before 2028-02, GTIN 0712345678911, qty 48", "en"),
     ("UPC: 036000291452 on the outer box", "en"),

@@ -129,8 +129,17 @@ GREETING_WORDS = frozenset(
     Obrigada Adieu Adiós Bienvenue Bienvenido Bienvenida Welcome Congrats Congratulations Félicitations Felicidades
     """.split()
 )
-STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS | GREETING_WORDS
-NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
+# Desks and departments that sign a letter or head a column ("Customer
+# Services", "Atentamente,\nRecepción", a CSV's "Postcode"): never a person
+# on their own (round 11).
+DESK_WORDS = frozenset(
+    """
+    Services Service Support Helpdesk Reception Recepción Accueil Secretaría Secrétariat Billing Accounts
+    Sales Administración Administration Facturación Facturation Postcode Postal Zipcode Zip
+    """.split()
+)
+STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS | GREETING_WORDS | DESK_WORDS
+NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS | DESK_WORDS
 
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"

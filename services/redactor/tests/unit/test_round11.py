@@ -142,3 +142,24 @@ def test_unnumbered_streets_after_a_house_name_or_unit_are_found_whole(
 )
 def test_an_unnumbered_street_needs_its_town_and_postcode(detector: Detector, text: str) -> None:
     assert not [f for f in found(detector, text) if f[0] == "STREET_ADDRESS"]
+
+
+# --- PERSON: desks and departments are no names ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your statement will follow by post.\n\nCustomer Services",
+        "le confirmamos la cita del 7 de julio.\n\nAtentamente,\nRecepción",
+        "Name,Email,Postcode\nn/a,n/a,n/a",
+    ],
+)
+def test_a_desk_signing_a_letter_or_heading_a_column_is_no_name(detector: Detector, text: str) -> None:
+    assert [f for f in found(detector, text) if f[0] == "PERSON"] == []
+
+
+def test_a_name_next_to_a_desk_word_is_still_found(detector: Detector) -> None:
+    assert ("PERSON", "Marguerite Okonkwo") in found(
+        detector, "Regards,\nMarguerite Okonkwo\nCustomer Services"
+    )
