@@ -113,6 +113,13 @@ STREET_EN = (
     rf"{_EN_UNIT_BEFORE}\b\d{{1,5}}[A-Za-z]?(?:-\d{{1,4}})?\s+(?:{_EN_NAME}\s+){{1,4}}{_EN_TYPE}"
     rf"{_EN_DIRECTION}{_EN_UNITS_AFTER}{_NZ_RURAL_DELIVERY}{_EN_TAIL}"
 )
+# A house name or a unit then a street without a house number ("Rose Cottage,
+# Spruce Ridge Road, Wymondham NR18 4RH", "Apt 16, Tamarisk Crescent\nDungarvan,
+# Co. Waterford\nX35 W8N9"): the town and its postcode required (round 11)
+STREET_EN_UNNUMBERED = (
+    rf"\b(?:{_EN_HOUSE}|{_EN_UNIT})(?:,[ \t]*|[ \t]*\n[ \t]*)(?:{_EN_NAME}[ \t]+){{1,3}}{_EN_TYPE}"
+    rf"{_EN_TAIL_REQ}"
+)
 PO_BOX = rf"\b(?-i:P\.?\s?O\.?\s?Box|PO\s?Box|POB|Post\s+Office\s+Box)\s+\d{{1,6}}\b{_EN_TAIL}"
 # Rural routes: the US "RR 3 Box 10" / "HC 2 Box 5" and Canada's "RR 1 Site 15 Comp 45",
 # then the town with its state and ZIP or province and postcode (required; round 10)
@@ -267,6 +274,7 @@ APARTADO = rf"\b(?-i:Apartado(?:[ \t]+de[ \t]+Correos)?|Apdo\.)[ \t]+\d{{1,6}}(?
 PATTERNS: tuple[tuple[str, str], ...] = (
     ("street_number_first", STREET_EN),
     ("street_number_first_weak", STREET_EN_WEAK),
+    ("street_unnumbered", STREET_EN_UNNUMBERED),
     ("po_box", PO_BOX),
     ("rural_route", RURAL_ROUTE),
     ("street_number_last", STREET_DE),

@@ -129,8 +129,17 @@ GREETING_WORDS = frozenset(
     Obrigada Adieu Adiós Bienvenue Bienvenido Bienvenida Welcome Congrats Congratulations Félicitations Felicidades
     """.split()
 )
-STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS | GREETING_WORDS
-NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS
+# Desks and departments that sign a letter or head a column ("Customer
+# Services", "Atentamente,\nRecepción", a CSV's "Postcode"): never a person
+# on their own (round 11).
+DESK_WORDS = frozenset(
+    """
+    Services Service Support Helpdesk Reception Recepción Accueil Secretaría Secrétariat Billing Accounts
+    Sales Administración Administration Facturación Facturation Postcode Postal Zipcode Zip
+    """.split()
+)
+STOP_WORDS = STOP_WORDS | LABEL_WORDS | COMMAND_WORDS | GREETING_WORDS | DESK_WORDS
+NOT_NAME_WORDS = LABEL_WORDS | COMMAND_WORDS | TECH_WORDS | GREETING_WORDS | DESK_WORDS
 
 _CUE = re.compile(  # one or more cues: "Chère Madame Lefort", "Best Regards, Ana"
     r"(?:(?<=\W)|^)(?:(?i:dear|hi|hello|hey|thanks|thank\s+you|attn\.?|attention|beneficiary|"
@@ -910,6 +919,11 @@ _LOWER_CONTEXT = re.compile(
 )
 
 
+# A plural ending on an unlisted lower-case word: "-es", or "-s" after a
+# letter other than s, u, i, a, o ("yolks", "edges"; not "thomas", "ramos").
+_PLURAL_NOUN = re.compile(r"(?:[^suiao]s|[^s]es)$")
+
+
 def lowercase_context_names(text: str) -> list[Span]:
     """PERSON spans for two lower-case words after a verb, preposition or cue that
     takes a person (``remind horace whitcombe about``, ``cc marguerite
@@ -917,7 +931,8 @@ def lowercase_context_names(text: str) -> list[Span]:
     is a listed first name (not an ambiguous one) or the second a listed
     surname, each word is a listed name or a rare word (zipf below
     :data:`EVERYDAY_ZIPF`), and neither is a stop, label, command, software
-    word or (the first) a place. Score :data:`GAZETTEER_SCORE`."""
+    word or (the first) a place, and an unlisted second word has no plural
+    ending (``for runny yolks``; round 11). Score :data:`GAZETTEER_SCORE`."""
     first, last = person_names()
     ambiguous = ambiguous_first_names()
     common = common_words()
@@ -935,6 +950,10 @@ def lowercase_context_names(text: str) -> list[Span]:
         if not ((given in first and given not in ambiguous) or word_zipf(a) < EVERYDAY_ZIPF):
             continue
         if not (family in last or word_zipf(b) < EVERYDAY_ZIPF):
+            continue
+        if family not in last and _PLURAL_NOUN.search(b):
+            # an unlisted second word with a plural ending is a noun phrase
+            # ("for runny yolks", "with crispy edges"), no surname (round 11)
             continue
         out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
     return out

@@ -217,6 +217,7 @@ def _unix_time(group: str) -> bool:
 _PHONE_ID_KEY = re.compile(
     r"(?i)\b(?:id|ids|uid|uuid|guid|offset|seq|sequence|ts|timestamp|epoch(?:_ms)?|order|tracking|"
     r"shipment|ref|reference|invoice|ticket|build|block|po|partition|checksum|crc|hash|isbn|ean|sku|"
+    r"gtin|upc|mpn|asin|lot|"
     r"serial|version|commit|pid|pids|port|ports|range|case|batch|job|run|request|transaction|txn|size|bytes|"
     r"mtime|ctime|atime|created|updated|amount|count|total|account|acct|customer|member|policy|contract|"
     r"loan|parcel)"
@@ -281,6 +282,10 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
     core = run.lstrip("+(")
     if _DATE_SHAPES.match(core) or _IPV4.match(core):
         return False
+    if not run.startswith("+") and _COUNT_RATIO.match(core):
+        # "(8881/55091 lines)", "3847/43079": a count over a total; a national
+        # number split by "/" opens with its trunk 0 ("089/1234567"; round 11)
+        return False
     if _ZIP_PLUS4.match(run) and _STATE_BEFORE.search(text[max(0, start - 6) : start]):
         return False  # a US ZIP+4 after its state ("Brattleboro, VT 05301-4641"; round 10)
     if _id_column(text, start):
@@ -302,6 +307,9 @@ def phone_candidate_ok(text: str, start: int, end: int) -> bool:
 
 
 _ZIP_PLUS4 = re.compile(r"^\d{5}-\d{4}$")
+# Two digit groups joined by one "/" with no space, the first without a
+# trunk 0: a fraction or count ratio (coverage "8881/55091"), no phone.
+_COUNT_RATIO = re.compile(r"^[1-9]\d*/\d+$")
 _STATE_BEFORE = re.compile(r"\b[A-Z]{2}[ \t]+$")
 _ID_HEADER = re.compile(r"(?i)(?:\b|_)(?:id|ids|ref|reference|invoice|order|account|customer|ticket|sku)$")
 
@@ -350,6 +358,8 @@ def _trunk_dotted(groups: list[str]) -> bool:
 _PHONE_WORD = re.compile(
     r"(?i)\b(?:phone|tel|tél|telephone|téléphone|teléfono|telefono|telefon|mobile|mobil|móvil|movil|cell|"
     r"cellphone|celular|portable|fax|whatsapp|sms|text\s+me|call|ring|dial|reach|reachable|contact\w*|"
+    # round 11: "text Torbjorn on ...", "texting her at ...", "Next of kin: ..."
+    r"text(?:ed|ing)?\s+(?:us|him|her|them|(?-i:[A-Z])[\w'’-]+)\s+(?:on|at)|next\s+of\s+kin|"
     r"joindre|appel\w*|rappel\w*|llam\w*|number|numéro|número|nummer|coordonnées|cellulare|bellen|"
     r"anrufen|mob|tlf|tfno)\b"
 )
