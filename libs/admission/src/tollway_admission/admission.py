@@ -70,6 +70,9 @@ SeedProvider = Callable[[Limit, Window], Awaitable[int]]
 
 _OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
 _SEED_MEMORY_SECONDS = 1.0
+# limit kinds with OpenAI rate-limit headers; the kind is the headers' suffix
+# (x-ratelimit-{limit,remaining,reset}-{requests,tokens})
+_HEADER_KINDS = ("requests", "tokens")
 
 
 def _s(v: Any) -> str:
@@ -214,36 +217,23 @@ class AdmitResult:
         OpenAI's duration format (``"20ms"``, ``"1s"``, ``"6m0s"``). Absent
         kinds are omitted.
         """
-        # one pass (once per call): the first enforced check of each kind with the least
-        # (remaining, value); the longest reset among the refusing (retry_after_seconds)
-        rpm: LimitCheck | None = None
-        tpm: LimitCheck | None = None
-        refusing: float | None = None
+        # the first enforced check of each kind with the least (remaining, value)
+        tightest: dict[str, LimitCheck] = {}
         for c in self.checks:
-            if c.outcome == "refuses" and (refusing is None or c.reset_seconds > refusing):
-                refusing = c.reset_seconds
-            kind = c.kind
-            if kind == "requests":
-                if not c.limit.shadow and (
-                    rpm is None or (c.remaining, c.value) < (rpm.remaining, rpm.value)
-                ):
-                    rpm = c
-            elif kind == "tokens":
-                if not c.limit.shadow and (
-                    tpm is None or (c.remaining, c.value) < (tpm.remaining, tpm.value)
-                ):
-                    tpm = c
+            if c.kind in _HEADER_KINDS and not c.limit.shadow:
+                best = tightest.get(c.kind)
+                if best is None or (c.remaining, c.value) < (best.remaining, best.value):
+                    tightest[c.kind] = c
         out: dict[str, str] = {}
-        if rpm is not None:
-            out["x-ratelimit-limit-requests"] = str(rpm.value)
-            out["x-ratelimit-remaining-requests"] = str(rpm.remaining)
-            out["x-ratelimit-reset-requests"] = openai_duration(rpm.reset_seconds)
-        if tpm is not None:
-            out["x-ratelimit-limit-tokens"] = str(tpm.value)
-            out["x-ratelimit-remaining-tokens"] = str(tpm.remaining)
-            out["x-ratelimit-reset-tokens"] = openai_duration(tpm.reset_seconds)
-        if refusing is not None:
-            out["Retry-After"] = str(max(1, math.ceil(refusing)))
+        for kind in _HEADER_KINDS:
+            check = tightest.get(kind)
+            if check is not None:
+                out[f"x-ratelimit-limit-{kind}"] = str(check.value)
+                out[f"x-ratelimit-remaining-{kind}"] = str(check.remaining)
+                out[f"x-ratelimit-reset-{kind}"] = openai_duration(check.reset_seconds)
+        retry_after = self.retry_after_seconds
+        if retry_after is not None:
+            out["Retry-After"] = str(retry_after)
         return out
 
     def reservation_by_scope(self) -> dict[str, ScopeReservation]:
