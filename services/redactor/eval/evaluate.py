@@ -31,8 +31,8 @@ Usage::
 ``--misses`` (print every miss and false positive) is refused on the files of
 the current frozen held-out set (``HELD_OUT_DIRS``, now v10): nobody tunes on
 them, and nobody reads their results before the lead's single measurement.
-The v1 to v8 frozen files were measured once and are spent (v5, v6, v7 and v8
-on 2026-12-03): they may be read like tuning files.
+The v1 to v9 frozen files were measured once and are spent (v5 to v9 on
+2026-12-03): they may be read like tuning files.
 """
 
 from __future__ import annotations
