@@ -28,10 +28,11 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v9): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1 to v8 frozen files were measured once and are spent (v5, v6, v7 and v8
-on 2026-12-03): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``): nobody tunes on them, and
+nobody reads their results before the lead's single measurement.
+``HELD_OUT_DIRS`` is empty now: v9 was measured once on 2026-12-03 (main
+fffdddb) and is spent like v1 to v8 (v5 to v9 on 2026-12-03): all of them may
+be read like tuning files. The next blind set joins ``HELD_OUT_DIRS`` when it lands.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from tollway_redactor.settings import RedactorSettings
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
 # tuning. v9 (frozen 2026-12-03, eval/frozen_v9.py) since v8 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v9",)
+HELD_OUT_DIRS: tuple[str, ...] = ()  # v9 spent on 2026-12-03: no held-out set on this branch
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
@@ -57,7 +58,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
     parser.add_argument(
-        "--frozen-v9", action="store_true", help="the frozen held-out set v9 (eval/frozen_v9): measured once"
+        "--frozen-v9",
+        action="store_true",
+        help="the frozen set v9 (eval/frozen_v9): measured once, spent: now tuning material",
     )
     parser.add_argument("--frozen-v8", action="store_true", help="the spent v8 frozen set (eval/frozen_v8)")
     parser.add_argument("--frozen-v7", action="store_true", help="the spent v7 frozen set (eval/frozen_v7)")
