@@ -185,6 +185,8 @@ WRITTEN_AFTER_V4 = frozenset(
         *(f"frozen_v9/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
     }
 )
 
@@ -501,6 +503,8 @@ WRITTEN_AFTER_V5 = frozenset(
         *(f"frozen_v9/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
     }
 )
 WRITTEN_AFTER_V6 = frozenset(
@@ -514,6 +518,8 @@ WRITTEN_AFTER_V6 = frozenset(
         *(f"frozen_v9/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
     }
 )
 # Round 9 (branch `tune9`, eval/round9.py) was written after v6 was measured and
@@ -533,6 +539,8 @@ WRITTEN_AFTER_V7 = frozenset(
         *(f"frozen_v9/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
     }
 )
 # Round 10 (branch `tune10`, eval/round10.py) was written after v7 was measured
@@ -549,6 +557,8 @@ WRITTEN_AFTER_V8 = frozenset(
         *(f"frozen_v9/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
     }
 )
 # Nothing was written after v9 yet.
@@ -556,7 +566,16 @@ WRITTEN_AFTER_V8 = frozenset(
 # and spent, from v8's miss classes, at the same time as v9 and blind to it:
 # later for v4's-v9's pool checks; the checks that no held-out value or PII-free
 # text appears in any other file still read it.
-WRITTEN_AFTER_V9 = frozenset({"tuning/round11.jsonl", "tuning/pii_free_round11.jsonl"})
+# Round 12 (branch `tune12`, eval/round12.py) was written after v9 was measured
+# and spent, from v9's miss classes: later for v4's-v9's pool checks.
+WRITTEN_AFTER_V9 = frozenset(
+    {
+        "tuning/round11.jsonl",
+        "tuning/pii_free_round11.jsonl",
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
+    }
+)
 
 _V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
 _V6_STREET_PREFIX = (

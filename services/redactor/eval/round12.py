@@ -1,0 +1,88 @@
+"""Round-12 development material (issue 11): the miss classes of the spent v9.
+
+Writes two tuning files (deterministic):
+
+- ``eval/tuning/round12.jsonl``: labelled messages of the round-12 recall
+  classes — 18- and 19-digit Maestro/UnionPay/Discover card numbers written
+  in even groups of 5 or 6 digits (6-6-6, 5-5-5-4) with a space, ``-`` or
+  ``.`` between groups, in en/fr/es, after a card word or none.
+- ``eval/tuning/pii_free_round12.jsonl``: PII-free texts that the round-12
+  rules must leave alone: lists of 6-digit codes that fail Luhn or fall in
+  no issuer range, groups of uneven width, thousands groups of 3 digits.
+
+Usage::
+
+    uv run python services/redactor/eval/round12.py
+
+Written after reading the spent v9's misses (``evaluate.py --frozen-v9
+--misses``, round 12), with new strings: no name, number or sentence is
+copied from v9. The round-12 rules were tuned on this file, so it measures
+nothing held out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+# [[...|TYPE]] marks an entity; the text is the template without the marks.
+LABELLED: list[tuple[str, str]] = [
+    # cards in even groups of 5 or 6 digits (18 and 19 digits; Luhn-valid, issuer ranges 50, 60-69)
+    ("Charged to card [[630419 772854 103366|CREDIT_CARD]] on the 3rd.", "en"),
+    ("billing:\n  card: '[[621488-306927-511043|CREDIT_CARD]]'\n  currency: EUR", "en"),
+    ("Paid with [[501873.649205.718351|CREDIT_CARD]], ref attached", "en"),
+    ("UnionPay [[62719 30485 76120 9385|CREDIT_CARD]] declined twice", "en"),
+    ("la carte [[630419-772854-103366|CREDIT_CARD]] a été refusée hier", "fr"),
+    ("Réglé par carte [[62719 30485 76120 9385|CREDIT_CARD]].", "fr"),
+    ("el cargo en la tarjeta [[621488 306927 511043|CREDIT_CARD]] está duplicado", "es"),
+    ("Tarjeta: [[501873-649205-718351|CREDIT_CARD]]\nTitular en el reverso", "es"),
+]
+
+PII_FREE: list[tuple[str, str]] = [
+    # 6-digit codes in a row: Luhn fails, or no issuer range for 18 digits
+    ("Batch codes 630419 772856 103367 were re-run overnight.", "en"),
+    ("lot numbers 712345 650321 998877 recalled", "en"),
+    # uneven widths and thousands groups
+    ("Totals: 62173 4567 890123 units across regions", "en"),
+    ("le budget passe à 630 419 772 854 103 euros sur dix ans", "fr"),
+    ("códigos 501873 649205 718352 anulados por el sistema", "es"),
+]
+
+
+def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The labelled records and the PII-free records, in file order."""
+    labelled: list[dict[str, object]] = []
+    for k, (marked, lang) in enumerate(LABELLED):
+        text, entities = "", []
+        rest = marked
+        while "[[" in rest:
+            before, _, after = rest.partition("[[")
+            inner, _, rest = after.partition("]]")
+            value, _, entity = inner.rpartition("|")
+            text += before
+            entities.append(
+                {"type": entity, "start": len(text), "end": len(text) + len(value), "value": value}
+            )
+            text += value
+        text += rest
+        labelled.append({"id": f"r12-{k}", "lang": lang, "text": text, "entities": entities})
+    free = [
+        {"id": f"r12-free-{k}", "lang": lang, "text": text, "entities": []}
+        for k, (text, lang) in enumerate(PII_FREE)
+    ]
+    return labelled, free
+
+
+def main() -> None:
+    """Write ``tuning/round12.jsonl`` and ``tuning/pii_free_round12.jsonl``."""
+    labelled, free = build()
+    for name, records in (("round12.jsonl", labelled), ("pii_free_round12.jsonl", free)):
+        with (HERE / "tuning" / name).open("w", encoding="utf-8") as f:
+            for record in records:
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
