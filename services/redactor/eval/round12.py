@@ -8,7 +8,8 @@ Writes two tuning files (deterministic):
   ``.`` between groups, in en/fr/es, after a card word or none.
 - ``eval/tuning/pii_free_round12.jsonl``: PII-free texts that the round-12
   rules must leave alone: lists of 6-digit codes that fail Luhn or fall in
-  no issuer range, groups of uneven width, thousands groups of 3 digits.
+  no issuer range, groups of uneven width, thousands groups of 3 digits;
+  ``de Madrid a Toledo`` and ``calle Mayor a las 5`` without a road number.
 
 Usage::
 
@@ -38,6 +39,22 @@ LABELLED: list[tuple[str, str]] = [
     ("Réglé par carte [[62719 30485 76120 9385|CREDIT_CARD]].", "fr"),
     ("el cargo en la tarjeta [[621488 306927 511043|CREDIT_CARD]] está duplicado", "es"),
     ("Tarjeta: [[501873-649205-718351|CREDIT_CARD]]\nTitular en el reverso", "es"),
+    # Spanish roads named by the towns they join ("de X a Y"), with a number, s/n or a km point
+    (
+        "domicilio: [[Carretera de Colmenar a Torrelodones n.º 17, esc. 2, 3.º dcha., "
+        "28250 Torrelodones (Madrid)|STREET_ADDRESS]]",
+        "es",
+    ),
+    ("Nueva dirección:\n[[Camino de Ayna al Molino, 12, 2.º A\n02125 Ayna (Albacete)|STREET_ADDRESS]]", "es"),
+    (
+        "Enviar a:\n[[Carretera de Olmedo a Portillo, km 12,4\n47450 Pozal de Gallinas (Valladolid)|STREET_ADDRESS]]",
+        "es",
+    ),
+    (
+        "pasará por [[Carretera de Olmedo a Portillo, s/n, bajo, 47400 Medina del Campo (Valladolid)|STREET_ADDRESS]]"
+        " a mediodía.",
+        "es",
+    ),
 ]
 
 PII_FREE: list[tuple[str, str]] = [
@@ -48,6 +65,10 @@ PII_FREE: list[tuple[str, str]] = [
     ("Totals: 62173 4567 890123 units across regions", "en"),
     ("le budget passe à 630 419 772 854 103 euros sur dix ans", "fr"),
     ("códigos 501873 649205 718352 anulados por el sistema", "es"),
+    # "a" / "y" between capitalised words that are no road
+    ("Fui de Madrid a Toledo 12 veces este año.", "es"),
+    ("Quedamos en la calle Mayor a las 5 de la tarde.", "es"),
+    ("El tren de Sevilla a Cádiz sale del andén 4, 41001 pasajeros al año.", "es"),
 ]
 
 

@@ -60,3 +60,30 @@ def test_round12_cards_through_the_detector(detector: Detector) -> None:
 def test_round12_tuning_files_reproduce() -> None:
     labelled, free = load_eval_module("round12").build()
     assert_tuning_files_reproduce({"round12.jsonl": labelled, "pii_free_round12.jsonl": free})
+
+
+# --- Spanish roads named by the towns they join ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Carretera de Colmenar a Torrelodones n.º 17, esc. 2, 3.º dcha., 28250 Torrelodones (Madrid)",
+        "Camino de Ayna al Molino, 12, 2.º A\n02125 Ayna (Albacete)",
+        "Carretera de Olmedo a Portillo, km 12,4\n47450 Pozal de Gallinas (Valladolid)",
+        "Carretera de Olmedo a Portillo, s/n, bajo, 47400 Medina del Campo (Valladolid)",
+    ],
+)
+def test_a_road_from_one_town_to_another_is_one_address(detector: Detector, value: str) -> None:
+    assert found(detector, f"Nueva dirección: {value} a mediodía.") == [("STREET_ADDRESS", value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fui de Madrid a Toledo 12 veces este año.",
+        "Quedamos en la calle Mayor a las 5 de la tarde.",
+    ],
+)
+def test_towns_joined_by_a_without_a_road_word_are_no_address(detector: Detector, text: str) -> None:
+    assert found(detector, text) == []
