@@ -55,6 +55,9 @@ LABELLED: list[tuple[str, str]] = [
         " a mediodía.",
         "es",
     ),
+    # "Surname, Given" in a record or after a role word: one person, not two
+    ("Employee record\nName: [[Okafor, Benedikt|PERSON]]\nStart date: 3 March", "en"),
+    ("Parcel left at the door; recipient [[Govender, Oluchi|PERSON]] signed.", "en"),
 ]
 
 PII_FREE: list[tuple[str, str]] = [
@@ -63,12 +66,16 @@ PII_FREE: list[tuple[str, str]] = [
     ("lot numbers 712345 650321 998877 recalled", "en"),
     # uneven widths and thousands groups
     ("Totals: 62173 4567 890123 units across regions", "en"),
+    ("worker pids 60417 23355 90813 restarted", "en"),
     ("le budget passe à 630 419 772 854 103 euros sur dix ans", "fr"),
     ("códigos 501873 649205 718352 anulados por el sistema", "es"),
     # "a" / "y" between capitalised words that are no road
     ("Fui de Madrid a Toledo 12 veces este año.", "es"),
     ("Quedamos en la calle Mayor a las 5 de la tarde.", "es"),
-    ("El tren de Sevilla a Cádiz sale del andén 4, 41001 pasajeros al año.", "es"),
+    (
+        "El tren de Sevilla a Cádiz sale del andén 4, 41001 pasajeros al año.",
+        "es",
+    ),  # two people side by side after a greeting or a verb stay two spans (checked in the unit tests)
 ]
 
 

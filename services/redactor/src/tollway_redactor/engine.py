@@ -86,6 +86,7 @@ from tollway_redactor.names import (  # noqa: E402
     initial_possessive_names,
     initial_surname_names,
     is_place,
+    join_surname_comma_given,
     last_first_names,
     list_item_names,
     lowercase_chat_names,
@@ -795,6 +796,7 @@ def _person_rules(
     # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps
     # joined; round 9: middle initials ("Ryota" + " P. Mutasa")
     out = complete_names(text, grow_initials(text, out))
+    out = join_surname_comma_given(text, out)  # round 12: "recipient Loxley, Cuthbert signed"
     # round 9: organisations ("Brightmoor Freight") and a table's column names are no persons
     return [
         s

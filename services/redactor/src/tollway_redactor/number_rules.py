@@ -119,8 +119,8 @@ def find_cards(text: str) -> list[CardMatch]:
     or one of ``-./``; a grouped number starts with a group of 4 digits
     (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3), or is 6 digits (the issuer number,
     BIN) then the rest in one group (``620885 7591810551577``, round 8), or
-    is even groups of 5 or 6 digits with a last group no longer (6-6-6,
-    5-5-5-4: 18- and 19-digit Maestro/UnionPay numbers, round 12), and
+    is 18 or 19 digits in even groups of 5 or 6 with a last group no longer
+    (6-6-6, 5-5-5-4: Maestro/UnionPay numbers, round 12), and
     every group but the last has at least 3 digits (so lists of small
     numbers or pids are no card). When the whole
     run is no card, the longest valid run of whole groups inside it is
@@ -188,7 +188,8 @@ def _even_groups(groups: list[tuple[int, int]], i: int, j: int) -> bool:
         return False
     if any(b - a != width for a, b in groups[i:j]):
         return False
-    return 1 <= groups[j][1] - groups[j][0] <= width
+    total = sum(b - a for a, b in groups[i : j + 1])
+    return 1 <= groups[j][1] - groups[j][0] <= width and total >= 18
 
 
 def _consistent_separators(raw: str) -> bool:

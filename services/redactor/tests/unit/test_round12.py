@@ -39,6 +39,7 @@ def test_even_groups_of_five_or_six_digits_are_one_card(value: str) -> None:
         "lots 712345 650321 998877 recalled",  # 7x: no 18-digit issuer range
         "62173 4567 890123 units",  # uneven widths
         "630419 772856 1033661 x",  # the last group is wider than the others
+        "pids 63245 92020 54866",  # 15 digits in 5-digit groups: a list, not a card
     ],
 )
 def test_even_groups_that_are_no_card_stay_unmatched(text: str) -> None:
@@ -87,3 +88,32 @@ def test_a_road_from_one_town_to_another_is_one_address(detector: Detector, valu
 )
 def test_towns_joined_by_a_without_a_road_word_are_no_address(detector: Detector, text: str) -> None:
     assert found(detector, text) == []
+
+
+# --- "Surname, Given": one person --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Employee record\nName: Okafor, Benedikt\nStart date: 3 March", "Okafor, Benedikt"),
+        ("Parcel left at the door; recipient Govender, Oluchi signed.", "Govender, Oluchi"),
+    ],
+)
+def test_surname_comma_given_is_one_person(detector: Detector, text: str, value: str) -> None:
+    assert [v for t, v in found(detector, text) if t == "PERSON"] == [value]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Thanks Tamsin, Benedikt.", ["Tamsin", "Benedikt"]),
+        ("Can you ask Signe, Ailsa and Yuna to join?", ["Signe", "Ailsa", "Yuna"]),
+        ("Present: Sunil Liang, J. Ngo, Ropata", None),
+    ],
+)
+def test_names_side_by_side_are_not_joined(detector: Detector, text: str, names: list[str] | None) -> None:
+    persons = [v for t, v in found(detector, text) if t == "PERSON"]
+    assert not any(", " in v for v in persons)
+    if names is not None:
+        assert persons == names
