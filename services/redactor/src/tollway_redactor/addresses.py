@@ -204,8 +204,13 @@ _ES_TYPE = (
 )
 # Links inside street names: Spanish, Catalan ("de les Corts", "dels Àngels",
 # "Sant Bartomeu de l'Erm": round 9)
-# and Galician ("Rúa do Vilar", "Rúa da Raíña").
-_ES_LINK = r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|de\s+l['’]|del|de|dels|d['’]|l['’]|do|da|dos|das)\s*)?"
+# and Galician ("Rúa do Vilar", "Rúa da Raíña"); a road named by the towns it
+# joins ("Carretera de Colmenar a Torrelodones", "Camino de Ayna al Molino",
+# "Calle de Fernando y Pilar"; round 12).
+_ES_LINK = (
+    r"(?:(?:de\s+la|de\s+los|de\s+las|de\s+les|de\s+l['’]|del|de|dels|d['’]|l['’]|do|da|dos|das)\s*"
+    r"|(?-i:a\s+la|al|a|y|i)\s+)?"
+)
 # a house number, "s/n", or a road's kilometre point ("Carretera de Cehegín, km 18,3"; round 10)
 _ES_NUMBER = (
     r"(?:(?:n\.?º|nº|núm\.?|no\.)\s*)?(?:\d{1,4}(?-i:[A-Z])?\b|s/n|km\.?[ \t]?\d{1,3}(?:[,.]\d{1,3})?\b)"

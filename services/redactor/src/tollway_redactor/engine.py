@@ -86,6 +86,7 @@ from tollway_redactor.names import (  # noqa: E402
     initial_possessive_names,
     initial_surname_names,
     is_place,
+    join_surname_comma_given,
     last_first_names,
     list_item_names,
     lowercase_chat_names,
@@ -127,7 +128,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r14"
+DETECTOR_REVISION = "2026-12-03.issue11-r15"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -795,6 +796,7 @@ def _person_rules(
     # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps
     # joined; round 9: middle initials ("Ryota" + " P. Mutasa")
     out = complete_names(text, grow_initials(text, out))
+    out = join_surname_comma_given(text, out)  # round 12: "recipient Loxley, Cuthbert signed"
     # round 9: organisations ("Brightmoor Freight") and a table's column names are no persons
     return [
         s

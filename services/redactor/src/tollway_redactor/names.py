@@ -1932,3 +1932,72 @@ def vocative_and_signature_names(text: str) -> list[Span]:
     if end is not None and all(_name_word_ok(w) for w in end.group("name").split()):
         out.append(Span("PERSON", end.start("name"), end.end("name"), GAZETTEER_SCORE))
     return out
+
+
+_PAIR_GAP = re.compile(r",[ \t]+")
+_PAIR_LIST_AFTER = re.compile(
+    rf"^[ \t]*(?:,[ \t]*|[ \t]+(?i:and|or|et|ou|y|e|o|&)[ \t]+){_NAME_WORD}|^[ \t]*(?:,[ \t]*)?[A-Z]\.(?=\s)"
+)
+_PAIR_WORD_BEFORE = re.compile(r"(\w+)[ \t]*[,!]?[ \t]+$")
+_PAIR_VERBS = frozenset(
+    "ask tell thank thanks thx cc with and or ping remind call email hi hey hello dear cheers "
+    "merci bonjour salut avec et gracias hola con y".split()
+)
+
+
+def _addressing(word: str) -> bool:
+    """A greeting, command or verb that puts two people side by side after it."""
+    return word.lower() in _PAIR_VERBS or word.title() in GREETING_WORDS | COMMAND_WORDS
+
+
+_PAIR_LIST_BEFORE = re.compile(rf"(?:{_NAME_WORD}|[A-Z]\.)[ \t]*,[ \t]*$")
+
+
+def join_surname_comma_given(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` with each ``Surname, Given`` pair of one-word PERSON spans joined
+    into one span (round 12): ``recipient Loxley, Cuthbert signed``, ``Name:
+    Pillay, Duc`` — the rules find both words but the pair is one person.
+
+    Both spans one name word (:data:`_NAME_WORD`), only ``, `` between them;
+    never inside a list (another ``, Name``, ``and Name`` or an initial after
+    the pair, or a ``Name, `` before it), and never when the first word is a
+    listed first name, nor after a greeting or a verb that addresses people
+    (``Thanks Tamsin, Benedikt``, ``ask Signe, Ailsa``: two people).
+    The joined span keeps the higher score and replaces every PERSON span
+    inside it; other spans pass unchanged.
+    """
+    first, last = person_names()
+    one_word = re.compile(rf"{_NAME_WORD}")
+    persons = sorted(
+        (s for s in spans if s.entity_type == "PERSON" and one_word.fullmatch(text[s.start : s.end])),
+        key=lambda s: s.start,
+    )
+    by_start = {s.start: s for s in persons}
+    joined: list[Span] = []
+    used: set[Span] = set()
+    for a in persons:
+        gap = _PAIR_GAP.match(text, a.end)
+        if gap is None or a in used:
+            continue
+        b = by_start.get(gap.end())
+        if b is None or b in used:
+            continue
+        surname = text[a.start : a.end]
+        before = _PAIR_WORD_BEFORE.search(text[max(0, a.start - 30) : a.start])
+        if surname in first or (before is not None and _addressing(before.group(1))):
+            continue  # "Thanks Tamsin, Benedikt", "ask Signe, Ailsa": two people
+        if _PAIR_LIST_AFTER.match(text[b.end : b.end + 40]) or _PAIR_LIST_BEFORE.search(
+            text[max(0, a.start - 40) : a.start]
+        ):
+            continue
+        used.update((a, b))
+        joined.append(Span("PERSON", a.start, b.end, max(a.score, b.score)))
+    if not joined:
+        return spans
+    inside = [(j.start, j.end) for j in joined]
+    kept = [
+        s
+        for s in spans
+        if s.entity_type != "PERSON" or not any(a <= s.start and s.end <= b for a, b in inside)
+    ]
+    return kept + joined

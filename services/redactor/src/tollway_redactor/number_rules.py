@@ -118,7 +118,9 @@ def find_cards(text: str) -> list[CardMatch]:
     A candidate is a run of digit groups, separated by one or two spaces
     or one of ``-./``; a grouped number starts with a group of 4 digits
     (4-4-4-4, 4-6-5, 4-6-4, 4-4-4-4-3), or is 6 digits (the issuer number,
-    BIN) then the rest in one group (``620885 7591810551577``, round 8), and
+    BIN) then the rest in one group (``620885 7591810551577``, round 8), or
+    is 18 or 19 digits in even groups of 5 or 6 with a last group no longer
+    (6-6-6, 5-5-5-4: Maestro/UnionPay numbers, round 12), and
     every group but the last has at least 3 digits (so lists of small
     numbers or pids are no card). When the whole
     run is no card, the longest valid run of whole groups inside it is
@@ -164,13 +166,30 @@ def _longest_card(text: str, groups: list[tuple[int, int]], i: int) -> tuple[int
             break
         if len(digits) < 12 or not luhn_valid(digits) or not issuer_range(digits):
             continue
-        if j > i and first != 4 and not (first == 6 and j == i + 1):
+        if j > i and first != 4 and not (first == 6 and j == i + 1) and not _even_groups(groups, i, j):
             continue
         start, end = groups[i][0], b
         if not _consistent_separators(text[start:end]):
             continue
         best = (j, CardMatch(start, end))
     return best
+
+
+def _even_groups(groups: list[tuple[int, int]], i: int, j: int) -> bool:
+    """True when ``groups[i..j]`` are groups of 5 or 6 digits, the last one no longer.
+
+    The layouts of 18- and 19-digit Maestro/UnionPay/Discover numbers on
+    receipts and statements (``630428 771706 984444``, 6-6-6;
+    ``62173 45678 90123 4567``, 5-5-5-4; round 12): every group but the
+    last has the first group's width, the last has 1 to that many digits.
+    """
+    width = groups[i][1] - groups[i][0]
+    if width not in (5, 6):
+        return False
+    if any(b - a != width for a, b in groups[i:j]):
+        return False
+    total = sum(b - a for a, b in groups[i : j + 1])
+    return 1 <= groups[j][1] - groups[j][0] <= width and total >= 18
 
 
 def _consistent_separators(raw: str) -> bool:
