@@ -16,7 +16,8 @@ Usage::
 
     python services/redactor/eval/evaluate.py                    # samples.jsonl (tuning, English)
     python services/redactor/eval/evaluate.py --tuning           # eval/tuning/*.jsonl
-    python services/redactor/eval/evaluate.py --frozen-v10       # eval/frozen_v10/*.jsonl (v10, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v11       # eval/frozen_v11/*.jsonl (v11, the held-out set: measured once, by the lead)
+    python services/redactor/eval/evaluate.py --frozen-v10       # eval/frozen_v10/*.jsonl (v10, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v9        # eval/frozen_v9/*.jsonl (v9, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v8        # eval/frozen_v8/*.jsonl (v8, spent: now tuning material)
     python services/redactor/eval/evaluate.py --frozen-v7        # eval/frozen_v7/*.jsonl (v7, spent: now tuning material)
@@ -29,9 +30,9 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v10): nobody tunes on
+the current frozen held-out set (``HELD_OUT_DIRS``, now v11): nobody tunes on
 them, and nobody reads their results before the lead's single measurement.
-The v1 to v9 frozen files were measured once and are spent (v5 to v9 on
+The v1 to v10 frozen files were measured once and are spent (v5 to v10 on
 2026-12-03): they may be read like tuning files.
 """
 
@@ -49,8 +50,8 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v10 (frozen 2026-12-03, eval/frozen_v10.py) since v9 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v10",)
+# tuning. v11 (frozen 2026-12-03, eval/frozen_v11.py) since v10 was spent.
+HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v11",)
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
@@ -58,9 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=Path, nargs="*", default=None)
     parser.add_argument(
-        "--frozen-v10",
+        "--frozen-v11",
         action="store_true",
-        help="the frozen held-out set v10 (eval/frozen_v10): measured once",
+        help="the frozen held-out set v11 (eval/frozen_v11): measured once",
+    )
+    parser.add_argument(
+        "--frozen-v10", action="store_true", help="the spent v10 frozen set (eval/frozen_v10)"
     )
     parser.add_argument("--frozen-v9", action="store_true", help="the spent v9 frozen set (eval/frozen_v9)")
     parser.add_argument("--frozen-v8", action="store_true", help="the spent v8 frozen set (eval/frozen_v8)")
@@ -83,6 +87,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     paths: list[Path] = list(args.samples or [])
+    if args.frozen_v11:
+        paths += sorted((HERE / "frozen_v11").glob("*.jsonl"))
     if args.frozen_v10:
         paths += sorted((HERE / "frozen_v10").glob("*.jsonl"))
     if args.frozen_v9:

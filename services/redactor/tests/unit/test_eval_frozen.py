@@ -7,7 +7,7 @@ sound (offsets, no overlap, phones valid for ``phonenumbers``, cards
 Luhn-valid, IBAN check digits and lengths as the registry has them). v5, v6 and
 v7 and v8 go through one parametrised set of checks (``HELD_OUT``): pools and
 values disjoint from everything before them, gold spans sound, PII-free texts
-free of personal data; v9 and v10 too. ``evaluate.py`` refuses ``--misses`` on v10,
+free of personal data; v9, v10 and v11 too. ``evaluate.py`` refuses ``--misses`` on v11,
 the current held-out set (v9, v8, v7, v6 and v5 are spent)."""
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ SETS = {
     "frozen_v8": EVAL / "frozen_v8.py",
     "frozen_v9": EVAL / "frozen_v9.py",
     "frozen_v10": EVAL / "frozen_v10.py",
+    "frozen_v11": EVAL / "frozen_v11.py",
 }
 FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.jsonl"}
 
@@ -185,6 +186,7 @@ WRITTEN_AFTER_V4 = frozenset(
         "tuning/pii_free_round10.jsonl",
         *(f"frozen_v9/{name}" for name in FILES),
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
@@ -409,21 +411,22 @@ class _StubDetector:
         raise _Analysed(len(texts))
 
 
-def test_evaluate_reads_the_spent_sets_and_v10_and_refuses_misses_only_on_v10(
+def test_evaluate_reads_the_spent_sets_and_v11_and_refuses_misses_only_on_v11(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     evaluate = _load(EVAL / "evaluate.py")
     monkeypatch.setattr(evaluate, "Detector", _StubDetector)
-    assert evaluate.HELD_OUT_DIRS == ("frozen_v10",)
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v10", "--misses"])
+    assert evaluate.HELD_OUT_DIRS == ("frozen_v11",)
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v11", "--misses"])
     with pytest.raises(SystemExit, match="refused"):
         evaluate.main()
-    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v10"])
+    monkeypatch.setattr("sys.argv", ["evaluate.py", "--frozen-v11"])
     with pytest.raises(_Analysed) as analysed:
         evaluate.main()
-    assert analysed.value.args == (sum(len(rs) for rs in _records("frozen_v10").values()),)
-    # v9, v8, v7, v6, v5 and v4 are spent: read like tuning material, misses included
+    assert analysed.value.args == (sum(len(rs) for rs in _records("frozen_v11").values()),)
+    # v10 to v4 are spent: read like tuning material, misses included
     for flag, folder in (
+        ("--frozen-v10", "frozen_v10"),
         ("--frozen-v9", "frozen_v9"),
         ("--frozen-v8", "frozen_v8"),
         ("--frozen-v7", "frozen_v7"),
@@ -476,6 +479,13 @@ V8_IBAN_LENGTHS = {
     "IR": 26, "DZ": 26, "BJ": 28, "BF": 28, "CI": 28, "MG": 27, "ML": 28, "TG": 28, "AO": 25, "MZ": 25,
     "CV": 25,
 }  # fmt: skip
+V11_IBAN_LENGTHS = {
+    "GB": 22, "IE": 22, "NO": 15, "DK": 18, "IS": 26, "SE": 24, "FI": 18, "SA": 24, "AE": 23, "IL": 23,
+    "MU": 30, "SC": 31, "JO": 30, "CY": 28,
+    "FR": 27, "BE": 16, "CH": 21, "TN": 24, "MR": 27, "LB": 28, "LI": 21, "AT": 20, "DE": 22, "SM": 27,
+    "ES": 24, "PT": 25, "AD": 24, "IT": 27, "GR": 27, "HR": 21, "SI": 19, "PL": 28, "CZ": 24, "RO": 24,
+    "TR": 26,
+}  # fmt: skip
 V10_IBAN_LENGTHS = {
     "GB": 22, "IE": 22, "MT": 31, "GI": 23, "KW": 30, "QA": 29, "BH": 22, "PK": 24, "VG": 24, "TL": 23,
     "EG": 29, "GE": 22, "XK": 20,
@@ -519,6 +529,7 @@ WRITTEN_AFTER_V5 = frozenset(
         "tuning/pii_free_round10.jsonl",
         *(f"frozen_v9/{name}" for name in FILES),
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
@@ -536,6 +547,7 @@ WRITTEN_AFTER_V6 = frozenset(
         "tuning/pii_free_round10.jsonl",
         *(f"frozen_v9/{name}" for name in FILES),
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
@@ -559,6 +571,7 @@ WRITTEN_AFTER_V7 = frozenset(
         "tuning/pii_free_round10.jsonl",
         *(f"frozen_v9/{name}" for name in FILES),
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
@@ -579,6 +592,7 @@ WRITTEN_AFTER_V8 = frozenset(
         "tuning/pii_free_round10.jsonl",
         *(f"frozen_v9/{name}" for name in FILES),
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
@@ -596,6 +610,7 @@ WRITTEN_AFTER_V9 = frozenset(
         "tuning/round11.jsonl",
         "tuning/pii_free_round11.jsonl",
         *(f"frozen_v10/{name}" for name in FILES),
+        *(f"frozen_v11/{name}" for name in FILES),
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
@@ -607,7 +622,18 @@ WRITTEN_AFTER_V9 = frozenset(
 # Round 12 (branch `tune12`, eval/round12.py) was written after v9 was measured
 # and spent, from v9's miss classes, at the same time as v10 and blind to it:
 # later for v4's-v10's pool checks.
-WRITTEN_AFTER_V10 = frozenset({"tuning/round12.jsonl", "tuning/pii_free_round12.jsonl"})
+WRITTEN_AFTER_V10 = frozenset(
+    {
+        "tuning/round12.jsonl",
+        "tuning/pii_free_round12.jsonl",
+        *(f"frozen_v11/{name}" for name in FILES),
+    }
+)
+# The v11 held-out files (eval/frozen_v11.py) were written after v10 was measured
+# and spent, blind to every set and round (and to round 13, tuned at the same
+# time on v10): later for v4's-v10's checks. Nothing labelled was written after v11
+# when it was frozen.
+WRITTEN_AFTER_V11: frozenset[str] = frozenset()
 
 _V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
 _V6_STREET_PREFIX = (
@@ -623,6 +649,10 @@ _V9_STREET_PREFIX = (
     r"(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+)?"
 )
 _V10_STREET_PREFIX = (
+    r"^(calle|avenida|plaza|paseo|camino|carretera|rue|avenue|boulevard|chemin|allée|impasse|place)\s+"
+    r"(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+)?"
+)
+_V11_STREET_PREFIX = (
     r"^(calle|avenida|plaza|paseo|camino|carretera|rue|avenue|boulevard|chemin|allée|impasse|place)\s+"
     r"(de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+|des\s+|du\s+)?"
 )
@@ -780,6 +810,49 @@ HELD_OUT = {
             "frozen_v3.py",
         ),
         iban_lengths=V10_IBAN_LENGTHS,
+        min_regions=30,
+        card_lengths=frozenset(range(12, 20)),
+        card_separators="[ .-]",
+    ),
+    "frozen_v11": HeldOut(
+        folder="frozen_v11",
+        earlier=(
+            "frozen_v10.py",
+            "frozen_v9.py",
+            "frozen_v8.py",
+            "frozen_v7.py",
+            "frozen_v6.py",
+            "frozen_v5.py",
+            *_EARLY,
+            "round7.py",
+            "round8.py",
+            "round9.py",
+            "round10.py",
+            "round11.py",
+            "round12.py",
+        ),
+        later=WRITTEN_AFTER_V11,
+        street_pools=(
+            "frozen_v10.py",
+            "frozen_v9.py",
+            "frozen_v8.py",
+            "frozen_v7.py",
+            "frozen_v6.py",
+            "frozen_v5.py",
+            "frozen_v4.py",
+        ),
+        street_prefix=_V11_STREET_PREFIX,
+        fill_pools=(
+            "frozen_v10.py",
+            "frozen_v9.py",
+            "frozen_v8.py",
+            "frozen_v7.py",
+            "frozen_v6.py",
+            "frozen_v5.py",
+            "frozen_v4.py",
+            "frozen_v3.py",
+        ),
+        iban_lengths=V11_IBAN_LENGTHS,
         min_regions=30,
         card_lengths=frozenset(range(12, 20)),
         card_separators="[ .-]",
