@@ -8,8 +8,7 @@ current held-out set: it is measured once, by the lead.
 Self-contained: imports nothing from the other generators. It imports
 ``phonenumbers`` (pinned by ``uv.lock``) only to draw phone numbers until one is
 valid. Its templates and value pools (names, e-mail domains, NANP area codes,
-phone regions, streets and towns, PII-free chat templates and fills, technical
-kinds) are new; the card issuer ranges are the real ones (values new) and the
+streets and towns, PII-free chat templates and fills, technical kinds) are new; the card issuer ranges are the real ones (values new) and the
 IBAN countries are a new mix of countries planted before (every country with
 IBANs was planted by an earlier set; the values are new).
 ``tests/unit/test_eval_frozen.py`` checks the disjointness from every earlier
