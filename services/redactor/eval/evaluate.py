@@ -29,10 +29,10 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v10): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1 to v9 frozen files were measured once and are spent (v5 to v9 on
-2026-12-03): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``, now empty): nobody tunes
+on them, and nobody reads their results before the lead's single measurement.
+The v1 to v10 frozen files were measured once and are spent (v5 to v10 on
+2026-12-03; v10 tuned on in round 13): they may be read like tuning files.
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v10 (frozen 2026-12-03, eval/frozen_v10.py) since v9 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v10",)
+# tuning. Empty: v10 was measured once (2026-12-03) and is spent, tuned on in
+# round 13; the next held-out set names its folder here.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
