@@ -190,6 +190,9 @@ WRITTEN_AFTER_V4 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 
@@ -519,6 +522,9 @@ WRITTEN_AFTER_V5 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 WRITTEN_AFTER_V6 = frozenset(
@@ -536,6 +542,9 @@ WRITTEN_AFTER_V6 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # Round 9 (branch `tune9`, eval/round9.py) was written after v6 was measured and
@@ -559,6 +568,9 @@ WRITTEN_AFTER_V7 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # Round 10 (branch `tune10`, eval/round10.py) was written after v7 was measured
@@ -579,6 +591,9 @@ WRITTEN_AFTER_V8 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # After v9: round 11 (below) and v10.
@@ -594,6 +609,9 @@ WRITTEN_AFTER_V9 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # The v10 held-out files (eval/frozen_v10.py) were written after v9 was measured

@@ -1,0 +1,62 @@
+"""Issue 11, round 13: the miss classes of the spent v10 — card numbers of
+every real issuer range at every length it issues (UnionPay 81 at 16-19
+digits, national schemes), and PERSON. Each rule alone (pure) and through
+the real detector, and the round-13 tuning files."""
+
+from __future__ import annotations
+
+import pytest
+
+from tollway_redactor.engine import Detector
+from tollway_redactor.number_rules import find_cards
+
+from .conftest import assert_tuning_files_reproduce, found, load_eval_module
+
+
+def _cards(text: str) -> list[str]:
+    return [text[m.start : m.end] for m in find_cards(text)]
+
+
+# --- cards: UnionPay 81 at 17-19 digits, national schemes ---------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "81527309461852070",  # UnionPay 81, 17 digits, bare
+        "8109 3627 4185 0396 27",  # 18 digits, 4-4-4-4-2
+        "8107-6239-5148-2073-612",  # 19 digits, 4-4-4-4-3
+        "1946 3820 7516 4928",  # GPN
+        "2205 7192 8364 0518",  # BORICA
+        "3190472816359042748",  # China T-Union, 19 digits
+        "8600 4927 1835 6047",  # UzCard
+        "9860-1273-9456-2012",  # Humo
+        "9891.4072.5816.3906",  # DinaCard
+    ],
+)
+def test_cards_of_every_issuer_range_at_its_lengths(value: str) -> None:
+    assert _cards(f"card {value} charged") == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Shipment 81527309461852071 left",  # 81, Luhn fails
+        "Ticket 82640193752846151 merged",  # RuPay 82 issues 16 digits only
+        "ref 319047281635904274 ok",  # T-Union issues 19 digits only (Luhn-valid at 18)
+    ],
+)
+def test_numbers_outside_the_lengths_a_range_issues_stay_unmatched(text: str) -> None:
+    assert _cards(text) == []
+
+
+def test_round13_cards_through_the_detector(detector: Detector) -> None:
+    text = "Cargo con la tarjeta 8107623951482073612 en la tienda."
+    hits = found(detector, text)
+    assert ("CREDIT_CARD", "8107623951482073612") in hits
+    assert all(t != "PHONE_NUMBER" for t, _ in hits)
+
+
+def test_round13_tuning_files_reproduce() -> None:
+    labelled, free = load_eval_module("round13").build()
+    assert_tuning_files_reproduce({"round13.jsonl": labelled, "pii_free_round13.jsonl": free})
