@@ -6,12 +6,15 @@ Writes two tuning files (deterministic):
   classes — card numbers of issuer ranges the detector did not know or not
   at every length (UnionPay 81 at 17-19 digits; GPN 1946, BORICA 2205,
   China T-Union 31, UzCard 8600, Humo 9860, DinaCard 9891), in en/fr/es,
-  bare or grouped 4-4-4-4-3, after a card word or none; and the PERSON
-  classes of round 13 (see the ``PERSON`` comments below).
+  bare or grouped 4-4-4-4-3, after a card word or none; and PERSON: a given
+  name and a surname no name list or small model knows, with no cue word
+  (two rare capitalised words, a particle between them allowed).
 - ``eval/tuning/pii_free_round13.jsonl``: PII-free texts the round-13 rules
   must leave alone: 17-digit numbers starting 81 that fail Luhn, a
   Luhn-valid 17-digit number starting 82 (RuPay issues 16 digits only), and
-  the PERSON counter-examples listed below.
+  rare capitalised pairs that are no person (after an article or a
+  preposition of place, inside a longer capitalised run: products, towns,
+  firms).
 
 Usage::
 
@@ -44,6 +47,14 @@ LABELLED: list[tuple[str, str]] = [
     ("la carte UzCard [[8600 4927 1835 6047|CREDIT_CARD]] est expirée", "fr"),
     ("tarjeta Humo [[9860-1273-9456-2012|CREDIT_CARD]] rechazada", "es"),
     ("DinaCard [[9891.4072.5816.3906|CREDIT_CARD]] on file", "en"),
+    # PERSON: a given name and a surname no list or small model knows, no cue word
+    # (two rare capitalised words, a particle between them allowed)
+    ("Please add [[Ysolde Penhallow|PERSON]] to the rota for next week.", "en"),
+    ("The signed lease came back from [[Ikaika Rautaki|PERSON]] this morning.", "en"),
+    ("hemos hablado con [[Maialen Etxeberri|PERSON]] sobre la entrega.", "es"),
+    ("la llave se queda en casa de [[Xabier Olazabal|PERSON]] hasta el lunes.", "es"),
+    ("J'ai transmis le dossier à [[Gwenaëlle Kerhervé|PERSON]] ce matin.", "fr"),
+    ("Rendez-vous confirmé avec [[Soazig Le Bihan|PERSON]] demain.", "fr"),
 ]
 
 PII_FREE: list[tuple[str, str]] = [
@@ -51,6 +62,13 @@ PII_FREE: list[tuple[str, str]] = [
     ("Shipment 81527309461852071 left the depot at 06:10.", "en"),
     ("Lote 8107623951482073613 retirado del almacén.", "es"),
     ("Ticket 82640193752846151 merged into the release notes.", "en"),
+    # rare capitalised pairs that are no person: after an article or a preposition
+    # of place, inside a longer capitalised run, a product or a town
+    ("Is a Suunto Vertical worth it for trail running?", "en"),
+    ("Three days in Chiang Rai, what should we see first?", "en"),
+    ("Northwind Tallow Ltd shipped the pallets on time.", "en"),
+    ("¿Merece la pena un Xiaomi Redmi para el trabajo?", "es"),
+    ("On part une semaine à Chiang Mai en mars.", "fr"),
 ]
 
 

@@ -98,6 +98,7 @@ from tollway_redactor.names import (  # noqa: E402
     organisation_name,
     plausible_person,
     preposition_names,
+    rare_pair_names,
     repeated_names,
     surname_comma_given_names,
     table_names,
@@ -761,6 +762,7 @@ def _person_rules(
         cues = cue_names(text) + field_names(text) + table_names(text) + list_item_names(text)
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
+        out.extend(rare_pair_names(text, spans, lang))  # round 13: "Gethin Harcourt moved", no cue word
     # articles, capitals, type keywords, places and sentence-opening everyday
     # words (issue 11, round 6): the model's and the name lists' spans; a cue
     # ("Dear X") or a verb that takes a person ("under the name X") outweighs them

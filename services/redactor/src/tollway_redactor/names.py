@@ -2001,3 +2001,105 @@ def join_surname_comma_given(text: str, spans: list[Span]) -> list[Span]:
         if s.entity_type != "PERSON" or not any(a <= s.start and s.end <= b for a, b in inside)
     ]
     return kept + joined
+
+
+# --- Round 13 (issue 11): names the small models miss, with no cue word ------------
+
+
+def _rare_cap(word: str) -> bool:
+    """A capitalised word that no dictionary of the frequency languages knows:
+    every hyphen part has zipf below :data:`_RARE_ZIPF`, is no everyday or
+    stop word, no label, command, software, month or organisation word, and
+    the word is no place (``Ermengarde``, ``Ihaia-Nikau``; not ``Tanyard``
+    when a town, not ``Grafana``-like words the lists name)."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS | TECH_WORDS | ORGANISATION_WORDS
+    if word in never or word in world_places() or word in place_names():
+        return False
+    return all(
+        p.lower() not in common_words() and word_zipf(p) < _RARE_ZIPF and p.capitalize() not in never
+        for p in re.split(r"[-'’]", word)
+        if p
+    )
+
+
+def _surname_like(word: str) -> bool:
+    """A capitalised word that may end a name after a rare given name: a rare word,
+    a listed surname no everyday word, or a word seldom used (zipf below
+    :data:`EVERYDAY_NAME_ZIPF`) that is no everyday word, place or stop word
+    (``Harcourt``, ``Strickland``)."""
+    if _rare_cap(word):
+        return True
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS | TECH_WORDS | ORGANISATION_WORDS
+    if word in never or word in world_places() or word in place_names():
+        return False
+    if any(p.lower() in common_words() for p in re.split(r"[-'’]", word) if p):
+        return False
+    return word_zipf(word) < EVERYDAY_NAME_ZIPF
+
+
+_RARE_PAIR = re.compile(
+    rf"(?<![\w@./\\#$%&=:_-])(?P<a>{_NAME_WORD})[ ](?P<p>(?:(?i:de\s+la|del|de|da|du|van|von|te|le|la)[ ]))?"
+    rf"(?P<b>{_NAME_WORD})(?![\w@/\\_=(]|[.:-]\w)"
+)
+
+
+_PAIR_BEFORE_NOT = re.compile(
+    r"(?:(?:^|[^\w])(?i:an|the|in|into|at|near|un|une|el|le|la|los|las|les|des|dans|du|del|en|à|"
+    r"calle|avenida|paseo|plaza|camino|carretera|rue|avenue|chemin|impasse|allée|boulevard|place)"
+    r"|\d)[ \t]+$"
+)
+_CAP_BEFORE = re.compile(r"(?:^|[^\w])([A-ZÀ-ÖØ-Þ][\w'’-]*)[ \t]+$")
+# English "a" before a capitalised pair is an article ("a Garmin Forerunner");
+# Spanish "a" marks a person ("conocimos a Covadonga Recuero")
+_PAIR_AFTER_A = re.compile(r"(?:^|[^\w])(?i:a)[ \t]+$")
+_PAIR_AFTER_NOT = re.compile(r"^[ \t]+[A-ZÀ-ÖØ-Þ]")
+
+
+def _in_capitalised_run(text: str, start: int) -> bool:
+    """True when a capitalised word that is no everyday or stop word stands right
+    before ``start`` (``Tamarack Bluff`` of ``Old Tamarack Bluff``; not
+    ``Could`` of ``Could Sakshi Ironside``)."""
+    m = _CAP_BEFORE.search(text[max(0, start - 40) : start])
+    if m is None:
+        return False
+    word = m.group(1)
+    return word.lower() not in common_words() and word not in STOP_WORDS | OPENERS
+
+
+def rare_pair_names(text: str, spans: list[Span] | None = None, lang: str | None = None) -> list[Span]:
+    """PERSON spans for a given name and a surname the name lists and the small
+    NER models miss, with no cue word (round 13: ``Please update payroll:
+    Gethin Harcourt moved``, ``conocimos a Covadonga Recuero``, ``Grizel Te
+    Whare``): two capitalised words one space apart, optionally a particle
+    between them (``de``, ``del``, ``Te``), the first a rare word
+    (:func:`_rare_cap`: no dictionary word, place, stop, label or software
+    word in any frequency language) and the second a rare word too or a
+    seldom-used word that is no everyday word or place
+    (:func:`_surname_like`). Never a pair inside a longer run of capitalised
+    words (``Tamarack Bluff Drive``, ``Northwind Fixings Ltd``), after a
+    number, an article or a preposition of place (``a Garmin Forerunner``,
+    ``in Luang Prabang``, ``calle Alfareros de Triana``; ``a`` only when
+    ``lang`` is not ``es``: Spanish ``a`` marks a person), or overlapping
+    another entity of ``spans`` (an address). Code, dates, organisations and
+    table headers are filtered later like every other name. Score
+    :data:`GAZETTEER_SCORE`."""
+    taken = [(s.start, s.end) for s in spans or [] if s.entity_type != "PERSON"]
+    out: list[Span] = []
+    pos = 0
+    while True:
+        m = _RARE_PAIR.search(text, pos)
+        if m is None:
+            return out
+        if (
+            _rare_cap(m.group("a"))
+            and _surname_like(m.group("b"))
+            and not _PAIR_BEFORE_NOT.search(text[max(0, m.start() - 40) : m.start()])
+            and (lang == "es" or not _PAIR_AFTER_A.search(text[max(0, m.start() - 10) : m.start()]))
+            and not _in_capitalised_run(text, m.start())
+            and not _PAIR_AFTER_NOT.match(text[m.end() : m.end() + 3])
+            and not any(a < m.end() and m.start() < b for a, b in taken)
+        ):
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
+            pos = m.end()
+        else:
+            pos = m.start("a") + len(m.group("a")) + 1  # the second word may start the next pair

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tollway_redactor.engine import Detector
+from tollway_redactor.names import rare_pair_names
 from tollway_redactor.number_rules import find_cards
 
 from .conftest import assert_tuning_files_reproduce, found, load_eval_module
@@ -55,6 +56,56 @@ def test_round13_cards_through_the_detector(detector: Detector) -> None:
     hits = found(detector, text)
     assert ("CREDIT_CARD", "8107623951482073612") in hits
     assert all(t != "PHONE_NUMBER" for t, _ in hits)
+
+
+# --- PERSON: two rare capitalised words, no cue word ---------------------------------
+
+
+def _pairs(text: str, lang: str | None = None) -> list[str]:
+    return [text[s.start : s.end] for s in rare_pair_names(text, None, lang)]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Please add Ysolde Penhallow to the rota.", "Ysolde Penhallow"),
+        ("Could Tindra Quarshie call back?", "Tindra Quarshie"),  # an everyday word before: no run
+        ("Ticket reopened by Grizel Te Kanawa today", "Grizel Te Kanawa"),  # a particle between
+        ("la llave de Xabier Olazabal", "Xabier Olazabal"),
+        ("Rendez-vous avec Soazig Le Bihan demain", "Soazig Le Bihan"),
+    ],
+)
+def test_a_rare_given_name_and_surname_are_a_person(text: str, name: str) -> None:
+    assert _pairs(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is a Suunto Vertical worth it?",  # English article
+        "Three days in Chiang Rai",  # preposition of place
+        "Northwind Tallow Ltd shipped",  # a longer capitalised run
+        "Copperbeck Tamarack Bluff is closed",  # a pair inside a run
+        "delivered to 14 Tamarind Wharf",  # after a number: a road
+        "paseo Azud Riego",  # after a road word
+        "Grafana Cloud dashboards",  # an everyday second word
+    ],
+)
+def test_rare_pairs_that_are_no_person_stay_unmatched(text: str) -> None:
+    assert _pairs(text) == []
+
+
+def test_spanish_a_marks_a_person_but_english_a_is_an_article() -> None:
+    assert _pairs("conocimos a Covenka Urrutibeaskoa en la feria", "es") == ["Covenka Urrutibeaskoa"]
+    assert _pairs("compare a Covenka Urrutibeaskoa model", "en") == []
+
+
+def test_round13_names_through_the_detector(detector: Detector) -> None:
+    assert found(detector, "hemos hablado con Maialen Etxeberri sobre la entrega.") == [
+        ("PERSON", "Maialen Etxeberri")
+    ]
+    assert found(detector, "Three days in Chiang Rai, what should we see first?") == []
+    assert found(detector, "Is a Suunto Vertical worth it for trail running?") == []
 
 
 def test_round13_tuning_files_reproduce() -> None:
