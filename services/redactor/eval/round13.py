@@ -8,7 +8,9 @@ Writes two tuning files (deterministic):
   China T-Union 31, UzCard 8600, Humo 9860, DinaCard 9891), in en/fr/es,
   bare or grouped 4-4-4-4-3, after a card word or none; and PERSON: a given
   name and a surname no name list or small model knows, with no cue word
-  (two rare capitalised words, a particle between them allowed).
+  (two rare capitalised words, a particle between them allowed), and names
+  in lower case after a chat greeting (``hi x y here``, ``salut c'est x y``,
+  ``soy x y``, ``lol x y``).
 - ``eval/tuning/pii_free_round13.jsonl``: PII-free texts the round-13 rules
   must leave alone: 17-digit numbers starting 81 that fail Luhn, a
   Luhn-valid 17-digit number starting 82 (RuPay issues 16 digits only), and
@@ -55,6 +57,13 @@ LABELLED: list[tuple[str, str]] = [
     ("la llave se queda en casa de [[Xabier Olazabal|PERSON]] hasta el lunes.", "es"),
     ("J'ai transmis le dossier à [[Gwenaëlle Kerhervé|PERSON]] ce matin.", "fr"),
     ("Rendez-vous confirmé avec [[Soazig Le Bihan|PERSON]] demain.", "fr"),
+    # PERSON in lower case after a chat greeting or interjection: "hi x y here",
+    # "salut c'est x y", "soy x y" (a given name that is a word too, then a surname),
+    # "lol x y" with an unlisted given name
+    ("hi [[tavita fonoti|PERSON]] here, the refund never arrived", "en"),
+    ("lol [[kaimana pomaikai|PERSON]] finally sent the photos", "en"),
+    ("coucou c'est [[maëlwenn quiniou|PERSON]], tu me rappelles ?", "fr"),
+    ("hola soy [[rocío urquiola|PERSON]], no me llega el código", "es"),
 ]
 
 PII_FREE: list[tuple[str, str]] = [
@@ -69,6 +78,11 @@ PII_FREE: list[tuple[str, str]] = [
     ("Northwind Tallow Ltd shipped the pallets on time.", "en"),
     ("¿Merece la pena un Xiaomi Redmi para el trabajo?", "es"),
     ("On part une semaine à Chiang Mai en mars.", "fr"),
+    # greetings and interjections before everyday words
+    ("hi team quick question here about the build", "en"),
+    ("salut c'est bon pour demain, on se voit au marché", "fr"),
+    ("hola soy nuevo aquí, ¿dónde está la cocina?", "es"),
+    ("lol that was a close one", "en"),
 ]
 
 

@@ -1494,7 +1494,10 @@ def lowercase_chat_names(text: str) -> list[Span]:
         words = list(re.finditer(r"\S+", m.group("name")))
         given = _title(words[0].group())
         if given not in first or given in ambiguous or given in never or words[0].group() in common:
-            continue
+            # round 13: "lol yindi harcourt": an unlisted given name counts when it
+            # and the next word are rare words (no dictionary knows them)
+            if not (len(words) > 1 and _rare_lower(words[0].group()) and _seldom_lower(words[1].group())):
+                continue
         end = words[0].end()
         pending = None
         for w in words[1:]:
@@ -1713,7 +1716,8 @@ def surname_comma_given_names(text: str, spans: list[Span]) -> list[Span]:
 # "hi its kainoa again", "emergency contact: xiomara nasrallah -"
 _LOWER_STRONG_CUE = re.compile(
     r"(?:(?<=\W)|^)(?i:my\s+name\s+is|name['’]s|i['’]m|i\s+am|this\s+is|it['’]?s|"
-    r"je\s+m['’]appelle|me\s+llamo|soy|(?:emergency\s+)?contact(?:o)?\s*:|next\s+of\s+kin\s*:)[ \t]+"
+    r"je\s+m['’]appelle|me\s+llamo|soy|(?:emergency\s+)?contact(?:o)?\s*:|next\s+of\s+kin\s*:|"
+    r"(?:salut|coucou|bonjour|allo|allô|hello|hi)[ \t,!]*c['’]est)[ \t]+"
     r"(?P<a>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)(?:[ \t]+(?P<b>(?:(?:bin|van\s+der|de|del|da|du|o['’])[ \t]*)?"
     r"[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?))?(?![\w@/\\_=(]|\.\w)"
 )
@@ -1757,6 +1761,38 @@ def capitalised_cue_names(text: str) -> list[Span]:
     return out
 
 
+# A greeting, then a name in lower case, then "here" ("hi kaveri vainikolo here,";
+# round 13): the chat form of "this is"
+_LOWER_HERE = re.compile(
+    r"(?:(?<=\W)|^)(?i:hi|hey|hello|hiya|morning|evening)[ \t,!]+"
+    r"(?P<a>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)[ \t]+(?P<b>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)"
+    r"[ \t]+here\b"
+)
+
+
+def _seldom_lower(word: str) -> bool:
+    """A lower-case word that may be a surname: rare (:func:`_rare_lower`), or no
+    everyday or stop word and seldom used (zipf below :data:`EVERYDAY_NAME_ZIPF`:
+    ``harcourt``)."""
+    if _rare_lower(word):
+        return True
+    title = _title(word)
+    return (
+        word not in common_words()
+        and title not in NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+        and word_zipf(word) < EVERYDAY_NAME_ZIPF
+    )
+
+
+def _listed_surname(word: str) -> bool:
+    """A lower-case word whose capitalised form is a listed surname that is no
+    everyday word, place or stop word (``ochoa``)."""
+    _, last = person_names()
+    title = _title(word)
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    return title in last and title not in never and word not in common_words() and title not in place_names()
+
+
 def lowercase_cue_names(text: str) -> list[Span]:
     """PERSON spans for one or two lower-case words after a strong cue (round 9):
     ``my name is rudo mutasa``, ``hi its kainoa again``, ``emergency contact:
@@ -1765,13 +1801,31 @@ def lowercase_cue_names(text: str) -> list[Span]:
     word only when it is one too. Score :data:`GAZETTEER_SCORE`."""
     out: list[Span] = []
     for m in _LOWER_STRONG_CUE.finditer(text):
+        b = m.group("b")
+        b_word = b.split()[-1].split("'")[-1].split("’")[-1] if b is not None else None
         if not _rare_lower(m.group("a")):
+            # round 13: "soy sagrario ochoa", "c'est amadou wattebled": a given name
+            # seldom used as a word, then a listed surname or a rare word: the
+            # surname vouches for it
+            a = m.group("a")
+            if (
+                b_word is None
+                or not (_listed_surname(b_word) or _rare_lower(b_word))
+                or a in common_words()
+                or _title(a) in STOP_WORDS | NOT_NAME_WORDS
+                or word_zipf(a) >= EVERYDAY_NAME_ZIPF
+            ):
+                continue
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
             continue
         end = m.end("a")
-        b = m.group("b")
-        if b is not None and _rare_lower(b.split()[-1].split("'")[-1].split("’")[-1]):
+        if b_word is not None and _rare_lower(b_word):
             end = m.end("b")
         out.append(Span("PERSON", m.start("a"), end, GAZETTEER_SCORE))
+    # round 13: "hi kaveri vainikolo here": both words rare or listed names
+    for m in _LOWER_HERE.finditer(text):
+        if _rare_lower(m.group("a")) and (_rare_lower(m.group("b")) or _listed_surname(m.group("b"))):
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
     return out
 
 

@@ -108,6 +108,35 @@ def test_round13_names_through_the_detector(detector: Detector) -> None:
     assert found(detector, "Is a Suunto Vertical worth it for trail running?") == []
 
 
+# --- PERSON in lower case after a chat greeting ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi tavita fonoti here, the refund never arrived", "tavita fonoti"),
+        ("lol kaimana pomaikai finally sent the photos", "kaimana pomaikai"),
+        ("coucou c'est maëlwenn quiniou, tu me rappelles ?", "maëlwenn quiniou"),
+        ("hola soy rocío urquiola, no me llega el código", "rocío urquiola"),
+    ],
+)
+def test_lower_case_names_after_a_chat_greeting(detector: Detector, text: str, name: str) -> None:
+    assert found(detector, text) == [("PERSON", name)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hi team quick question here about the build",
+        "salut c'est bon pour demain, on se voit au marché",
+        "hola soy nuevo aquí, ¿dónde está la cocina?",
+        "lol that was a close one",
+    ],
+)
+def test_chat_greetings_before_everyday_words_stay_unmatched(detector: Detector, text: str) -> None:
+    assert found(detector, text) == []
+
+
 def test_round13_tuning_files_reproduce() -> None:
     labelled, free = load_eval_module("round13").build()
     assert_tuning_files_reproduce({"round13.jsonl": labelled, "pii_free_round13.jsonl": free})
