@@ -98,6 +98,7 @@ from tollway_redactor.names import (  # noqa: E402
     organisation_name,
     plausible_person,
     preposition_names,
+    rare_pair_names,
     repeated_names,
     surname_comma_given_names,
     table_names,
@@ -128,7 +129,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r15"
+DETECTOR_REVISION = "2026-12-03.issue11-r16"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -761,6 +762,7 @@ def _person_rules(
         cues = cue_names(text) + field_names(text) + table_names(text) + list_item_names(text)
     if score_threshold <= GAZETTEER_SCORE:
         out.extend(gazetteer_names(text))
+        out.extend(rare_pair_names(text, spans, lang))  # round 13: "Gethin Harcourt moved", no cue word
     # articles, capitals, type keywords, places and sentence-opening everyday
     # words (issue 11, round 6): the model's and the name lists' spans; a cue
     # ("Dear X") or a verb that takes a person ("under the name X") outweighs them

@@ -1494,7 +1494,10 @@ def lowercase_chat_names(text: str) -> list[Span]:
         words = list(re.finditer(r"\S+", m.group("name")))
         given = _title(words[0].group())
         if given not in first or given in ambiguous or given in never or words[0].group() in common:
-            continue
+            # round 13: "lol yindi harcourt": an unlisted given name counts when it
+            # and the next word are rare words (no dictionary knows them)
+            if not (len(words) > 1 and _rare_lower(words[0].group()) and _seldom_lower(words[1].group())):
+                continue
         end = words[0].end()
         pending = None
         for w in words[1:]:
@@ -1713,7 +1716,8 @@ def surname_comma_given_names(text: str, spans: list[Span]) -> list[Span]:
 # "hi its kainoa again", "emergency contact: xiomara nasrallah -"
 _LOWER_STRONG_CUE = re.compile(
     r"(?:(?<=\W)|^)(?i:my\s+name\s+is|name['’]s|i['’]m|i\s+am|this\s+is|it['’]?s|"
-    r"je\s+m['’]appelle|me\s+llamo|soy|(?:emergency\s+)?contact(?:o)?\s*:|next\s+of\s+kin\s*:)[ \t]+"
+    r"je\s+m['’]appelle|me\s+llamo|soy|(?:emergency\s+)?contact(?:o)?\s*:|next\s+of\s+kin\s*:|"
+    r"(?:salut|coucou|bonjour|allo|allô|hello|hi)[ \t,!]*c['’]est)[ \t]+"
     r"(?P<a>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)(?:[ \t]+(?P<b>(?:(?:bin|van\s+der|de|del|da|du|o['’])[ \t]*)?"
     r"[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?))?(?![\w@/\\_=(]|\.\w)"
 )
@@ -1757,6 +1761,38 @@ def capitalised_cue_names(text: str) -> list[Span]:
     return out
 
 
+# A greeting, then a name in lower case, then "here" ("hi kaveri vainikolo here,";
+# round 13): the chat form of "this is"
+_LOWER_HERE = re.compile(
+    r"(?:(?<=\W)|^)(?i:hi|hey|hello|hiya|morning|evening)[ \t,!]+"
+    r"(?P<a>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)[ \t]+(?P<b>[a-zà-ÿßĀ-ž]{3,}(?:-[a-zà-ÿßĀ-ž]+)?)"
+    r"[ \t]+here\b"
+)
+
+
+def _seldom_lower(word: str) -> bool:
+    """A lower-case word that may be a surname: rare (:func:`_rare_lower`), or no
+    everyday or stop word and seldom used (zipf below :data:`EVERYDAY_NAME_ZIPF`:
+    ``harcourt``)."""
+    if _rare_lower(word):
+        return True
+    title = _title(word)
+    return (
+        word not in common_words()
+        and title not in NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+        and word_zipf(word) < EVERYDAY_NAME_ZIPF
+    )
+
+
+def _listed_surname(word: str) -> bool:
+    """A lower-case word whose capitalised form is a listed surname that is no
+    everyday word, place or stop word (``ochoa``)."""
+    _, last = person_names()
+    title = _title(word)
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS
+    return title in last and title not in never and word not in common_words() and title not in place_names()
+
+
 def lowercase_cue_names(text: str) -> list[Span]:
     """PERSON spans for one or two lower-case words after a strong cue (round 9):
     ``my name is rudo mutasa``, ``hi its kainoa again``, ``emergency contact:
@@ -1765,13 +1801,31 @@ def lowercase_cue_names(text: str) -> list[Span]:
     word only when it is one too. Score :data:`GAZETTEER_SCORE`."""
     out: list[Span] = []
     for m in _LOWER_STRONG_CUE.finditer(text):
+        b = m.group("b")
+        b_word = b.split()[-1].split("'")[-1].split("’")[-1] if b is not None else None
         if not _rare_lower(m.group("a")):
+            # round 13: "soy sagrario ochoa", "c'est amadou wattebled": a given name
+            # seldom used as a word, then a listed surname or a rare word: the
+            # surname vouches for it
+            a = m.group("a")
+            if (
+                b_word is None
+                or not (_listed_surname(b_word) or _rare_lower(b_word))
+                or a in common_words()
+                or _title(a) in STOP_WORDS | NOT_NAME_WORDS
+                or word_zipf(a) >= EVERYDAY_NAME_ZIPF
+            ):
+                continue
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
             continue
         end = m.end("a")
-        b = m.group("b")
-        if b is not None and _rare_lower(b.split()[-1].split("'")[-1].split("’")[-1]):
+        if b_word is not None and _rare_lower(b_word):
             end = m.end("b")
         out.append(Span("PERSON", m.start("a"), end, GAZETTEER_SCORE))
+    # round 13: "hi kaveri vainikolo here": both words rare or listed names
+    for m in _LOWER_HERE.finditer(text):
+        if _rare_lower(m.group("a")) and (_rare_lower(m.group("b")) or _listed_surname(m.group("b"))):
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
     return out
 
 
@@ -2001,3 +2055,105 @@ def join_surname_comma_given(text: str, spans: list[Span]) -> list[Span]:
         if s.entity_type != "PERSON" or not any(a <= s.start and s.end <= b for a, b in inside)
     ]
     return kept + joined
+
+
+# --- Round 13 (issue 11): names the small models miss, with no cue word ------------
+
+
+def _rare_cap(word: str) -> bool:
+    """A capitalised word that no dictionary of the frequency languages knows:
+    every hyphen part has zipf below :data:`_RARE_ZIPF`, is no everyday or
+    stop word, no label, command, software, month or organisation word, and
+    the word is no place (``Ermengarde``, ``Ihaia-Nikau``; not ``Tanyard``
+    when a town, not ``Grafana``-like words the lists name)."""
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS | TECH_WORDS | ORGANISATION_WORDS
+    if word in never or word in world_places() or word in place_names():
+        return False
+    return all(
+        p.lower() not in common_words() and word_zipf(p) < _RARE_ZIPF and p.capitalize() not in never
+        for p in re.split(r"[-'’]", word)
+        if p
+    )
+
+
+def _surname_like(word: str) -> bool:
+    """A capitalised word that may end a name after a rare given name: a rare word,
+    a listed surname no everyday word, or a word seldom used (zipf below
+    :data:`EVERYDAY_NAME_ZIPF`) that is no everyday word, place or stop word
+    (``Harcourt``, ``Strickland``)."""
+    if _rare_cap(word):
+        return True
+    never = NOT_NAME_WORDS | OPENERS | MONTH_WORDS | STOP_WORDS | TECH_WORDS | ORGANISATION_WORDS
+    if word in never or word in world_places() or word in place_names():
+        return False
+    if any(p.lower() in common_words() for p in re.split(r"[-'’]", word) if p):
+        return False
+    return word_zipf(word) < EVERYDAY_NAME_ZIPF
+
+
+_RARE_PAIR = re.compile(
+    rf"(?<![\w@./\\#$%&=:_-])(?P<a>{_NAME_WORD})[ ](?P<p>(?:(?i:de\s+la|del|de|da|du|van|von|te|le|la)[ ]))?"
+    rf"(?P<b>{_NAME_WORD})(?![\w@/\\_=(]|[.:-]\w)"
+)
+
+
+_PAIR_BEFORE_NOT = re.compile(
+    r"(?:(?:^|[^\w])(?i:an|the|in|into|at|near|un|une|el|le|la|los|las|les|des|dans|du|del|en|à|"
+    r"calle|avenida|paseo|plaza|camino|carretera|rue|avenue|chemin|impasse|allée|boulevard|place)"
+    r"|\d)[ \t]+$"
+)
+_CAP_BEFORE = re.compile(r"(?:^|[^\w])([A-ZÀ-ÖØ-Þ][\w'’-]*)[ \t]+$")
+# English "a" before a capitalised pair is an article ("a Garmin Forerunner");
+# Spanish "a" marks a person ("conocimos a Covadonga Recuero")
+_PAIR_AFTER_A = re.compile(r"(?:^|[^\w])(?i:a)[ \t]+$")
+_PAIR_AFTER_NOT = re.compile(r"^[ \t]+[A-ZÀ-ÖØ-Þ]")
+
+
+def _in_capitalised_run(text: str, start: int) -> bool:
+    """True when a capitalised word that is no everyday or stop word stands right
+    before ``start`` (``Tamarack Bluff`` of ``Old Tamarack Bluff``; not
+    ``Could`` of ``Could Sakshi Ironside``)."""
+    m = _CAP_BEFORE.search(text[max(0, start - 40) : start])
+    if m is None:
+        return False
+    word = m.group(1)
+    return word.lower() not in common_words() and word not in STOP_WORDS | OPENERS
+
+
+def rare_pair_names(text: str, spans: list[Span] | None = None, lang: str | None = None) -> list[Span]:
+    """PERSON spans for a given name and a surname the name lists and the small
+    NER models miss, with no cue word (round 13: ``Please update payroll:
+    Gethin Harcourt moved``, ``conocimos a Covadonga Recuero``, ``Grizel Te
+    Whare``): two capitalised words one space apart, optionally a particle
+    between them (``de``, ``del``, ``Te``), the first a rare word
+    (:func:`_rare_cap`: no dictionary word, place, stop, label or software
+    word in any frequency language) and the second a rare word too or a
+    seldom-used word that is no everyday word or place
+    (:func:`_surname_like`). Never a pair inside a longer run of capitalised
+    words (``Tamarack Bluff Drive``, ``Northwind Fixings Ltd``), after a
+    number, an article or a preposition of place (``a Garmin Forerunner``,
+    ``in Luang Prabang``, ``calle Alfareros de Triana``; ``a`` only when
+    ``lang`` is not ``es``: Spanish ``a`` marks a person), or overlapping
+    another entity of ``spans`` (an address). Code, dates, organisations and
+    table headers are filtered later like every other name. Score
+    :data:`GAZETTEER_SCORE`."""
+    taken = [(s.start, s.end) for s in spans or [] if s.entity_type != "PERSON"]
+    out: list[Span] = []
+    pos = 0
+    while True:
+        m = _RARE_PAIR.search(text, pos)
+        if m is None:
+            return out
+        if (
+            _rare_cap(m.group("a"))
+            and _surname_like(m.group("b"))
+            and not _PAIR_BEFORE_NOT.search(text[max(0, m.start() - 40) : m.start()])
+            and (lang == "es" or not _PAIR_AFTER_A.search(text[max(0, m.start() - 10) : m.start()]))
+            and not _in_capitalised_run(text, m.start())
+            and not _PAIR_AFTER_NOT.match(text[m.end() : m.end() + 3])
+            and not any(a < m.end() and m.start() < b for a, b in taken)
+        ):
+            out.append(Span("PERSON", m.start("a"), m.end("b"), GAZETTEER_SCORE))
+            pos = m.end()
+        else:
+            pos = m.start("a") + len(m.group("a")) + 1  # the second word may start the next pair

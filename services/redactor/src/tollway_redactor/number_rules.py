@@ -36,12 +36,16 @@ from dataclasses import dataclass
 # the number of digits of ``low``. Sources: ISO/IEC 7812 IIN
 # assignments as published by each network (Visa, Mastercard incl. the
 # 2221-2720 series, American Express, Discover/Diners Club International,
-# JCB, UnionPay, Maestro, Mir, RuPay, Verve, Troy, UATP).
+# JCB, UnionPay, Maestro, Mir, RuPay, Verve, Troy, UATP, and the national
+# schemes GPN, BORICA, China T-Union, UzCard, Humo, DinaCard; round 13).
 CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
     (1, 1, (15,)),  # UATP (airlines)
+    (1946, 1946, (16, 18, 19)),  # GPN (Indonesia)
     (2200, 2204, (16, 17, 18, 19)),  # Mir
+    (2205, 2205, (16,)),  # BORICA (Bulgaria)
     (2221, 2720, (16,)),  # Mastercard 2-series
     (300, 305, (14, 15, 16, 17, 18, 19)),  # Diners Club
+    (31, 31, (19,)),  # China T-Union
     (3095, 3095, (14, 15, 16, 17, 18, 19)),  # Diners Club International (3095)
     (34, 34, (15,)),  # American Express
     (37, 37, (15,)),  # American Express
@@ -53,8 +57,12 @@ CARD_RANGES: tuple[tuple[int, int, tuple[int, ...]], ...] = (
     (51, 55, (16,)),  # Mastercard
     (56, 58, tuple(range(12, 20))),  # Maestro
     (60, 69, tuple(range(12, 20))),  # Discover, UnionPay (62), RuPay (60, 65), Maestro (6xxx), Verve
-    (81, 82, (16,)),  # RuPay / UnionPay 81
+    (81, 81, (16, 17, 18, 19)),  # UnionPay 81 (16-19 digits, like 62), RuPay 81
+    (82, 82, (16,)),  # RuPay 82
+    (8600, 8600, (16,)),  # UzCard (Uzbekistan)
     (9792, 9792, (16,)),  # Troy
+    (9860, 9860, (16,)),  # Humo (Uzbekistan)
+    (9891, 9891, (16,)),  # DinaCard (Serbia)
 )
 
 _SPACE = " \u00a0\u202f\t"

@@ -192,6 +192,9 @@ WRITTEN_AFTER_V4 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 
@@ -535,6 +538,9 @@ WRITTEN_AFTER_V5 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 WRITTEN_AFTER_V6 = frozenset(
@@ -553,6 +559,9 @@ WRITTEN_AFTER_V6 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # Round 9 (branch `tune9`, eval/round9.py) was written after v6 was measured and
@@ -577,6 +586,9 @@ WRITTEN_AFTER_V7 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # Round 10 (branch `tune10`, eval/round10.py) was written after v7 was measured
@@ -598,6 +610,9 @@ WRITTEN_AFTER_V8 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # After v9: round 11 (below) and v10.
@@ -614,6 +629,9 @@ WRITTEN_AFTER_V9 = frozenset(
         # round 12 (eval/round12.py), tuned on the spent v9 while v10 was written
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
     }
 )
 # The v10 held-out files (eval/frozen_v10.py) were written after v9 was measured
@@ -626,6 +644,9 @@ WRITTEN_AFTER_V10 = frozenset(
     {
         "tuning/round12.jsonl",
         "tuning/pii_free_round12.jsonl",
+        # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
         *(f"frozen_v11/{name}" for name in FILES),
     }
 )
@@ -633,7 +654,10 @@ WRITTEN_AFTER_V10 = frozenset(
 # and spent, blind to every set and round (and to round 13, tuned at the same
 # time on v10): later for v4's-v10's checks. Nothing labelled was written after v11
 # when it was frozen.
-WRITTEN_AFTER_V11: frozenset[str] = frozenset()
+# Round 13 (branch `tune13`, eval/round13.py) was written after v10 was measured
+# and spent, from v10's miss classes, at the same time as v11 and blind to it:
+# later for v4's-v11's pool checks.
+WRITTEN_AFTER_V11 = frozenset({"tuning/round13.jsonl", "tuning/pii_free_round13.jsonl"})
 
 _V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
 _V6_STREET_PREFIX = (

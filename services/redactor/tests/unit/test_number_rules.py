@@ -32,6 +32,16 @@ def cards(text: str) -> list[str]:
         "3530 1113 3330 0000",  # JCB
         "6011 1111 1111 1117",  # Discover
         "2200 0000 0000 0004",  # Mir
+        # round 13: UnionPay 81 issues 16 to 19 digits; national schemes
+        "81000000000000000",  # UnionPay 81, 17 digits
+        "8100 0000 0000 0000 000",  # UnionPay 81, 19 digits in 4-4-4-4-3
+        "8100-0000-0000-0000-000",
+        "1946 0000 0000 0005",  # GPN
+        "2205 0000 0000 0009",  # BORICA
+        "3100000000000000005",  # China T-Union, 19 digits
+        "8600 0000 0000 0007",  # UzCard
+        "9860 0000 0000 0000",  # Humo
+        "9891 0000 0000 0003",  # DinaCard
     ],
 )
 def test_cards_over_every_issuer_range_and_separator(number):
@@ -94,6 +104,9 @@ def test_luhn_and_ranges():
     assert issuer_range("2221000000000009") and issuer_range("2720990000000007")
     assert not issuer_range("2220990000000000") and not issuer_range("2721000000000000")
     assert issuer_range("4000000000000000006") and not issuer_range("400000000000")
+    # UnionPay 81 at every length it issues; RuPay 82 at 16 only; T-Union 31 at 19 only
+    assert all(issuer_range("81" + "0" * (n - 2)) for n in (16, 17, 18, 19))
+    assert not issuer_range("82" + "0" * 15) and not issuer_range("31" + "0" * 14)
 
 
 @given(st.text(alphabet="0123456789 -./\u00a0abc#=", max_size=80))
