@@ -6,7 +6,12 @@ beside it the floor, two ``PING`` round trips on a ``PipelinedClient`` (the
 two round trips admission makes per call). ``time.thread_time`` per call,
 ``--concurrency`` calls at once (uvloop).
 
-    uv run --no-sync python services/edge/bench/admission_cpu.py [--calls 5000] [--concurrency 16]
+``--canned`` also times the same admit + release with Valkey's replies canned
+(the pipelined client replaced by one that answers at once, without I/O:
+``admitted``, every counter at 0; the release's ``1``): admission's pure
+Python per call, the part the two round trips do not cost.
+
+    uv run --no-sync python services/edge/bench/admission_cpu.py [--calls 5000] [--concurrency 16] [--canned]
 
 Before/after: ``PYTHONPATH=<old tree>/libs/admission/src:<old tree>/services/edge/src``.
 """
@@ -38,6 +43,23 @@ LIMITS = {
 }
 
 
+class _Canned:
+    """Stands for the pipelined client: each script's reply at once, no I/O (``--canned``)."""
+
+    def __init__(self, admit_sha: bytes, checks: int) -> None:
+        self._admit_sha = admit_sha
+        self._admit = [b"admitted", [0] * checks, [0] * checks]
+
+    async def execute_packed(self, packed: bytes) -> object:
+        return self._admit if self._admit_sha in packed else 1
+
+    async def evalsha(self, sha: str, keys: object, args: object) -> object:
+        return self._admit if sha.encode() == self._admit_sha else 1
+
+    async def execute(self, *args: object) -> object:
+        return b"OK"
+
+
 class _Entry:
     """The catalogue model fields admission reads."""
 
@@ -59,7 +81,7 @@ async def _per_call(one: Callable[[], Awaitable[None]], calls: int, concurrency:
     return (time.thread_time() - t0) / calls * 1e6, (time.perf_counter() - w0) / calls * 1e6
 
 
-async def main(calls: int, concurrency: int) -> None:
+async def main(calls: int, concurrency: int, canned: bool) -> None:
     adm = EdgeAdmission(valkey_url=URL)
     await adm.start()
     assert adm.adm is not None
@@ -102,6 +124,16 @@ async def main(calls: int, concurrency: int) -> None:
         )
         cpu, wall = await _per_call(two_pings, calls, concurrency)
         print(f"2 x PING (floor): {cpu:.1f} us CPU per call ({wall:.1f} us wall)")
+        if canned:
+            from tollway_admission.admission import ADMIT
+
+            real = adm.adm._fast  # noqa: SLF001 - the bench swaps the client under test
+            adm.adm._fast = _Canned(ADMIT.sha.encode(), 4)  # type: ignore[assignment]  # noqa: SLF001
+            try:
+                cpu, wall = await _per_call(admit_release, calls, concurrency)
+            finally:
+                adm.adm._fast = real  # noqa: SLF001
+            print(f"admit + release, replies canned: {cpu:.1f} us CPU per call ({wall:.1f} us wall)")
     finally:
         await ping.aclose()
         client = adm.client
@@ -116,5 +148,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--canned", action="store_true", help="also time admit + release with replies canned")
     args = ap.parse_args()
-    uvloop.run(main(args.calls, args.concurrency))
+    uvloop.run(main(args.calls, args.concurrency, args.canned))

@@ -45,11 +45,12 @@ import asyncio
 import hashlib
 import math
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any, Literal, cast
 
+import msgspec
 import orjson
 
 from tollway_admission import keys as K
@@ -69,6 +70,7 @@ SeedProvider = Callable[[Limit, Window], Awaitable[int]]
 """``async (limit, period window) -> spent micro-USD`` for that scope and period."""
 
 _OUTCOMES: dict[int, Outcome] = {0: "fits", 1: "refuses", 2: "would_refuse", 3: "seed_needed"}
+_STATUSES: dict[str, Literal["refused", "seed_needed"]] = {"refused": "refused", "seed": "seed_needed"}
 _SEED_MEMORY_SECONDS = 1.0
 # limit kinds with OpenAI rate-limit headers; the kind is the headers' suffix
 # (x-ratelimit-{limit,remaining,reset}-{requests,tokens})
@@ -92,9 +94,11 @@ ADMIT, EXTEND, RELEASE, SETTLE, SEED, WRITEBACK = (
 SCRIPTS = (ADMIT, EXTEND, RELEASE, SETTLE, SEED, WRITEBACK)
 
 
-@dataclass(frozen=True, slots=True)
-class LimitCheck:
-    """One limit as admit saw it.
+class LimitCheck(msgspec.Struct, frozen=True, gc=False):
+    """One limit as admit saw it (immutable; built positionally or by keyword, in
+    this order: a frozen ``msgspec.Struct``, ~0.1 µs to build where a frozen
+    dataclass took ~1 µs, four per call; ``gc=False``: it holds no container
+    that could close a reference cycle).
 
     Attributes:
         limit: the :class:`Limit` it comes from.
@@ -128,8 +132,7 @@ class LimitCheck:
         return self.limit.shadow
 
 
-@dataclass(frozen=True, slots=True)
-class SeedRequest:
+class SeedRequest(msgspec.Struct, frozen=True, gc=False):
     """A budget counter admit found missing for the current period.
 
     Attributes:
@@ -145,9 +148,9 @@ class SeedRequest:
     expire_at_ms: int
 
 
-@dataclass(frozen=True, slots=True)
-class Reservation:
-    """Handle for a reservation: enough to extend/release it in one round trip.
+class Reservation(msgspec.Struct, frozen=True, gc=False):
+    """Handle for a reservation: enough to extend/release it in one round trip
+    (immutable, a frozen ``msgspec.Struct`` as :class:`LimitCheck`).
 
     Attributes:
         tenant_id, request_id: identity.
@@ -163,9 +166,8 @@ class Reservation:
     cost_micro_usd: int
 
 
-@dataclass(frozen=True, slots=True)
-class AdmitResult:
-    """What admit decided.
+class AdmitResult(msgspec.Struct, frozen=True):
+    """What admit decided (immutable, a frozen ``msgspec.Struct`` as :class:`LimitCheck`).
 
     Attributes:
         status: ``admitted``, ``refused``, ``duplicate`` (this request id was
@@ -183,7 +185,7 @@ class AdmitResult:
     checks: tuple[LimitCheck, ...]
     reservation: Reservation | None = None
     seeds_needed: tuple[SeedRequest, ...] = ()
-    now: datetime = field(default_factory=utc_now)
+    now: datetime = msgspec.field(default_factory=utc_now)
 
     @property
     def admitted(self) -> bool:
@@ -415,6 +417,7 @@ class Admission:
         self._seeding: dict[str, asyncio.Future[int]] = {}
         self._fast = pipelined
         self._plans = PlanCache(budget_grace)  # checks and packed KEYS/ARGV per key, per window
+        self._admit_heads: dict[int, bytes] = {}  # admit's packed command head per count of checks
 
     # -- scripts -----------------------------------------------------------
 
@@ -517,56 +520,61 @@ class Admission:
     ) -> AdmitResult:
         now = self._clock()
         prepared = self._plans.get(tenant_id, limits, model, now)
-        checks_planned = prepared.checks
         deadline = now + (ttl if ttl is not None else self._ttl)
         record_key = K.record_key(tenant_id, request_id)
         settled_key = K.settled_key(tenant_id, request_id)
         call_args = (request_id, _ms(now), _ms(deadline), _ms(deadline + self._retention), tokens, cost)
+        rows = prepared.rows
         fast = self._fast
         if fast is not None:  # the constant parts come packed (``prepared``)
-            n = len(checks_planned)
+            n = len(rows)
+            head = self._admit_heads.get(n)
+            if head is None:  # the array's length, EVALSHA, the sha and the key count, per count of checks
+                head = b"*%d\r\n" % (3 + 3 + n + 7 + 4 * n) + pack_bulk(("EVALSHA", ADMIT.sha, 3 + n))
+                self._admit_heads[n] = head
             packed = b"".join(
                 (
-                    b"*%d\r\n" % (3 + 3 + n + 7 + 4 * n),
-                    pack_bulk(
-                        ("EVALSHA", ADMIT.sha, 3 + n, record_key, settled_key, K.deadlines_key(tenant_id))
-                    ),
-                    prepared.keys_tail,
-                    pack_bulk((*call_args, n)),
-                    prepared.args_tail,
+                    head,
+                    pack_bulk((record_key, settled_key)),
+                    prepared.deadlines_keys_tail,
+                    pack_bulk(call_args),
+                    prepared.count_args_tail,
                 )
             )
             raw = await self._eval_packed(fast, ADMIT, packed)
         else:
             keys = [record_key, settled_key, K.deadlines_key(tenant_id)]
-            args: list[Any] = [*call_args, len(checks_planned)]
-            for kind, lim, value, key, _reset, _w, expire in checks_planned:
+            args: list[Any] = [*call_args, len(rows)]
+            for kind, lim, value, key, _reset, _w, expire in prepared.checks:
                 keys.append(key)
                 args += [_LUA_KIND[kind], value, "1" if lim.shadow else "0", expire]
             raw = await self._eval(ADMIT, keys, args)
         status = _s(raw[0])
-        used = [int(u) for u in raw[1]]
-        flags = [int(f) for f in raw[2]]
         if status == "duplicate":
             return AdmitResult("duplicate", request_id, (), now=now)
         admitted = status == "admitted"
         checks: list[LimitCheck] = []
         seeds: list[SeedRequest] = []
-        requested = {"requests": 1, "tokens": tokens, "concurrency": 1, "budget": cost}
-        for check, u, f in zip(checks_planned, used, flags, strict=True):
-            kind, lim, value, key, _, w, expire = check
-            req = requested[kind]
-            remaining = max(0, value - u - (req if admitted else 0))
-            reset = prepared.reset_seconds(check, now)
-            checks.append(LimitCheck(lim, kind, key, value, u, req, remaining, reset, _OUTCOMES[f]))
+        amounts = (1, tokens, 1, cost)  # per kind: prepared.rows' amount index
+        outcomes = _OUTCOMES
+        for (kind, lim, value, key, end, w, expire, ai), u, f in zip(rows, raw[1], raw[2], strict=True):
+            u = int(u)
+            f = int(f)
+            req = amounts[ai]
+            remaining = value - u - req if admitted else value - u
+            reset = 1.0 if end is None else (end - now).total_seconds()  # plan's rule, at ``now``
+            checks.append(
+                LimitCheck(
+                    lim, kind, key, value, u, req, remaining if remaining > 0 else 0, reset, outcomes[f]
+                )
+            )
             if f == 3 and w is not None:
                 seeds.append(SeedRequest(lim, w, key, expire))
-        reservation = None
         if admitted:
-            counter_keys = tuple(c.key for c in checks if c.kind != "requests")
-            reservation = Reservation(tenant_id, request_id, counter_keys, tokens, cost)
-        st = {"admitted": "admitted", "refused": "refused", "seed": "seed_needed"}[status]
-        return AdmitResult(st, request_id, tuple(checks), reservation, tuple(seeds), now)  # type: ignore[arg-type]
+            reservation = Reservation(tenant_id, request_id, prepared.counter_keys, tokens, cost)
+            return AdmitResult("admitted", request_id, tuple(checks), reservation, tuple(seeds), now)
+        st = _STATUSES[status]  # KeyError: a status admit.lua does not answer
+        return AdmitResult(st, request_id, tuple(checks), None, tuple(seeds), now)
 
     # -- seeding -----------------------------------------------------------
 

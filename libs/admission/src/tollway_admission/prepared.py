@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from tollway_admission import keys as K
 from tollway_admission.periods import minute_window
 from tollway_admission.pipelined import pack_bulk
 from tollway_admission.plan import CheckKind, PlannedCheck, plan
@@ -35,12 +36,18 @@ LUA_KIND: dict[CheckKind, str] = {
 }
 """admit.lua's name of each check kind (its ARGV)."""
 
+_AMOUNT_INDEX: dict[CheckKind, int] = {"requests": 0, "tokens": 1, "concurrency": 2, "budget": 3}
+"""Where each kind's requested amount is in ``(1 call, tokens, 1 slot, micro-USD)``."""
+
 MAX_ENTRIES = 4096
 """Entries kept before the cache is emptied (keys × models seen within a minute)."""
 
 
 class PreparedAdmit:
     """The checks of one (tenant, model, limits) for the windows containing ``now``.
+
+    Raises:
+        ValueError: the tenant id is unusable as a hash tag (``keys.prefix``).
 
     Attributes:
         limits: the limits object it was planned from (kept: identity is the key).
@@ -53,13 +60,47 @@ class PreparedAdmit:
             settled and deadlines keys).
         args_tail: per check ``kind, value, shadow, expire_at_ms``, packed
             (ARGV after admit's seven per-call arguments).
+        deadlines_keys_tail: the deadlines key then ``keys_tail``, packed (KEYS 3..).
+        count_args_tail: the check count (admit's ARGV 7) then ``args_tail``, packed.
+        rows: per check, what admit's reply is read with: ``(kind, limit, value,
+            key, window end or None, window, expire_at_ms, index of the amount it
+            asks for in (1 call, tokens, 1 slot, micro-USD))``.
+        counter_keys: the keys of the checks a reservation holds (all but rpm),
+            in order (``Reservation.counter_keys``).
     """
 
-    __slots__ = ("limits", "checks", "valid_from", "valid_until", "keys_tail", "args_tail")
+    __slots__ = (
+        "limits",
+        "checks",
+        "valid_from",
+        "valid_until",
+        "keys_tail",
+        "args_tail",
+        "deadlines_keys_tail",
+        "count_args_tail",
+        "rows",
+        "counter_keys",
+    )
 
-    def __init__(self, limits: Sequence[Limit], checks: list[PlannedCheck], now: datetime) -> None:
+    def __init__(
+        self, tenant_id: str, limits: Sequence[Limit], checks: list[PlannedCheck], now: datetime
+    ) -> None:
         self.limits = limits
         self.checks = checks
+        self.rows = tuple(
+            (
+                c.kind,
+                c.limit,
+                c.value,
+                c.key,
+                None if c.window is None else c.window.end,
+                c.window,
+                c.expire_at_ms,
+                _AMOUNT_INDEX[c.kind],
+            )
+            for c in checks
+        )
+        self.counter_keys = tuple(c.key for c in checks if c.kind != "requests")
         minute = minute_window(now)
         starts = [minute.start] + [c.window.start for c in checks if c.window is not None]
         ends = [minute.end] + [c.window.end for c in checks if c.window is not None]
@@ -70,6 +111,8 @@ class PreparedAdmit:
         for c in checks:
             args += [LUA_KIND[c.kind], c.value, "1" if c.limit.shadow else "0", c.expire_at_ms]
         self.args_tail = pack_bulk(args)
+        self.deadlines_keys_tail = pack_bulk([K.deadlines_key(tenant_id)]) + self.keys_tail
+        self.count_args_tail = pack_bulk([len(checks)]) + self.args_tail
 
     def reset_seconds(self, check: PlannedCheck, now: datetime) -> float:
         """``check``'s ``reset_seconds`` at ``now`` (``plan``'s rule: window end − now, s;
@@ -98,7 +141,8 @@ class PlanCache:
         entry = self._entries.get(key)
         if entry is not None and entry.limits is limits and entry.valid_from <= now < entry.valid_until:
             return entry
-        entry = PreparedAdmit(limits, plan(tenant_id, limits, model, now, budget_grace=self._grace), now)
+        checks = plan(tenant_id, limits, model, now, budget_grace=self._grace)
+        entry = PreparedAdmit(tenant_id, limits, checks, now)
         if len(self._entries) >= MAX_ENTRIES:
             self._entries.clear()
         self._entries[key] = entry
