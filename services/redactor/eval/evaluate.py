@@ -30,10 +30,11 @@ Usage::
     python services/redactor/eval/evaluate.py --samples A.jsonl B.jsonl [--misses]
 
 ``--misses`` (print every miss and false positive) is refused on the files of
-the current frozen held-out set (``HELD_OUT_DIRS``, now v11): nobody tunes on
-them, and nobody reads their results before the lead's single measurement.
-The v1 to v10 frozen files were measured once and are spent (v5 to v10 on
-2026-12-03): they may be read like tuning files.
+the current frozen held-out set (``HELD_OUT_DIRS``; empty now: v11 was
+measured once on 2026-12-03 and is spent, and no new held-out set has been
+written yet): nobody tunes on them, and nobody reads their results before the
+lead's single measurement. The v1 to v11 frozen files were measured once and
+are spent (v5 to v11 on 2026-12-03): they may be read like tuning files.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ from tollway_redactor.settings import RedactorSettings
 
 HERE = Path(__file__).parent
 # Folders of the current frozen held-out set: measured once, never read for
-# tuning. v11 (frozen 2026-12-03, eval/frozen_v11.py) since v10 was spent.
-HELD_OUT_DIRS: tuple[str, ...] = ("frozen_v11",)
+# tuning. Empty: v11 (frozen 2026-12-03) was measured once and is spent, and
+# no new held-out set has been written since.
+HELD_OUT_DIRS: tuple[str, ...] = ()
 TYPES = ["PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "STREET_ADDRESS"]
 
 
