@@ -87,6 +87,7 @@ from tollway_redactor.names import (  # noqa: E402
     initial_surname_names,
     is_place,
     join_surname_comma_given,
+    json_list_names,
     last_first_names,
     list_item_names,
     lowercase_chat_names,
@@ -129,7 +130,7 @@ call, one that redacts replaces the text with ``<UNSUPPORTED_LANGUAGE_n>``."""
 
 LanguagePolicy = Literal["block", "patterns_only", "pass"]
 
-DETECTOR_REVISION = "2026-12-03.issue11-r16"
+DETECTOR_REVISION = "2026-12-03.issue11-r17"
 """Bumped whenever recognizer *code* changes what is detected (the card, phone,
 e-mail and name rules here and in ``number_rules``/``names``): it is part of
 ``model_version``, hence of the cache key, so a deploy never serves
@@ -795,18 +796,39 @@ def _person_rules(
         out.extend(s for s in lower if not in_code_line(text, s))  # "private val repo: InvoiceRepo"
         out.extend(surname_comma_given_names(text, out))  # round 9: '"Seong, Farai";'
         out.extend(repeated_names(text, out))  # round 7: "Actions: Seo-yeon to chase"
+        out.extend(json_list_names(text, out))  # round 14: '"watchers": ["Soyeon W.", "pania igwe"]'
     # round 7: particles, apostrophe prefixes and initials the rules left out; overlaps
     # joined; round 9: middle initials ("Ryota" + " P. Mutasa")
     out = complete_names(text, grow_initials(text, out))
     out = join_surname_comma_given(text, out)  # round 12: "recipient Loxley, Cuthbert signed"
     # round 9: organisations ("Brightmoor Freight") and a table's column names are no persons
-    return [
+    out = [
         s
         for s in out
         if s.entity_type != "PERSON"
         or s.score >= 1.0
         or not (organisation_name(text, s) or in_table_header(text, s))
     ]
+    return [_unquoted(text, s) for s in out]
+
+
+_QUOTES = '"“”«»\\'
+
+
+def _unquoted(text: str, span: Span) -> Span:
+    """A PERSON span without the double quotes (and escaping backslashes) at its
+    edges (round 14: the model's ``Ezinne K."`` in a JSON array is ``Ezinne K.``);
+    other types and deny-listed words (score 1.0) as they are."""
+    if span.entity_type != "PERSON" or span.score >= 1.0:
+        return span
+    start, end = span.start, span.end
+    while start < end and text[start] in _QUOTES:
+        start += 1
+    while end > start and text[end - 1] in _QUOTES:
+        end -= 1
+    if (start, end) == (span.start, span.end) or start == end:
+        return span
+    return Span(span.entity_type, start, end, span.score)
 
 
 def _not_a_name(text: str, span: Span) -> bool:

@@ -1370,6 +1370,62 @@ def complete_names(text: str, spans: list[Span]) -> list[Span]:
     return [s for s in grown if s.entity_type != "PERSON"] + merged
 
 
+# Keys of a JSON array whose items are people (round 14): ``"watchers": [...]``,
+# ``"copia": [...]``, ``"en_copie": [...]``; the plural forms of the name keys too.
+_LIST_KEYS = re.compile(
+    r"(?i)(?:en[ _]?)?(?:cc|bcc|cci|copia|copie|con[ _]?copia|watchers?|followers?|subscribers?|members?|"
+    r"reviewers?|assignees?|owners?|approvers?|attendees?|participants?|invitees?|recipients?|"
+    r"observadores|seguidores|miembros|revisores|participantes|asistentes|invitados|destinatarios|"
+    r"responsables|observateurs|abonnés|membres|relecteurs|invités|destinataires|intervenants)"
+)
+_JSON_ARRAY = re.compile(
+    r'(?P<q>\\?)"(?P<key>[^"\n\\]{1,40})(?P=q)"[ \t]*:[ \t]*\[(?P<items>[^\[\]\n]{1,400})\]'
+)
+_JSON_ITEM = re.compile(r'\\?"(?P<v>[^"\n\\]{1,80})\\?"')
+_LOWER_NAME = re.compile(r"[a-zà-ÿßĀ-ž][a-zà-ÿßĀ-ž'’]+(?:-[a-zà-ÿßĀ-ž]+)?")
+
+
+def json_list_names(text: str, spans: list[Span]) -> list[Span]:
+    """PERSON spans for the items of a JSON array of people (round 14): the
+    array's key names people (:data:`_LIST_KEYS`, :data:`_NAME_KEYS`:
+    ``"watchers": ["Soyeon W.", "paramjit wetherell"]``, ``"copia": [...]``)
+    or one of its items is a found PERSON. Each item that is a whole string of
+    name words (capitalised, in capitals, an initial, or two to four lower-case
+    words judged title-cased) and :func:`_name_like` is one span; an array
+    with any item that is no name shape (digits, a code, a sentence) gives
+    nothing. Score :data:`GAZETTEER_SCORE`."""
+    found = [(s.start, s.end) for s in spans if s.entity_type == "PERSON"]
+    out: list[Span] = []
+    for m in _JSON_ARRAY.finditer(text):
+        items = [
+            (i.start("v") + m.start("items"), i.group("v")) for i in _JSON_ITEM.finditer(m.group("items"))
+        ]
+        if len(items) < 1 or re.sub(r'[\s,"\\]', "", _JSON_ITEM.sub("", m.group("items"))):
+            continue  # numbers, objects or bare words in the array: no list of names
+        key = m.group("key").strip()
+        named = _LIST_KEYS.fullmatch(key) is not None or re.fullmatch(f"(?i:{_NAME_KEYS})", key) is not None
+        if not named and not any(
+            any(a <= start and start + len(v) <= b for a, b in found) for start, v in items
+        ):
+            continue
+        spans_here: list[Span] = []
+        for start, v in items:
+            value = v.strip()
+            lead = len(v) - len(v.lstrip())
+            if _FIELD_NAME.fullmatch(value):
+                judged = value
+            elif all(_LOWER_NAME.fullmatch(w) for w in value.split()) and 2 <= len(value.split()) <= 4:
+                judged = " ".join(w[0].upper() + w[1:] for w in value.split())
+            else:
+                spans_here = []
+                break  # one item is no name: the array is something else
+            if not _name_like(judged, key_given=named):
+                continue
+            spans_here.append(Span("PERSON", start + lead, start + lead + len(value), GAZETTEER_SCORE))
+        out.extend(spans_here)
+    return out
+
+
 def repeated_names(text: str, spans: list[Span]) -> list[Span]:
     """PERSON spans for the given name or surname of a found full name used again
     on its own (``Attendees: Seo-yeon Adebisi ... Actions: Seo-yeon to

@@ -195,6 +195,9 @@ WRITTEN_AFTER_V4 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 
@@ -536,6 +539,9 @@ WRITTEN_AFTER_V5 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 WRITTEN_AFTER_V6 = frozenset(
@@ -557,6 +563,9 @@ WRITTEN_AFTER_V6 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 # Round 9 (branch `tune9`, eval/round9.py) was written after v6 was measured and
@@ -584,6 +593,9 @@ WRITTEN_AFTER_V7 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 # Round 10 (branch `tune10`, eval/round10.py) was written after v7 was measured
@@ -608,6 +620,9 @@ WRITTEN_AFTER_V8 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 # After v9: round 11 (below) and v10.
@@ -627,6 +642,9 @@ WRITTEN_AFTER_V9 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
     }
 )
 # The v10 held-out files (eval/frozen_v10.py) were written after v9 was measured
@@ -642,6 +660,9 @@ WRITTEN_AFTER_V10 = frozenset(
         # round 13 (eval/round13.py), tuned on the spent v10 while v11 was written
         "tuning/round13.jsonl",
         "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
         *(f"frozen_v11/{name}" for name in FILES),
     }
 )
@@ -652,7 +673,15 @@ WRITTEN_AFTER_V10 = frozenset(
 # Round 13 (branch `tune13`, eval/round13.py) was written after v10 was measured
 # and spent, from v10's miss classes, at the same time as v11 and blind to it:
 # later for v4's-v11's pool checks.
-WRITTEN_AFTER_V11 = frozenset({"tuning/round13.jsonl", "tuning/pii_free_round13.jsonl"})
+WRITTEN_AFTER_V11 = frozenset(
+    {
+        "tuning/round13.jsonl",
+        "tuning/pii_free_round13.jsonl",
+        # round 14 (eval/round14.py), tuned on the spent v11 (no held-out set)
+        "tuning/round14.jsonl",
+        "tuning/pii_free_round14.jsonl",
+    }
+)
 
 _V5_STREET_PREFIX = r"^(c/|avda\.|av\.|pza\.|jr\.|bvar\.|calz\.)\s*"
 _V6_STREET_PREFIX = (
