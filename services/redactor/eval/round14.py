@@ -6,7 +6,9 @@ Writes two tuning files (deterministic):
   class — PERSON items of a JSON array of people (``"watchers"``,
   ``"copia"``, ``"en_copie"``, ``"reviewers"``...), with no cue word inside
   the array: ``First L.``, lower-case ``first last``, capitalised pairs, in
-  en/es/fr, the key naming people or another item being a found name.
+  en/es/fr, the key naming people or another item being a found name; and
+  the cells of a CSV's ``given``/``family`` columns and ``Last, First`` in a
+  table or TSV name column.
 - ``eval/tuning/pii_free_round14.jsonl``: PII-free JSON arrays the round-14
   rule must leave alone: tags, labels, branch names, product and place
   lists, under keys that name people and under keys that do not.
@@ -57,6 +59,13 @@ LABELLED: list[tuple[str, str]] = [
     ),
     # an unnamed key: one item is a found name, the others have a name's shape
     ('{"team": ["[[Ysolde Penhallow|PERSON]]", "[[Ikaika R.|PERSON]]"], "sprint": 31}', "en"),
+    # a CSV's given-name and family-name columns; "Last, First" in a table or TSV name cell
+    (
+        "ref,given,family,phone\n41,[[Wenonah|PERSON]],[[Trevaskis|PERSON]],[[+44 7700 900123|PHONE_NUMBER]]",
+        "en",
+    ),
+    ("| name | rol |\n|---|---|\n| [[Goikoetxea, Ainhoa|PERSON]] | chófer |", "es"),
+    ("titulaire\tdossier\n[[Kerjean, Maëlys|PERSON]]\tDOS/2231/B\n", "fr"),
 ]
 
 # Texts with no PII at all.
@@ -71,6 +80,9 @@ PII_FREE: list[tuple[str, str]] = [
     ('{"membres": ["Équipe Paris", "Équipe Lyon"]}', "fr"),
     ('{"owners": ["@platform", "@security"], "path": "src/"}', "en"),
     ('{"steps": ["Open Settings", "Click Save"]}', "en"),
+    ("given,family,count\nGood,Bad,3", "en"),
+    ("family\tmembers\nRosaceae\t4800", "en"),
+    ("| name | role |\n|---|---|\n| Build, Test | step |", "en"),
 ]
 
 

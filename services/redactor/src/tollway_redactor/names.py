@@ -1118,9 +1118,14 @@ def field_names(text: str) -> list[Span]:
 
 _TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$", re.MULTILINE)
 _NAME_HEADER = re.compile(
-    rf"(?i)^[ \t*_]*(?:{_NAME_KEYS}|contact|customer|client|owner|person|persona|personne)[ \t*_]*$"
+    rf"(?i)^[ \t*_]*(?:{_NAME_KEYS}|contact|customer|client|owner|person|persona|personne|"
+    # round 14: a CSV's given-name and family-name columns ("id,given,family,mobile")
+    r"given|family|forenames?)[ \t*_]*$"
 )
 _CSV_SEPARATORS = (",", ";", "\t")
+
+
+_LAST_COMMA_FIRST = re.compile(rf"(?P<last>{_NAMEISH}),[ \t]*(?P<first>{_NAMEISH})")
 
 
 def table_names(text: str) -> list[Span]:
@@ -1140,6 +1145,10 @@ def table_names(text: str) -> list[Span]:
             continue
         cells = _cells(line, sep)
         cols = [k for k, (_, _, c) in enumerate(cells) if _NAME_HEADER.match(c)]
+        # round 14: "family" names a person's column only beside another name column
+        # ("id,given,family"), not alone ("family,members": botany, products)
+        if [cells[k][2].strip(" \t*_").lower() for k in cols] == ["family"]:
+            cols = []
         if not cols or len(cells) < 2:
             i += 1
             continue
@@ -1155,6 +1164,12 @@ def table_names(text: str) -> list[Span]:
                 if k < len(row_cells):
                     a, b, cell = row_cells[k]
                     nm = _FIELD_NAME.fullmatch(cell)
+                    inverted = _LAST_COMMA_FIRST.fullmatch(cell) if sep != "," else None
+                    if nm is None and inverted is not None:
+                        # round 14: "| Igwe, Soyeon | driver |", "Szymanski, Gráinne\tCASE/1607/Z"
+                        if _name_like(f"{inverted['first']} {inverted['last']}", key_given=True):
+                            out.append(Span("PERSON", row_start + a, row_start + b, CUE_SCORE))
+                        continue
                     if nm is not None and " " not in cell and not _one_word_ok(cells[k][2], cell):
                         continue  # "| Name | Version |\n| Tokio | 1.2 |"
                     if nm is not None and _name_like(cell, key_given=True):

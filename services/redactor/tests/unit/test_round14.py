@@ -9,7 +9,7 @@ import pytest
 
 from tollway_redactor.detection import Span
 from tollway_redactor.engine import Detector
-from tollway_redactor.names import json_list_names
+from tollway_redactor.names import json_list_names, table_names
 
 from .conftest import assert_tuning_files_reproduce, found, load_eval_module
 
@@ -65,6 +65,34 @@ def test_round14_names_through_the_detector(detector: Detector) -> None:
         ("PERSON", "lorcan pettigrew"),
     ]
     assert found(detector, '{"labels": ["Good First Issue", "Help Wanted"]}') == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("ref,given,family,phone\n41,Wenonah,Trevaskis,+44 7700 900123", ["Wenonah", "Trevaskis"]),
+        ("| name | role |\n|---|---|\n| Goikoetxea, Ainhoa | driver |", ["Goikoetxea, Ainhoa"]),
+        ("titulaire\tdossier\nKerjean, Maëlys\tDOS/2231/B\n", ["Kerjean, Maëlys"]),
+    ],
+)
+def test_given_family_columns_and_last_comma_first_cells_are_names(text: str, names: list[str]) -> None:
+    assert [t for t in table_names_found(text)] == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "given,family,count\nGood,Bad,3",
+        "family\tmembers\nRosaceae\t4800",
+        "| name | role |\n|---|---|\n| Build, Test | step |",
+    ],
+)
+def test_everyday_words_in_name_columns_stay_unmatched(text: str) -> None:
+    assert table_names_found(text) == []
+
+
+def table_names_found(text: str) -> list[str]:
+    return [text[s.start : s.end] for s in table_names(text)]
 
 
 def test_round14_tuning_files_reproduce() -> None:
