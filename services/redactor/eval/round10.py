@@ -37,11 +37,10 @@ nothing held out.
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
-HERE = Path(__file__).parent
+from tuning_rounds import parse_marked, write_tuning_files
+
 SEED = 101013
 
 # [[...|TYPE]] marks an entity; the text is the template without the marks.
@@ -144,18 +143,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     for k, (marked, lang) in enumerate(LABELLED):
         for key, value in fills.items():
             marked = marked.replace("{" + key + "}", value)
-        text, entities = "", []
-        rest = marked
-        while "[[" in rest:
-            before, _, after = rest.partition("[[")
-            inner, _, rest = after.partition("]]")
-            value, _, entity = inner.rpartition("|")
-            text += before
-            entities.append(
-                {"type": entity, "start": len(text), "end": len(text) + len(value), "value": value}
-            )
-            text += value
-        text += rest
+        text, entities = parse_marked(marked)
         labelled.append({"id": f"r10-{k}", "lang": lang, "text": text, "entities": entities})
     free = [
         {"id": f"r10-free-{k}", "lang": lang, "text": text, "entities": []}
@@ -167,10 +155,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
 def main() -> None:
     """Write ``tuning/round10.jsonl`` and ``tuning/pii_free_round10.jsonl``."""
     labelled, free = build()
-    for name, records in (("round10.jsonl", labelled), ("pii_free_round10.jsonl", free)):
-        with (HERE / "tuning" / name).open("w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    write_tuning_files({"round10.jsonl": labelled, "pii_free_round10.jsonl": free})
 
 
 if __name__ == "__main__":

@@ -30,10 +30,7 @@ on this file, so it measures nothing held out.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-HERE = Path(__file__).parent
+from tuning_rounds import parse_marked, write_tuning_files
 
 # [[...|TYPE]] marks an entity; the text is the template without the marks.
 LABELLED: list[tuple[str, str]] = [
@@ -90,18 +87,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """The labelled records and the PII-free records, in file order."""
     labelled: list[dict[str, object]] = []
     for k, (marked, lang) in enumerate(LABELLED):
-        text, entities = "", []
-        rest = marked
-        while "[[" in rest:
-            before, _, after = rest.partition("[[")
-            inner, _, rest = after.partition("]]")
-            value, _, entity = inner.rpartition("|")
-            text += before
-            entities.append(
-                {"type": entity, "start": len(text), "end": len(text) + len(value), "value": value}
-            )
-            text += value
-        text += rest
+        text, entities = parse_marked(marked)
         labelled.append({"id": f"r13-{k}", "lang": lang, "text": text, "entities": entities})
     free = [
         {"id": f"r13-free-{k}", "lang": lang, "text": text, "entities": []}
@@ -113,10 +99,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
 def main() -> None:
     """Write ``tuning/round13.jsonl`` and ``tuning/pii_free_round13.jsonl``."""
     labelled, free = build()
-    for name, records in (("round13.jsonl", labelled), ("pii_free_round13.jsonl", free)):
-        with (HERE / "tuning" / name).open("w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    write_tuning_files({"round13.jsonl": labelled, "pii_free_round13.jsonl": free})
 
 
 if __name__ == "__main__":

@@ -42,11 +42,10 @@ held out.
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
-HERE = Path(__file__).parent
+from tuning_rounds import parse_marked, write_tuning_files
+
 SEED = 90913
 
 # [[...|TYPE]] marks an entity; the text is the template without the marks.
@@ -150,18 +149,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     for k, (marked, lang) in enumerate(LABELLED):
         marked = marked.replace("{PS1}", fills["PS1"]).replace("{PS2}", fills["PS2"])
         marked = marked.replace("{PS3}", fills["PS3"])
-        text, entities = "", []
-        rest = marked
-        while "[[" in rest:
-            before, _, after = rest.partition("[[")
-            inner, _, rest = after.partition("]]")
-            value, _, entity = inner.rpartition("|")
-            text += before
-            entities.append(
-                {"type": entity, "start": len(text), "end": len(text) + len(value), "value": value}
-            )
-            text += value
-        text += rest
+        text, entities = parse_marked(marked)
         labelled.append({"id": f"r9-{k}", "lang": lang, "text": text, "entities": entities})
     free: list[dict[str, object]] = []
     for k, (template, lang) in enumerate(PII_FREE):
@@ -173,10 +161,7 @@ def build() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
 def main() -> None:
     """Write ``tuning/round9.jsonl`` and ``tuning/pii_free_round9.jsonl``."""
     labelled, free = build()
-    for name, records in (("round9.jsonl", labelled), ("pii_free_round9.jsonl", free)):
-        with (HERE / "tuning" / name).open("w", encoding="utf-8") as f:
-            for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    write_tuning_files({"round9.jsonl": labelled, "pii_free_round9.jsonl": free})
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,8 +36,11 @@ EVAL = Path(__file__).resolve().parents[2] / "eval"
 
 
 def load_eval_module(name: str) -> ModuleType:
-    """The generator script ``eval/<name>.py`` loaded as a module (the eval folder is
-    not a package)."""
+    """The generator script ``eval/<name>.py`` loaded as a module. The eval folder is
+    not a package; its scripts import their siblings (``tuning_rounds``) as a script
+    run from the folder would, so the folder goes on ``sys.path`` first."""
+    if str(EVAL) not in sys.path:
+        sys.path.insert(0, str(EVAL))
     spec = importlib.util.spec_from_file_location(name, EVAL / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -13,7 +13,6 @@ the current held-out set (v9, v8, v7, v6 and v5 are spent)."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ from types import ModuleType
 
 import phonenumbers
 import pytest
+
+from .conftest import load_eval_module
 
 pytestmark = pytest.mark.unit
 
@@ -43,11 +44,7 @@ FILES = {"heldout-en.jsonl", "heldout-fr.jsonl", "heldout-es.jsonl", "pii_free.j
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"eval_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_eval_module(path.stem)
 
 
 def _sums(folder: str) -> dict[str, str]:

@@ -4,7 +4,6 @@ ratio (``(8881/55091 lines)``) or after a product-code key (``GTIN``, ``UPC``,
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from tollway_redactor.engine import Detector
 from tollway_redactor.names import lowercase_context_names
 from tollway_redactor.number_rules import phone_candidate_ok, phone_context
 
-from .conftest import found
+from .conftest import found, load_eval_module
 
 EVAL = Path(__file__).resolve().parents[2] / "eval"
 
@@ -102,11 +101,7 @@ def test_texting_cues_and_next_of_kin_announce_a_phone(text: str, ok: bool) -> N
 
 
 def test_round11_generator_reproduces_its_files() -> None:
-    spec = importlib.util.spec_from_file_location("round11", EVAL / "round11.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    labelled, free = module.build()
+    labelled, free = load_eval_module("round11").build()
     for name, records in (("round11.jsonl", labelled), ("pii_free_round11.jsonl", free)):
         lines = (EVAL / "tuning" / name).read_text(encoding="utf-8").splitlines()
         assert [json.loads(line) for line in lines] == records
