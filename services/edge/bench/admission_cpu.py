@@ -43,7 +43,7 @@ LIMITS = {
 }
 
 
-class _Canned:
+class CannedClient:
     """Stands for the pipelined client: each script's reply at once, no I/O (``--canned``)."""
 
     def __init__(self, admit_sha: bytes, checks: int) -> None:
@@ -60,7 +60,7 @@ class _Canned:
         return b"OK"
 
 
-class _Entry:
+class BenchEntry:
     """The catalogue model fields admission reads."""
 
     prices = Prices(input=1, output=1)
@@ -101,7 +101,7 @@ async def main(calls: int, concurrency: int, canned: bool) -> None:
     )
     assert principal.limits is not None
     await adm.adm.seed_budget(tenant, principal.limits[0], 0)
-    entry = _Entry()
+    entry = BenchEntry()
 
     async def admit_release() -> None:
         ticket = await adm.admit(principal, "m", entry, 20, 100, str(uuid.uuid4()), False)  # type: ignore[arg-type]
@@ -128,7 +128,7 @@ async def main(calls: int, concurrency: int, canned: bool) -> None:
             from tollway_admission.admission import ADMIT
 
             real = adm.adm._fast  # noqa: SLF001 - the bench swaps the client under test
-            adm.adm._fast = _Canned(ADMIT.sha.encode(), 4)  # type: ignore[assignment]  # noqa: SLF001
+            adm.adm._fast = CannedClient(ADMIT.sha.encode(), 4)  # type: ignore[assignment]  # noqa: SLF001
             try:
                 cpu, wall = await _per_call(admit_release, calls, concurrency)
             finally:

@@ -23,42 +23,15 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from admission_cpu import LIMITS, BenchEntry, CannedClient  # the sibling bench: same key, client and entry
+
 from tollway_admission import Admission
 from tollway_admission.admission import ADMIT
-from tollway_contracts.catalogue import Prices
 from tollway_contracts.limits import Limit
 from tollway_edge.admission import EdgeAdmission
 from tollway_edge.auth.principals import Principal
 
-LIMITS = {
-    "requests_per_minute": 10**9,
-    "tokens_per_minute": 10**12,
-    "max_concurrent": 10**6,
-    "budget_micro_usd": 10**15,
-    "budget_period": "month",
-}
 TENANT = "bench-t"
-
-
-class _Canned:
-    """Stands for the pipelined client: each script's reply at once."""
-
-    def __init__(self) -> None:
-        self._sha = ADMIT.sha.encode()
-        self._admit = [b"admitted", [0] * 4, [0] * 4]
-
-    async def execute_packed(self, packed: bytes) -> object:
-        return self._admit if self._sha in packed else 1
-
-    async def evalsha(self, sha: str, keys: object, args: object) -> object:
-        return self._admit if sha.encode() == self._sha else 1
-
-    async def execute(self, *args: object) -> object:
-        return b"OK"
-
-
-class _Entry:
-    prices = Prices(input=1, output=1)
 
 
 def _run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -71,7 +44,7 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
 
 def main(calls: int, repeat: int) -> None:
     edge = EdgeAdmission(valkey_url="redis://127.0.0.1:6379/13")
-    adm = Admission(object(), pipelined=_Canned())  # type: ignore[arg-type]
+    adm = Admission(object(), pipelined=CannedClient(ADMIT.sha.encode(), 4))  # type: ignore[arg-type]
     edge.adm = adm
     limits = [Limit(scope="key", scope_id="k1", **LIMITS)]  # type: ignore[arg-type]
     principal = Principal(
@@ -87,7 +60,7 @@ def main(calls: int, repeat: int) -> None:
         limits=limits,
         version=1,
     )
-    entry = _Entry()
+    entry = BenchEntry()
     rids = [str(uuid.uuid4()) for _ in range(1000)]
 
     def edge_case(n: int) -> None:
